@@ -1,0 +1,28 @@
+//! `slic-algebra`: the term language of slic-cas and the exact algebra on it.
+//!
+//! Data flows one way through this crate: text is lexed and parsed (`syntax`) into a
+//! surface tree with source spans, the elaborator (`elab`) type-checks it and produces
+//! hash-consed, typed core terms in a [`Store`] (`term`), and the printer (`print`) writes
+//! core terms back as `.hk` text that parses to an alpha-equivalent term. `verify` re-checks
+//! the types of any core term, so every later pass can be checked after it runs.
+//!
+//! ```
+//! use slic_algebra::{front, print, Store};
+//! let mut store = Store::new();
+//! let term = front::load(&mut store, "fn mu real:\nx <~ normal(mu, 1)\nreturn x\n").unwrap();
+//! assert_eq!(store.ty(term).to_string(), "real -> measure(real)");
+//! let text = print::print_term(&store, term);
+//! assert!(text.contains("normal(mu, 1)"));
+//! ```
+//!
+//! Architecture invariant: this crate does no IO and knows nothing of what measures
+//! mean beyond their syntax and types (sampling and integration live in `slic-measure`).
+
+pub mod diag;
+pub mod syntax;
+pub mod term;
+pub mod types;
+
+pub use diag::{Diagnostic, LineIndex, Span};
+pub use term::{Dist, Node, Pattern, Prim, Store, TermId, Transform, VarId, VarInfo};
+pub use types::{Coercion, Type};

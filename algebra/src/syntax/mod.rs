@@ -1,0 +1,2 @@
+//! Concrete syntax: lexing and parsing `.hk` text into the surface tree of [`ast`].
+pub mod ast;

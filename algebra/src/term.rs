@@ -1,0 +1,611 @@
+//! The one term language of slic-cas: expressions and measures together, hash-consed in an
+//! arena and addressed by typed `u32` ids.
+//!
+//! A [`Store`] owns every term node and every variable. Interning the same node with the
+//! same type twice gives the same [`TermId`], so structural equality of terms is id
+//! equality (alpha-equivalence is a separate check, in `alpha`). Every term carries its
+//! type: the elaborator (`elab`) is the only producer of terms from user text and it inserts
+//! the safe coercions, so a term in the store is always well typed (`verify` checks it).
+//!
+//! Variables are [`VarId`]s with a name hint and a type; binders hold the `VarId` they
+//! bind. Names are hints only: the printer renames to avoid capture, and two parses of the
+//! same text give different variables (and so different, alpha-equivalent, terms).
+//!
+//! This module holds data and the smallest helpers on it; no parsing, printing or
+//! semantics live here.
+
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use rustc_hash::FxHashMap;
+
+use crate::types::{Coercion, Type};
+
+/// A term in a [`Store`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TermId(u32);
+
+impl TermId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A variable in a [`Store`]: a name hint and a type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VarId(u32);
+
+impl VarId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Built-in functions and operators. Arithmetic operators are typed by their operands
+/// (after the elaborator has coerced them to a common type); the rest have fixed types,
+/// given on each variant as `argument types -> result type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Prim {
+    /// n-ary (at least 2) sum; all arguments and the result have one numeric type.
+    /// `a - b` is `Add[a, Neg b]`.
+    Add,
+    /// n-ary (at least 2) product; one numeric type. `a / b` is `Mul[a, Recip b]`.
+    Mul,
+    /// `negate`: int -> int, real -> real.
+    Neg,
+    /// `recip`: prob -> prob, real -> real.
+    Recip,
+    /// `a ^ n`: T, nat -> T for numeric T.
+    Pow,
+    /// `a ** b`: prob, real -> prob.
+    RealPow,
+    /// `natroot(a, n)`: prob, nat -> prob (the n-th root).
+    NatRoot,
+    /// `exp`: real -> prob.
+    Exp,
+    /// `log`: prob -> real.
+    Log,
+    /// `sqrt`: prob -> prob.
+    Sqrt,
+    /// `pi`: prob (no arguments).
+    Pi,
+    /// `∞`: prob (no arguments). `-∞` is `Neg[Coerce(prob2real, ∞)]`.
+    Infinity,
+    /// `abs`: int -> nat, real -> prob.
+    Abs,
+    /// `signum`: int -> int, real -> real.
+    Signum,
+    /// `floor`: prob -> nat, real -> int.
+    Floor,
+    /// `erf`: real -> real, prob -> prob.
+    Erf,
+    /// `choose(n, k)`: nat, nat -> nat.
+    Choose,
+    /// `gammaFunc`: real -> prob.
+    GammaFunc,
+    /// `betaFunc`: prob, prob -> prob.
+    BetaFunc,
+    /// `min`, `max`: T, T -> T for numeric T.
+    Min,
+    Max,
+    /// Trigonometric and hyperbolic functions and their inverses: real -> real.
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Asinh,
+    Acosh,
+    Atanh,
+    /// `a < b`, `a <= b` (`>` and `>=` swap their arguments): T, T -> bool, numeric T.
+    Lt,
+    Le,
+    /// `a == b`, `a /= b`: T, T -> bool for numeric, bool or unit T.
+    Eq,
+    Ne,
+    /// n-ary (at least 2) `&&`, `||`: bool.
+    And,
+    Or,
+    /// `not`: bool -> bool; the rest bool, bool -> bool.
+    Not,
+    Xor,
+    Iff,
+    Impl,
+    Nand,
+    Nor,
+    /// `size(a)`: array(T) -> nat.
+    Size,
+    /// `reduce(f, z, a)`: (T -> T -> T), T, array(T) -> T.
+    Reduce,
+}
+
+impl Prim {
+    /// Every primitive that users call by name, with that name.
+    pub const NAMED: [(&'static str, Prim); 37] = [
+        ("negate", Prim::Neg),
+        ("recip", Prim::Recip),
+        ("natroot", Prim::NatRoot),
+        ("exp", Prim::Exp),
+        ("log", Prim::Log),
+        ("sqrt", Prim::Sqrt),
+        ("pi", Prim::Pi),
+        ("abs", Prim::Abs),
+        ("signum", Prim::Signum),
+        ("floor", Prim::Floor),
+        ("erf", Prim::Erf),
+        ("choose", Prim::Choose),
+        ("gammaFunc", Prim::GammaFunc),
+        ("betaFunc", Prim::BetaFunc),
+        ("min", Prim::Min),
+        ("max", Prim::Max),
+        ("sin", Prim::Sin),
+        ("cos", Prim::Cos),
+        ("tan", Prim::Tan),
+        ("asin", Prim::Asin),
+        ("acos", Prim::Acos),
+        ("atan", Prim::Atan),
+        ("sinh", Prim::Sinh),
+        ("cosh", Prim::Cosh),
+        ("tanh", Prim::Tanh),
+        ("asinh", Prim::Asinh),
+        ("acosh", Prim::Acosh),
+        ("atanh", Prim::Atanh),
+        ("not", Prim::Not),
+        ("xor", Prim::Xor),
+        ("iff", Prim::Iff),
+        ("impl", Prim::Impl),
+        ("nand", Prim::Nand),
+        ("nor", Prim::Nor),
+        ("size", Prim::Size),
+        ("reduce", Prim::Reduce),
+        ("infinity", Prim::Infinity),
+    ];
+
+    /// The primitive users call as `name(...)` (or write as the constant `pi`).
+    pub fn from_name(name: &str) -> Option<Prim> {
+        Prim::NAMED
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, p)| p)
+    }
+
+    /// The call name of a primitive, if it has one (operators like `Add` do not).
+    pub fn name(self) -> Option<&'static str> {
+        Prim::NAMED
+            .iter()
+            .find(|(_, p)| *p == self)
+            .map(|&(n, _)| n)
+    }
+
+    /// How many arguments a primitive takes; `None` for the n-ary ones.
+    pub fn arity(self) -> Option<usize> {
+        use Prim::*;
+        match self {
+            Add | Mul | And | Or => None,
+            Pi | Infinity => Some(0),
+            Neg | Recip | Exp | Log | Sqrt | Abs | Signum | Floor | Erf | GammaFunc | Sin | Cos
+            | Tan | Asin | Acos | Atan | Sinh | Cosh | Tanh | Asinh | Acosh | Atanh | Not
+            | Size => Some(1),
+            Pow | RealPow | NatRoot | Choose | BetaFunc | Min | Max | Lt | Le | Eq | Ne | Xor
+            | Iff | Impl | Nand | Nor => Some(2),
+            Reduce => Some(3),
+        }
+    }
+}
+
+/// Primitive measures, with their argument types and the type they range over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Dist {
+    /// `lebesgue(lo, hi)`: real, real -> measure(real). Not a probability measure.
+    Lebesgue,
+    /// `counting`: measure(int). Not a probability measure.
+    Counting,
+    /// `uniform(lo, hi)`: real, real -> measure(real).
+    Uniform,
+    /// `normal(mean, sd)`: real, prob -> measure(real).
+    Normal,
+    /// `gamma(shape, scale)`: prob, prob -> measure(prob).
+    Gamma,
+    /// `beta(a, b)`: prob, prob -> measure(prob).
+    Beta,
+    /// `poisson(rate)`: prob -> measure(nat).
+    Poisson,
+    /// `categorical(weights)`: array(prob) -> measure(nat); normalised (mass 1, or the
+    /// zero measure when the weights sum to 0).
+    Categorical,
+}
+
+impl Dist {
+    pub const ALL: [Dist; 8] = [
+        Dist::Lebesgue,
+        Dist::Counting,
+        Dist::Uniform,
+        Dist::Normal,
+        Dist::Gamma,
+        Dist::Beta,
+        Dist::Poisson,
+        Dist::Categorical,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Dist::Lebesgue => "lebesgue",
+            Dist::Counting => "counting",
+            Dist::Uniform => "uniform",
+            Dist::Normal => "normal",
+            Dist::Gamma => "gamma",
+            Dist::Beta => "beta",
+            Dist::Poisson => "poisson",
+            Dist::Categorical => "categorical",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Dist> {
+        Dist::ALL.into_iter().find(|d| d.name() == name)
+    }
+
+    /// The types of the arguments, in order.
+    pub fn param_types(self) -> Vec<Type> {
+        match self {
+            Dist::Lebesgue | Dist::Uniform => vec![Type::Real, Type::Real],
+            Dist::Counting => vec![],
+            Dist::Normal => vec![Type::Real, Type::Prob],
+            Dist::Gamma | Dist::Beta => vec![Type::Prob, Type::Prob],
+            Dist::Poisson => vec![Type::Prob],
+            Dist::Categorical => vec![Type::array(Type::Prob)],
+        }
+    }
+
+    /// The type of a draw.
+    pub fn support_type(self) -> Type {
+        match self {
+            Dist::Lebesgue | Dist::Uniform | Dist::Normal => Type::Real,
+            Dist::Counting => Type::Int,
+            Dist::Gamma | Dist::Beta => Type::Prob,
+            Dist::Poisson | Dist::Categorical => Type::Nat,
+        }
+    }
+}
+
+/// Program transformations that a user may write inside a term. Only the ones slic-cas
+/// implements exist here; the elaborator rejects the others (`disint`, `mh`, ...) by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Transform {
+    /// `simplify(e)`: meaning-preserving; expanded by the simplifier.
+    Simplify,
+    /// `summarize(e)`: the histogram transform; meaning-preserving.
+    Summarize,
+}
+
+impl Transform {
+    pub fn name(self) -> &'static str {
+        match self {
+            Transform::Simplify => "simplify",
+            Transform::Summarize => "summarize",
+        }
+    }
+}
+
+/// A `match` pattern. Variables bind in the branch body.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Pattern {
+    /// `_`
+    Wild,
+    /// `x`: binds the whole scrutinee.
+    Var(VarId),
+    /// `()`
+    Unit,
+    /// `true`, `false`
+    Bool(bool),
+    /// `(p, q)`
+    Pair(Box<Pattern>, Box<Pattern>),
+    /// `left(p)`, `right(p)`
+    Left(Box<Pattern>),
+    Right(Box<Pattern>),
+    /// `just(p)`, `nothing`
+    Just(Box<Pattern>),
+    Nothing,
+}
+
+impl Pattern {
+    /// The variables this pattern binds, left to right.
+    pub fn vars(&self, out: &mut Vec<VarId>) {
+        match self {
+            Pattern::Var(v) => out.push(*v),
+            Pattern::Pair(a, b) => {
+                a.vars(out);
+                b.vars(out);
+            }
+            Pattern::Left(p) | Pattern::Right(p) | Pattern::Just(p) => p.vars(out),
+            Pattern::Wild | Pattern::Unit | Pattern::Bool(_) | Pattern::Nothing => {}
+        }
+    }
+}
+
+/// One term node. Children are [`TermId`]s; the comment on each variant says which
+/// children are in the scope of the variable it binds.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Node {
+    Var(VarId),
+    /// An exact numeric literal; the term's type (nat, int, prob or real) says which.
+    Lit(BigRational),
+    Bool(bool),
+    Unit,
+    Pair(TermId, TermId),
+    /// `left(e)`, `right(e)`: the other side's type is in the term's type.
+    Left(TermId),
+    Right(TermId),
+    /// `just(e)`, `nothing`.
+    Just(TermId),
+    Nothing,
+    /// A built-in function or operator applied to its arguments.
+    Prim(Prim, Vec<TermId>),
+    /// A numeric coercion (inserted by the elaborator when safe, written when unsafe).
+    Coerce(Coercion, TermId),
+    /// `x = e1` then `e2`: x scopes over e2.
+    Let(VarId, TermId, TermId),
+    /// `fn x T: e`: x scopes over e.
+    Lam(VarId, TermId),
+    /// Application of a function to one argument (curried).
+    App(TermId, TermId),
+    /// `if c: a else: b`.
+    If(TermId, TermId, TermId),
+    /// `match e:` with branches tried in order; pattern variables scope over their body.
+    Match(TermId, Vec<(Pattern, TermId)>),
+    /// `[e0, e1, ...]`; the element type of an empty literal is in the term's type.
+    ArrayLit(Vec<TermId>),
+    /// `array i of n: e`: i scopes over e (not n).
+    Array(VarId, TermId, TermId),
+    /// `a[i]`.
+    Index(TermId, TermId),
+    /// `summate i from lo to hi: e` (hi exclusive): i scopes over e.
+    Summate(VarId, TermId, TermId, TermId),
+    /// `product i from lo to hi: e` (hi exclusive): i scopes over e.
+    Product(VarId, TermId, TermId, TermId),
+    /// `integrate x from lo to hi: e`: x scopes over e.
+    Integrate(VarId, TermId, TermId, TermId),
+    /// `bucket j from lo to hi: r` (hi exclusive): j scopes over the reducer r.
+    Bucket(VarId, TermId, TermId, TermId),
+    /// Reducer `r_add e`; its type is e's type.
+    RAdd(TermId),
+    /// Reducer `r_nop`; type unit.
+    RNop,
+    /// Reducer `r_index b = n of e: r`: an array of n buckets, the update going to bucket
+    /// e; b scopes over r only. Type array(type of r).
+    RIndex(VarId, TermId, TermId, TermId),
+    /// Reducer `r_split c: r1 else: r2`; type pair(type of r1, type of r2).
+    RSplit(TermId, TermId, TermId),
+    /// Reducer `r_fanout r1 || r2`; type pair(type of r1, type of r2).
+    RFanout(TermId, TermId),
+    /// `return e` / `dirac(e)`.
+    Dirac(TermId),
+    /// `weight(w, m)`.
+    Weight(TermId, TermId),
+    /// `reject`: the zero measure; its type is in the term's type.
+    Reject,
+    /// `m1 <|> m2 <|> ...` (at least 2).
+    Superpose(Vec<TermId>),
+    /// `x <~ m` then `k`: x scopes over k.
+    Bind(VarId, TermId, TermId),
+    /// `plate i of n: m`: i scopes over m.
+    Plate(VarId, TermId, TermId),
+    /// `chain s from s0 of n: m`: runs n steps from state s0; m : measure(pair(a, S)) with
+    /// s : S in scope; the result is measure(pair(array(a), S)).
+    Chain(VarId, TermId, TermId, TermId),
+    /// A primitive measure applied to its arguments.
+    Dist(Dist, Vec<TermId>),
+    /// `observe(m, v)`: m conditioned on the value v.
+    Observe(TermId, TermId),
+    /// `simplify(e)`, `summarize(e)`.
+    Transform(Transform, TermId),
+}
+
+impl Node {
+    /// The node's children in order (binders' scopes included).
+    pub fn children(&self) -> Vec<TermId> {
+        use Node::*;
+        match self {
+            Var(_) | Lit(_) | Bool(_) | Unit | Nothing | RNop | Reject => vec![],
+            Left(a)
+            | Right(a)
+            | Just(a)
+            | Coerce(_, a)
+            | Lam(_, a)
+            | RAdd(a)
+            | Dirac(a)
+            | Transform(_, a) => vec![*a],
+            Pair(a, b)
+            | App(a, b)
+            | Let(_, a, b)
+            | Array(_, a, b)
+            | Index(a, b)
+            | RFanout(a, b)
+            | Weight(a, b)
+            | Bind(_, a, b)
+            | Plate(_, a, b)
+            | Observe(a, b) => vec![*a, *b],
+            If(a, b, c)
+            | Summate(_, a, b, c)
+            | Product(_, a, b, c)
+            | Integrate(_, a, b, c)
+            | Bucket(_, a, b, c)
+            | RIndex(_, a, b, c)
+            | RSplit(a, b, c)
+            | Chain(_, a, b, c) => vec![*a, *b, *c],
+            Prim(_, xs) | ArrayLit(xs) | Superpose(xs) | Dist(_, xs) => xs.clone(),
+            Match(e, arms) => {
+                let mut v = vec![*e];
+                v.extend(arms.iter().map(|(_, b)| *b));
+                v
+            }
+        }
+    }
+
+    /// The variable bound by this node, if it binds exactly one (match patterns aside).
+    pub fn binder(&self) -> Option<VarId> {
+        use Node::*;
+        match self {
+            Let(v, ..)
+            | Lam(v, _)
+            | Array(v, ..)
+            | Summate(v, ..)
+            | Product(v, ..)
+            | Integrate(v, ..)
+            | Bucket(v, ..)
+            | RIndex(v, ..)
+            | Bind(v, ..)
+            | Plate(v, ..)
+            | Chain(v, ..) => Some(*v),
+            _ => None,
+        }
+    }
+}
+
+/// What the store knows of a variable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VarInfo {
+    /// The name the user wrote (or a generated hint); not unique.
+    pub name: String,
+    pub ty: Type,
+}
+
+/// The arena of hash-consed, typed terms and of variables.
+#[derive(Default, Clone, Debug)]
+pub struct Store {
+    nodes: Vec<Node>,
+    types: Vec<Type>,
+    index: FxHashMap<(Node, Type), TermId>,
+    vars: Vec<VarInfo>,
+}
+
+impl Store {
+    pub fn new() -> Store {
+        Store::default()
+    }
+
+    /// The id of `node` with type `ty`, creating it if it is new. The caller vouches that
+    /// `ty` is the node's type (`verify` checks whole terms).
+    pub fn intern(&mut self, node: Node, ty: Type) -> TermId {
+        let key = (node, ty);
+        if let Some(&id) = self.index.get(&key) {
+            return id;
+        }
+        let id = TermId(u32::try_from(self.nodes.len()).expect("more than 2^32 terms"));
+        self.nodes.push(key.0.clone());
+        self.types.push(key.1.clone());
+        self.index.insert(key, id);
+        id
+    }
+
+    pub fn node(&self, id: TermId) -> &Node {
+        &self.nodes[id.index()]
+    }
+
+    pub fn ty(&self, id: TermId) -> &Type {
+        &self.types[id.index()]
+    }
+
+    /// How many distinct terms the store holds.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// A new variable, distinct from every other, with a name hint.
+    pub fn fresh_var(&mut self, name: &str, ty: Type) -> VarId {
+        let id = VarId(u32::try_from(self.vars.len()).expect("more than 2^32 variables"));
+        self.vars.push(VarInfo {
+            name: name.to_string(),
+            ty,
+        });
+        id
+    }
+
+    pub fn var(&self, v: VarId) -> &VarInfo {
+        &self.vars[v.index()]
+    }
+
+    pub fn var_name(&self, v: VarId) -> &str {
+        &self.vars[v.index()].name
+    }
+
+    pub fn var_type(&self, v: VarId) -> &Type {
+        &self.vars[v.index()].ty
+    }
+
+    /// The term `x` for a variable.
+    pub fn var_term(&mut self, v: VarId) -> TermId {
+        let ty = self.var_type(v).clone();
+        self.intern(Node::Var(v), ty)
+    }
+
+    /// An exact numeric literal of numeric type `ty`.
+    pub fn lit(&mut self, value: BigRational, ty: Type) -> TermId {
+        debug_assert!(ty.is_numeric());
+        self.intern(Node::Lit(value), ty)
+    }
+
+    /// An integer literal of numeric type `ty`.
+    pub fn int_lit(&mut self, value: i64, ty: Type) -> TermId {
+        self.lit(BigRational::from_integer(BigInt::from(value)), ty)
+    }
+
+    /// A built-in applied to arguments, with the given result type.
+    pub fn prim(&mut self, p: Prim, args: Vec<TermId>, ty: Type) -> TermId {
+        self.intern(Node::Prim(p, args), ty)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interning_shares_equal_terms() {
+        let mut s = Store::new();
+        let x = s.fresh_var("x", Type::Real);
+        let a = s.var_term(x);
+        let b = s.var_term(x);
+        assert_eq!(a, b);
+        let one = s.int_lit(1, Type::Real);
+        let one_nat = s.int_lit(1, Type::Nat);
+        assert_ne!(one, one_nat, "the type is part of a literal's identity");
+        let sum1 = s.prim(Prim::Add, vec![a, one], Type::Real);
+        let sum2 = s.prim(Prim::Add, vec![b, one], Type::Real);
+        assert_eq!(sum1, sum2);
+        assert_eq!(s.len(), 4);
+    }
+
+    #[test]
+    fn fresh_variables_are_distinct() {
+        let mut s = Store::new();
+        let x1 = s.fresh_var("x", Type::Real);
+        let x2 = s.fresh_var("x", Type::Real);
+        assert_ne!(x1, x2);
+        assert_ne!(s.var_term(x1), s.var_term(x2));
+    }
+
+    #[test]
+    fn distribution_signatures() {
+        assert_eq!(Dist::Counting.param_types(), vec![]);
+        assert_eq!(Dist::Normal.param_types(), vec![Type::Real, Type::Prob]);
+        assert_eq!(Dist::Categorical.support_type(), Type::Nat);
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for (n, p) in Prim::NAMED {
+            assert_eq!(Prim::from_name(n), Some(p));
+            assert_eq!(p.name(), Some(n));
+        }
+        for d in Dist::ALL {
+            assert_eq!(Dist::from_name(d.name()), Some(d));
+        }
+    }
+}

@@ -1,0 +1,2 @@
+//! The `slic-cas` command.
+fn main() {}

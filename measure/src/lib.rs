@@ -1,0 +1,1 @@
+//! `slic-measure`: the meaning of measure terms.
