@@ -32,7 +32,9 @@ use crate::value::{Closure, Env, MeasureVal, Value};
 pub struct EvalConfig {
     /// Total loop iterations (summate, product, array, plate, chain, bucket, reduce).
     pub max_iterations: u64,
-    /// Nesting depth of the evaluator's recursion.
+    /// Nesting depth of the evaluator's recursion. The default keeps the worst case within
+    /// the 2 MiB stack of a test thread even in an unoptimised build (about 5 KiB of stack
+    /// per level there, a few hundred bytes in release); raise it on bigger stacks.
     pub max_depth: usize,
     /// Largest array the interpreter will build.
     pub max_array_len: u64,
@@ -54,7 +56,7 @@ impl Default for EvalConfig {
     fn default() -> EvalConfig {
         EvalConfig {
             max_iterations: 100_000_000,
-            max_depth: 400,
+            max_depth: 160,
             max_array_len: 1 << 26,
             max_integrand_evals: 20_000_000,
             max_dimensions: 4,
@@ -384,6 +386,7 @@ impl<'s> Interp<'s> {
         Ok(cur)
     }
 
+    #[inline(never)]
     pub(crate) fn enter(&mut self) -> EvalResult<()> {
         if self.depth >= self.config.max_depth {
             return Err(budget(format!(
@@ -493,158 +496,208 @@ impl<'s> Interp<'s> {
         r
     }
 
+    // Debug builds give every local of a function its own stack slot, so the recursive
+    // path (ev -> ev_inner -> one small helper -> ev) keeps each function small: every
+    // arm with more than a call lives in its own `#[inline(never)]` helper.
     fn ev_inner(&mut self, term: TermId, env: &Env) -> EvalResult<Value> {
         let store = self.store;
         let mut t = term;
         let mut env = env.clone();
         loop {
             let node = store.node(t);
-            if is_measure_node(node) {
-                return Ok(Value::Measure(Rc::new(MeasureVal { env, term: t })));
-            }
-            return Ok(match node {
-                Node::Var(x) => match env.lookup(*x) {
-                    Some(v) => v.clone(),
-                    None => {
-                        return Err(EvalError::UnboundVariable {
-                            name: store.var_name(*x).to_string(),
-                        })
-                    }
-                },
-                Node::Lit(r) => literal(r, store.ty(t))?,
-                Node::Bool(b) => Value::Bool(*b),
-                Node::Unit => Value::Unit,
-                Node::Pair(a, b) => Value::pair(self.ev(*a, &env)?, self.ev(*b, &env)?),
-                Node::Left(a) => Value::Left(Rc::new(self.ev(*a, &env)?)),
-                Node::Right(a) => Value::Right(Rc::new(self.ev(*a, &env)?)),
-                Node::Just(a) => Value::Just(Rc::new(self.ev(*a, &env)?)),
-                Node::Nothing => Value::Nothing,
-                Node::Prim(p, args) => self.prim(*p, args, &env)?,
-                Node::Coerce(c, a) => coerce(*c, &self.ev(*a, &env)?)?,
-                Node::Let(x, e, body) => {
-                    let v = self.ev(*e, &env)?;
-                    env = env.bind(*x, v);
-                    t = *body;
-                    continue;
-                }
-                Node::Lam(x, body) => Value::Closure(Rc::new(Closure {
-                    env,
-                    var: *x,
-                    body: *body,
-                })),
-                Node::App(f, a) => {
-                    let fv = self.ev(*f, &env)?;
-                    let av = self.ev(*a, &env)?;
-                    let Value::Closure(c) = fv else {
-                        return Err(EvalError::NotAFunction {
-                            found: fv.kind().to_string(),
-                        });
-                    };
-                    env = c.env.bind(c.var, av);
-                    t = c.body;
-                    continue;
-                }
-                Node::If(c, a, b) => {
-                    t = match self.ev(*c, &env)? {
-                        Value::Bool(true) => *a,
-                        Value::Bool(false) => *b,
-                        other => {
-                            return Err(bad_arg(
-                                "if",
-                                format!("the condition is {}, not a bool", other.kind()),
-                            ))
-                        }
-                    };
-                    continue;
-                }
-                Node::Match(e, arms) => {
-                    let v = self.ev(*e, &env)?;
-                    let mut chosen = None;
-                    for (p, body) in arms {
-                        let mut env2 = env.clone();
-                        if match_pattern(p, &v, &mut env2) {
-                            chosen = Some((env2, *body));
-                            break;
-                        }
-                    }
-                    let Some((env2, body)) = chosen else {
-                        return Err(EvalError::NoMatch {
-                            value: v.to_string(),
-                        });
-                    };
-                    env = env2;
-                    t = body;
-                    continue;
-                }
-                Node::ArrayLit(items) => {
-                    self.spend(items.len() as u128, "an array literal")?;
-                    let mut out = Vec::with_capacity(items.len());
-                    for it in items {
-                        out.push(self.ev(*it, &env)?);
-                    }
-                    Value::array(out)
-                }
-                Node::Array(i, n, body) => {
-                    let n = self.nat(*n, &env, "array")?;
-                    self.check_len(n)?;
-                    self.spend(u128::from(n), "array")?;
-                    let mut out = Vec::with_capacity(n as usize);
-                    for k in 0..n {
-                        let iv = self.index_value(*i, i128::from(k))?;
-                        out.push(self.ev(*body, &env.bind(*i, iv))?);
-                    }
-                    Value::array(out)
-                }
-                Node::Index(a, i) => {
-                    let av = self.ev(*a, &env)?;
-                    let iv = self.ev(*i, &env)?;
-                    let Value::Array(items) = av else {
-                        return Err(bad_arg("index", format!("cannot index {}", av.kind())));
-                    };
-                    let k = as_index(&iv, "index")?;
-                    match usize::try_from(k).ok().and_then(|k| items.get(k)) {
-                        Some(v) => v.clone(),
-                        None => {
-                            return Err(EvalError::IndexOutOfBounds {
-                                index: k,
-                                size: items.len(),
-                            })
-                        }
-                    }
-                }
-                Node::Summate(i, lo, hi, body) | Node::Product(i, lo, hi, body) => {
-                    let is_sum = matches!(node, Node::Summate(..));
-                    self.sum_or_product(is_sum, *i, *lo, *hi, *body, &env)?
-                }
-                Node::Integrate(x, lo, hi, body) => {
-                    self.integrate_expr(*x, *lo, *hi, *body, &env)?
-                }
-                Node::Bucket(j, lo, hi, r) => self.bucket(*j, *lo, *hi, *r, &env)?,
-                Node::RAdd(_)
-                | Node::RNop
-                | Node::RIndex(..)
-                | Node::RSplit(..)
-                | Node::RFanout(..) => {
-                    return Err(bad_arg(
-                        "reducer",
-                        "a reducer is only meaningful inside bucket",
-                    ))
-                }
-                Node::Transform(_, e) => {
-                    t = *e;
-                    continue;
-                }
-                // Measure constructors were handled above.
-                Node::Dirac(_)
-                | Node::Weight(..)
-                | Node::Reject
-                | Node::Superpose(_)
-                | Node::Bind(..)
-                | Node::Plate(..)
-                | Node::Chain(..)
-                | Node::Dist(..)
-                | Node::Observe(..) => Value::Measure(Rc::new(MeasureVal { env, term: t })),
+            let step = match node {
+                Node::Let(x, e, body) => self.step_let(*x, *e, *body, &env),
+                Node::App(f, a) => self.step_app(*f, *a, &env),
+                Node::If(c, a, b) => self.step_if(*c, *a, *b, &env),
+                Node::Match(e, arms) => self.step_match(*e, arms, &env),
+                Node::Transform(_, e) => Ok((env.clone(), *e)),
+                _ => return self.ev_node(t, &env),
+            };
+            let (env2, t2) = step?;
+            env = env2;
+            t = t2;
+        }
+    }
+
+    #[inline(never)]
+    fn step_let(
+        &mut self,
+        x: VarId,
+        e: TermId,
+        body: TermId,
+        env: &Env,
+    ) -> EvalResult<(Env, TermId)> {
+        let v = self.ev(e, env)?;
+        Ok((env.bind(x, v), body))
+    }
+
+    #[inline(never)]
+    fn step_app(&mut self, f: TermId, a: TermId, env: &Env) -> EvalResult<(Env, TermId)> {
+        let fv = self.ev(f, env)?;
+        let av = self.ev(a, env)?;
+        let Value::Closure(c) = fv else {
+            return Err(EvalError::NotAFunction {
+                found: fv.kind().to_string(),
             });
+        };
+        Ok((c.env.bind(c.var, av), c.body))
+    }
+
+    #[inline(never)]
+    fn step_if(&mut self, c: TermId, a: TermId, b: TermId, env: &Env) -> EvalResult<(Env, TermId)> {
+        match self.ev(c, env)? {
+            Value::Bool(true) => Ok((env.clone(), a)),
+            Value::Bool(false) => Ok((env.clone(), b)),
+            other => Err(bad_arg(
+                "if",
+                format!("the condition is {}, not a bool", other.kind()),
+            )),
+        }
+    }
+
+    #[inline(never)]
+    fn step_match(
+        &mut self,
+        e: TermId,
+        arms: &[(Pattern, TermId)],
+        env: &Env,
+    ) -> EvalResult<(Env, TermId)> {
+        let v = self.ev(e, env)?;
+        for (p, body) in arms {
+            let mut env2 = env.clone();
+            if match_pattern(p, &v, &mut env2) {
+                return Ok((env2, *body));
+            }
+        }
+        Err(EvalError::NoMatch {
+            value: v.to_string(),
+        })
+    }
+
+    /// Every node that is not a tail form. Each arm is a single call, so that in debug
+    /// builds the arms share one result slot and the frame stays small.
+    #[inline(never)]
+    fn ev_node(&mut self, t: TermId, env: &Env) -> EvalResult<Value> {
+        let node = self.store.node(t);
+        match node {
+            Node::Pair(..) | Node::Left(_) | Node::Right(_) | Node::Just(_) => {
+                self.ev_constructor(node, env)
+            }
+            Node::Prim(p, args) => self.prim(*p, args, env),
+            Node::Coerce(c, a) => self.ev_coerce(*c, *a, env),
+            Node::ArrayLit(items) => self.ev_array_lit(items, env),
+            Node::Array(i, n, body) => self.ev_array(*i, *n, *body, env),
+            Node::Index(a, i) => self.ev_index(*a, *i, env),
+            Node::Summate(i, lo, hi, body) => self.sum_or_product(true, *i, *lo, *hi, *body, env),
+            Node::Product(i, lo, hi, body) => self.sum_or_product(false, *i, *lo, *hi, *body, env),
+            Node::Integrate(x, lo, hi, body) => self.integrate_expr(*x, *lo, *hi, *body, env),
+            Node::Bucket(j, lo, hi, r) => self.bucket(*j, *lo, *hi, *r, env),
+            _ => self.ev_leaf(t, env),
+        }
+    }
+
+    /// Nodes that do not evaluate subterms (and the tail forms, routed back to `ev`).
+    #[inline(never)]
+    fn ev_leaf(&mut self, t: TermId, env: &Env) -> EvalResult<Value> {
+        let store = self.store;
+        let node = store.node(t);
+        if is_measure_node(node) {
+            return Ok(Value::Measure(Rc::new(MeasureVal {
+                env: env.clone(),
+                term: t,
+            })));
+        }
+        match node {
+            Node::Var(x) => match env.lookup(*x) {
+                Some(v) => Ok(v.clone()),
+                None => Err(EvalError::UnboundVariable {
+                    name: store.var_name(*x).to_string(),
+                }),
+            },
+            Node::Lit(r) => literal(r, store.ty(t)),
+            Node::Bool(b) => Ok(Value::Bool(*b)),
+            Node::Unit => Ok(Value::Unit),
+            Node::Nothing => Ok(Value::Nothing),
+            Node::Lam(x, body) => Ok(Value::Closure(Rc::new(Closure {
+                env: env.clone(),
+                var: *x,
+                body: *body,
+            }))),
+            Node::RAdd(_)
+            | Node::RNop
+            | Node::RIndex(..)
+            | Node::RSplit(..)
+            | Node::RFanout(..) => Err(bad_arg(
+                "reducer",
+                "a reducer is only meaningful inside bucket",
+            )),
+            // Tail forms are handled by `ev_inner`.
+            Node::Let(..)
+            | Node::App(..)
+            | Node::If(..)
+            | Node::Match(..)
+            | Node::Transform(..) => self.ev(t, env),
+            _ => Err(bad_arg("eval", "internal: unexpected node")),
+        }
+    }
+
+    #[inline(never)]
+    fn ev_constructor(&mut self, node: &Node, env: &Env) -> EvalResult<Value> {
+        Ok(match node {
+            Node::Pair(a, b) => {
+                let x = self.ev(*a, env)?;
+                Value::pair(x, self.ev(*b, env)?)
+            }
+            Node::Left(a) => Value::Left(Rc::new(self.ev(*a, env)?)),
+            Node::Right(a) => Value::Right(Rc::new(self.ev(*a, env)?)),
+            Node::Just(a) => Value::Just(Rc::new(self.ev(*a, env)?)),
+            _ => return Err(bad_arg("constructor", "internal: not a constructor")),
+        })
+    }
+
+    #[inline(never)]
+    fn ev_coerce(&mut self, c: Coercion, a: TermId, env: &Env) -> EvalResult<Value> {
+        let v = self.ev(a, env)?;
+        coerce(c, &v)
+    }
+
+    #[inline(never)]
+    fn ev_array_lit(&mut self, items: &[TermId], env: &Env) -> EvalResult<Value> {
+        self.spend(items.len() as u128, "an array literal")?;
+        let mut out = Vec::with_capacity(items.len());
+        for it in items {
+            out.push(self.ev(*it, env)?);
+        }
+        Ok(Value::array(out))
+    }
+
+    #[inline(never)]
+    fn ev_array(&mut self, i: VarId, n: TermId, body: TermId, env: &Env) -> EvalResult<Value> {
+        let n = self.nat(n, env, "array")?;
+        self.check_len(n)?;
+        self.spend(u128::from(n), "array")?;
+        let mut out = Vec::with_capacity(n as usize);
+        for k in 0..n {
+            let iv = self.index_value(i, i128::from(k))?;
+            out.push(self.ev(body, &env.bind(i, iv))?);
+        }
+        Ok(Value::array(out))
+    }
+
+    #[inline(never)]
+    fn ev_index(&mut self, a: TermId, i: TermId, env: &Env) -> EvalResult<Value> {
+        let av = self.ev(a, env)?;
+        let iv = self.ev(i, env)?;
+        let Value::Array(items) = av else {
+            return Err(bad_arg("index", format!("cannot index {}", av.kind())));
+        };
+        let k = as_index(&iv, "index")?;
+        match usize::try_from(k).ok().and_then(|k| items.get(k)) {
+            Some(v) => Ok(v.clone()),
+            None => Err(EvalError::IndexOutOfBounds {
+                index: k,
+                size: items.len(),
+            }),
         }
     }
 
@@ -658,6 +711,7 @@ impl<'s> Interp<'s> {
         Ok(())
     }
 
+    #[inline(never)]
     fn prim(&mut self, p: Prim, args: &[TermId], env: &Env) -> EvalResult<Value> {
         match p {
             Prim::And | Prim::Or => {
