@@ -50,7 +50,7 @@ use rustc_hash::FxHashMap;
 
 use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::{ChainOp, Expr, ExprKind, TypeExpr, TypeExprKind};
-use crate::term::{Node, Store, TermId, VarId};
+use crate::term::{Node, Prim, Store, TermId, VarId};
 use crate::types::{Coercion, Type};
 
 /// How deeply expressions may nest (outside statement sequences and operator chains)
@@ -144,11 +144,7 @@ impl<'s> Elab<'s> {
     /// A fresh variable named `name` of type `ty`, in scope until `pop_to`.
     fn bind(&mut self, name: &str, ty: Type) -> VarId {
         let v = self.store.fresh_var(name, ty);
-        self.scopes
-            .map
-            .entry(name.to_string())
-            .or_default()
-            .push(v);
+        self.scopes.map.entry(name.to_string()).or_default().push(v);
         self.scopes.log.push(name.to_string());
         v
     }
@@ -219,14 +215,7 @@ impl<'s> Elab<'s> {
     /// Runs `f` one nesting level deeper, or reports that the input nests too deeply.
     fn nested<T>(&mut self, span: Span, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
         if self.depth >= MAX_DEPTH {
-            if self.too_deep_reported {
-                return Err(Failed);
-            }
-            self.too_deep_reported = true;
-            return Err(self.err(
-                span,
-                format!("expression nested too deeply (more than {MAX_DEPTH} levels)"),
-            ));
+            return Err(self.too_deep(span));
         }
         self.depth += 1;
         let r = f(self);
@@ -235,9 +224,28 @@ impl<'s> Elab<'s> {
     }
 
     fn elab(&mut self, e: &Expr, expected: Option<&Type>) -> R<TermId> {
-        self.nested(e.span, |cx| cx.elab_node(e, expected))
+        if self.depth >= MAX_DEPTH {
+            return Err(self.too_deep(e.span));
+        }
+        self.depth += 1;
+        let r = self.elab_node(e, expected);
+        self.depth -= 1;
+        r
     }
 
+    fn too_deep(&mut self, span: Span) -> Failed {
+        if !self.too_deep_reported {
+            self.too_deep_reported = true;
+            self.err(
+                span,
+                format!("expression nested too deeply (more than {MAX_DEPTH} levels)"),
+            );
+        }
+        Failed
+    }
+
+    /// The forms that use an expected type; the rest are inferred and then fitted. (Each
+    /// arm is one call: this function is on every recursion path, so its frame stays small.)
     fn elab_node(&mut self, e: &Expr, expected: Option<&Type>) -> R<TermId> {
         use ExprKind as K;
         let span = e.span;
@@ -251,73 +259,85 @@ impl<'s> Elab<'s> {
             K::Array(i, n, body) => self.array(i, n, body, expected, span),
             K::Plate(i, n, m) => self.plate(i, n, m, expected, span),
             K::Chain(s, s0, n, m) => self.chain(s, s0, n, m, expected, span),
-            K::Ann(x, t) => {
-                let want = self.resolve_type(t)?;
-                let r = self.check(x, &want)?;
-                self.fit(r, expected, span)
-            }
+            K::Ann(x, t) => self.annotated(x, t, expected, span),
             K::Var(name) => self.name(name, expected, span),
             K::Call(f, args) => self.call(f, args, expected, span),
             K::OpChain(first, rest) if rest.iter().all(|(op, _)| *op == ChainOp::Superpose) => {
                 self.superpose(first, rest, expected, span)
             }
-            K::Nat(_) | K::Decimal(_) | K::Neg(_) | K::Plus(_) | K::OpChain(..) => {
-                let t = match self.literal(e)? {
-                    Some((v, ty)) => self.store.lit(v, ty),
-                    None => match &e.kind {
-                        K::Neg(x) => self.negate(x)?,
-                        // `+e` on a non-literal is the identity.
-                        K::Plus(x) => self.infer(x)?,
-                        K::OpChain(first, rest) => self.op_chain(first, rest, span)?,
-                        _ => return Err(self.err(span, "internal error: unfolded literal")),
-                    },
-                };
-                self.fit(t, expected, span)
-            }
-            K::Infinity => {
-                let t = self
-                    .store
-                    .prim(crate::term::Prim::Infinity, vec![], Type::Prob);
-                self.fit(t, expected, span)
-            }
-            K::Unit => {
-                let t = self.store.intern(Node::Unit, Type::Unit);
-                self.fit(t, expected, span)
-            }
-            K::Index(a, i) => {
-                let t = self.index(a, i)?;
-                self.fit(t, expected, span)
-            }
-            K::Pow(op, a, b) => {
-                let t = self.pow(*op, a, b)?;
-                self.fit(t, expected, span)
-            }
-            K::Compare(op, a, b) => {
-                let t = self.compare(*op, a, b)?;
-                self.fit(t, expected, span)
-            }
-            K::Summate(i, lo, hi, body) => {
-                let t = self.sum_or_product(true, i, lo, hi, body)?;
-                self.fit(t, expected, span)
-            }
-            K::Product(i, lo, hi, body) => {
-                let t = self.sum_or_product(false, i, lo, hi, body)?;
-                self.fit(t, expected, span)
-            }
-            K::Integrate(x, lo, hi, body) => {
-                let t = self.integrate(x, lo, hi, body)?;
-                self.fit(t, expected, span)
-            }
-            K::Bucket(j, lo, hi, r) => {
-                let t = self.bucket(j, lo, hi, r)?;
-                self.fit(t, expected, span)
-            }
+            _ => self.inferred(e, expected),
+        }
+    }
+
+    /// `e. T`: `e` checked against `T`.
+    fn annotated(
+        &mut self,
+        x: &Expr,
+        t: &TypeExpr,
+        expected: Option<&Type>,
+        span: Span,
+    ) -> R<TermId> {
+        let want = self.resolve_type(t)?;
+        let r = self.check(x, &want)?;
+        self.fit(r, expected, span)
+    }
+
+    /// A form that is inferred, then fitted to the expected type.
+    fn inferred(&mut self, e: &Expr, expected: Option<&Type>) -> R<TermId> {
+        let t = self.infer_form(e)?;
+        self.fit(t, expected, e.span)
+    }
+
+    fn infer_form(&mut self, e: &Expr) -> R<TermId> {
+        use ExprKind as K;
+        let span = e.span;
+        match &e.kind {
+            K::Nat(_) | K::Decimal(_) | K::Neg(_) | K::Plus(_) | K::OpChain(..) => self.numeric(e),
+            K::Infinity => Ok(self.store.prim(Prim::Infinity, vec![], Type::Prob)),
+            K::Unit => Ok(self.store.intern(Node::Unit, Type::Unit)),
+            K::Index(a, i) => self.index(a, i),
+            K::Pow(op, a, b) => self.pow(*op, a, b),
+            K::Compare(op, a, b) => self.compare(*op, a, b),
+            K::Summate(i, lo, hi, body) => self.sum_or_product(true, i, lo, hi, body),
+            K::Product(i, lo, hi, body) => self.sum_or_product(false, i, lo, hi, body),
+            K::Integrate(x, lo, hi, body) => self.integrate(x, lo, hi, body),
+            K::Bucket(j, lo, hi, r) => self.bucket(j, lo, hi, r),
             K::RAdd(_) => Err(self.reducer_outside("r_add", span)),
             K::RNop => Err(self.reducer_outside("r_nop", span)),
             K::RIndex(..) => Err(self.reducer_outside("r_index", span)),
             K::RSplit(..) => Err(self.reducer_outside("r_split", span)),
             K::RFanout(..) => Err(self.reducer_outside("r_fanout", span)),
             K::Expect(..) => Err(self.not_implemented("expect", span)),
+            // The forms `elab_node` handles itself.
+            K::Let(..)
+            | K::Bind(..)
+            | K::Def { .. }
+            | K::Lam(..)
+            | K::If(..)
+            | K::Match(..)
+            | K::Return(_)
+            | K::Pair(..)
+            | K::ArrayLit(_)
+            | K::Array(..)
+            | K::Plate(..)
+            | K::Chain(..)
+            | K::Ann(..)
+            | K::Var(_)
+            | K::Call(..) => self.elab_node(e, None),
+        }
+    }
+
+    /// Literals (folded), prefix signs, and operator chains.
+    fn numeric(&mut self, e: &Expr) -> R<TermId> {
+        if let Some((v, ty)) = self.literal(e)? {
+            return Ok(self.store.lit(v, ty));
+        }
+        match &e.kind {
+            ExprKind::Neg(x) => self.negate(x),
+            // `+e` on a non-literal is the identity.
+            ExprKind::Plus(x) => self.infer(x),
+            ExprKind::OpChain(first, rest) => self.op_chain(first, rest, e.span),
+            _ => Err(self.err(e.span, "internal error: unfolded literal")),
         }
     }
 

@@ -41,7 +41,9 @@ impl Elab<'_> {
                 ExprKind::Bind(x, m, body) => {
                     if let Some(want) = &expected {
                         if want.measure_of().is_none() {
-                            return Err(self.err(cur.span, format!("expected {want}, found a measure")));
+                            return Err(
+                                self.err(cur.span, format!("expected {want}, found a measure"))
+                            );
                         }
                     }
                     let (t, elem) = self.infer_measure(m)?;
@@ -98,7 +100,8 @@ impl Elab<'_> {
                 Frame::Bind(v, m) => self.store.intern(Node::Bind(v, m, t), body_ty),
                 Frame::Lam(v) => {
                     let param = self.store.var_type(v).clone();
-                    self.store.intern(Node::Lam(v, t), Type::fun(param, body_ty))
+                    self.store
+                        .intern(Node::Lam(v, t), Type::fun(param, body_ty))
                 }
             };
         }
@@ -213,10 +216,9 @@ impl Elab<'_> {
             return Err(Failed);
         };
         let target = if known.iter().all(Type::is_numeric) {
-            known
-                .iter()
-                .skip(1)
-                .fold(first.clone(), |j, t| j.numeric_join(t).unwrap_or(Type::Real))
+            known.iter().skip(1).fold(first.clone(), |j, t| {
+                j.numeric_join(t).unwrap_or(Type::Real)
+            })
         } else {
             first.clone()
         };
@@ -350,10 +352,9 @@ impl Elab<'_> {
             return Err(Failed);
         };
         let target = if known.iter().all(Type::is_numeric) {
-            known
-                .iter()
-                .skip(1)
-                .fold(first.clone(), |j, t| j.numeric_join(t).unwrap_or(Type::Real))
+            known.iter().skip(1).fold(first.clone(), |j, t| {
+                j.numeric_join(t).unwrap_or(Type::Real)
+            })
         } else {
             first.clone()
         };
@@ -390,29 +391,16 @@ impl Elab<'_> {
 
     /// A pattern checked against the scrutinee type; its variables are bound in scope
     /// and recorded in `binds`.
-    fn pattern(
-        &mut self,
-        p: &Pat,
-        ty: &Type,
-        binds: &mut Vec<(String, VarId)>,
-    ) -> R<Pattern> {
+    fn pattern(&mut self, p: &Pat, ty: &Type, binds: &mut Vec<(String, VarId)>) -> R<Pattern> {
         self.nested(p.span, |cx| cx.pattern_node(p, ty, binds))
     }
 
-    fn pattern_node(
-        &mut self,
-        p: &Pat,
-        ty: &Type,
-        binds: &mut Vec<(String, VarId)>,
-    ) -> R<Pattern> {
+    fn pattern_node(&mut self, p: &Pat, ty: &Type, binds: &mut Vec<(String, VarId)>) -> R<Pattern> {
         Ok(match (&p.kind, ty) {
             (PatKind::Wild, _) => Pattern::Wild,
             (PatKind::Var(name), _) => {
                 if binds.iter().any(|(n, _)| n == name) {
-                    return Err(self.err(
-                        p.span,
-                        format!("'{name}' is bound twice in one pattern"),
-                    ));
+                    return Err(self.err(p.span, format!("'{name}' is bound twice in one pattern")));
                 }
                 let v = self.bind(name, ty.clone());
                 binds.push((name.clone(), v));
@@ -438,10 +426,7 @@ impl Elab<'_> {
             _ => {
                 let mut text = String::new();
                 show_pattern(p, &mut text, 0);
-                return Err(self.err(
-                    p.span,
-                    format!("pattern '{text}' does not match type {ty}"),
-                ));
+                return Err(self.err(p.span, format!("pattern '{text}' does not match type {ty}")));
             }
         })
     }

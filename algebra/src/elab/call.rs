@@ -25,9 +25,12 @@ const CONSTRUCTORS: [(&str, usize); 9] = [
     ("summarize", 1),
 ];
 
+/// The result type of a one-argument primitive given its (raised) operand type.
+type ResultType = fn(Type) -> Type;
+
 /// How a polymorphic one-argument primitive types its operand: the operand is raised to
 /// its ring or its field, and the result type follows from the raised type.
-fn unary_numeric(p: Prim) -> Option<(bool, fn(Type) -> Type)> {
+fn unary_numeric(p: Prim) -> Option<(bool, ResultType)> {
     fn same(t: Type) -> Type {
         t
     }
@@ -92,32 +95,22 @@ impl Elab<'_> {
         }
         let t = match name {
             "true" | "false" => self.store.intern(Node::Bool(name == "true"), Type::Bool),
-            "reject" => {
-                return match expected {
-                    Some(want @ Type::Measure(_)) => {
-                        Ok(self.store.intern(Node::Reject, want.clone()))
-                    }
-                    Some(want) => Err(self.err(span, format!("expected {want}, found a measure"))),
-                    None => Err(self.err(
-                        span,
-                        "cannot infer the type of 'reject'; annotate it, e.g. 'reject. measure(real)'",
-                    )),
-                }
-            }
-            "nothing" => {
-                return match expected {
-                    Some(want @ Type::Maybe(_)) => {
-                        Ok(self.store.intern(Node::Nothing, want.clone()))
-                    }
-                    Some(want) => {
-                        Err(self.err(span, format!("expected {want}, found a maybe")))
-                    }
-                    None => Err(self.err(
-                        span,
-                        "cannot infer the type of 'nothing'; annotate it, e.g. 'nothing. maybe(real)'",
-                    )),
-                }
-            }
+            "reject" => return match expected {
+                Some(want @ Type::Measure(_)) => Ok(self.store.intern(Node::Reject, want.clone())),
+                Some(want) => Err(self.err(span, format!("expected {want}, found a measure"))),
+                None => Err(self.err(
+                    span,
+                    "cannot infer the type of 'reject'; annotate it, e.g. 'reject. measure(real)'",
+                )),
+            },
+            "nothing" => return match expected {
+                Some(want @ Type::Maybe(_)) => Ok(self.store.intern(Node::Nothing, want.clone())),
+                Some(want) => Err(self.err(span, format!("expected {want}, found a maybe"))),
+                None => Err(self.err(
+                    span,
+                    "cannot infer the type of 'nothing'; annotate it, e.g. 'nothing. maybe(real)'",
+                )),
+            },
             _ => {
                 if NOT_IMPLEMENTED.contains(&name) {
                     return Err(self.not_implemented(name, span));
@@ -180,7 +173,10 @@ impl Elab<'_> {
         }
         let label = name.map_or("this function".to_string(), |n| format!("'{n}'"));
         if arity == 0 {
-            return Err(self.err(span, format!("{label} is not a function; it has type {fty}")));
+            return Err(self.err(
+                span,
+                format!("{label} is not a function; it has type {fty}"),
+            ));
         }
         if args.is_empty() || args.len() > arity {
             return Err(self.err(
@@ -323,9 +319,7 @@ impl Elab<'_> {
             ("observe", [m, v]) => {
                 let (m, elem) = self.infer_measure(m)?;
                 let v = self.check_arg(v, &elem, name)?;
-                let t = self
-                    .store
-                    .intern(Node::Observe(m, v), Type::measure(elem));
+                let t = self.store.intern(Node::Observe(m, v), Type::measure(elem));
                 self.fit(t, expected, span)
             }
             ("left" | "right", [x]) => self.injection(name == "left", x, expected, span),
@@ -406,35 +400,67 @@ impl Elab<'_> {
                 return Err(self.arity_error(span, name, n, args.len()));
             }
         }
+        // Each kind of primitive has its own function, which keeps this frame (on the
+        // recursion path of nested calls) small.
         if let Some((params, result)) = fixed_signature(p) {
-            let mut terms = Vec::with_capacity(args.len());
-            let mut failed = false;
-            for (arg, want) in args.iter().zip(&params) {
-                match self.check_arg(arg, want, name) {
-                    Ok(t) => terms.push(t),
-                    Err(Failed) => failed = true,
-                }
-            }
-            if failed {
-                return Err(Failed);
-            }
-            return Ok(self.store.prim(p, terms, result));
+            return self.fixed_prim(p, name, args, &params, result);
         }
         if let Some((field, result)) = unary_numeric(p) {
-            let [x] = args else {
-                return Err(self.arity_error(span, name, 1, args.len()));
-            };
-            let n = self.num(x, Some(name))?;
-            let ty = self.num_type(&n);
-            let raised = if field {
-                ty.field_above()
-            } else {
-                ty.ring_above()
-            };
-            let raised = raised.unwrap_or(Type::Real);
-            let x = self.num_to(n, &raised)?;
-            return Ok(self.store.prim(p, vec![x], result(raised)));
+            return self.unary_prim(p, name, args, field, result, span);
         }
+        self.other_prim(p, name, args, span)
+    }
+
+    /// A primitive with fixed argument types: each argument checked against its type.
+    fn fixed_prim(
+        &mut self,
+        p: Prim,
+        name: &str,
+        args: &[Expr],
+        params: &[Type],
+        result: Type,
+    ) -> R<TermId> {
+        let mut terms = Vec::with_capacity(args.len());
+        let mut failed = false;
+        for (arg, want) in args.iter().zip(params) {
+            match self.check_arg(arg, want, name) {
+                Ok(t) => terms.push(t),
+                Err(Failed) => failed = true,
+            }
+        }
+        if failed {
+            return Err(Failed);
+        }
+        Ok(self.store.prim(p, terms, result))
+    }
+
+    /// A one-argument numeric primitive whose operand is raised to its ring or field.
+    fn unary_prim(
+        &mut self,
+        p: Prim,
+        name: &str,
+        args: &[Expr],
+        field: bool,
+        result: ResultType,
+        span: Span,
+    ) -> R<TermId> {
+        let [x] = args else {
+            return Err(self.arity_error(span, name, 1, args.len()));
+        };
+        let n = self.num(x, Some(name))?;
+        let ty = self.num_type(&n);
+        let raised = if field {
+            ty.field_above()
+        } else {
+            ty.ring_above()
+        };
+        let raised = raised.unwrap_or(Type::Real);
+        let x = self.num_to(n, &raised)?;
+        Ok(self.store.prim(p, vec![x], result(raised)))
+    }
+
+    /// `min`, `max`, `size`, `reduce`.
+    fn other_prim(&mut self, p: Prim, name: &str, args: &[Expr], span: Span) -> R<TermId> {
         match (p, args) {
             (Prim::Min | Prim::Max, [a, b]) => {
                 let x = self.num(a, Some(name));

@@ -60,9 +60,7 @@ impl Elab<'_> {
         }
         let items: Vec<&Expr> = xs.iter().collect();
         let (terms, elem) = self.unify(&items)?;
-        let t = self
-            .store
-            .intern(Node::ArrayLit(terms), Type::array(elem));
+        let t = self.store.intern(Node::ArrayLit(terms), Type::array(elem));
         self.fit(t, expected, span)
     }
 
@@ -231,13 +229,7 @@ impl Elab<'_> {
     }
 
     /// `integrate x from lo to hi: e`: real bounds, prob body.
-    pub(super) fn integrate(
-        &mut self,
-        x: &Ident,
-        lo: &Expr,
-        hi: &Expr,
-        body: &Expr,
-    ) -> R<TermId> {
+    pub(super) fn integrate(&mut self, x: &Ident, lo: &Expr, hi: &Expr, body: &Expr) -> R<TermId> {
         let lo = self.check(lo, &Type::Real);
         let hi = self.check(hi, &Type::Real);
         let (lo, hi) = (lo?, hi?);

@@ -36,6 +36,17 @@ fn negated_type(t: &Type) -> Type {
     }
 }
 
+/// Which precedence level a chain operator belongs to.
+fn op_class(op: ChainOp) -> u8 {
+    match op {
+        ChainOp::Add | ChainOp::Sub => 0,
+        ChainOp::Mul | ChainOp::Div => 1,
+        ChainOp::And => 2,
+        ChainOp::Or => 3,
+        ChainOp::Superpose => 4,
+    }
+}
+
 impl Elab<'_> {
     /// The value and natural type of a literal-only expression, or `None` if `e` is not
     /// one. Errors only on a literal division by zero.
@@ -113,8 +124,8 @@ impl Elab<'_> {
 
     /// A numeric operand: a literal, or an inferred term that must be numeric.
     pub(super) fn num(&mut self, e: &Expr, who: Option<&str>) -> R<Num> {
-        if let Some((v, t)) = self.literal(e)? {
-            return Ok(Num::Lit(v, t));
+        if let Some(n) = self.literal_num(e)? {
+            return Ok(n);
         }
         let t = self.infer(e)?;
         let ty = self.ty(t);
@@ -122,6 +133,10 @@ impl Elab<'_> {
             return Err(self.not_numeric(e.span, &ty, who));
         }
         Ok(Num::Term(t, e.span))
+    }
+
+    fn literal_num(&mut self, e: &Expr) -> R<Option<Num>> {
+        Ok(self.literal(e)?.map(|(v, t)| Num::Lit(v, t)))
     }
 
     pub(super) fn not_numeric(&mut self, span: Span, ty: &Type, who: Option<&str>) -> Failed {
@@ -176,17 +191,10 @@ impl Elab<'_> {
         rest: &[(ChainOp, Expr)],
         span: Span,
     ) -> R<TermId> {
-        let class = |op: ChainOp| match op {
-            ChainOp::Add | ChainOp::Sub => 0,
-            ChainOp::Mul | ChainOp::Div => 1,
-            ChainOp::And => 2,
-            ChainOp::Or => 3,
-            ChainOp::Superpose => 4,
-        };
         let Some((op0, _)) = rest.first() else {
             return self.infer(first);
         };
-        if rest.iter().any(|(op, _)| class(*op) != class(*op0)) {
+        if rest.iter().any(|(op, _)| op_class(*op) != op_class(*op0)) {
             return Err(self.err(span, "internal error: mixed operators in one chain"));
         }
         match op0 {
@@ -200,19 +208,39 @@ impl Elab<'_> {
 
     /// `a + b - c ...` (one `Add`) or `a * b / c ...` (one `Mul`).
     fn arith(&mut self, first: &Expr, rest: &[(ChainOp, Expr)], mul: bool) -> R<TermId> {
+        let ops = self.arith_operands(first, rest, mul)?;
+        self.arith_build(ops, mul)
+    }
+
+    fn arith_operands(
+        &mut self,
+        first: &Expr,
+        rest: &[(ChainOp, Expr)],
+        mul: bool,
+    ) -> R<Vec<Operand>> {
         let mut ops = Vec::with_capacity(rest.len() + 1);
         let mut failed = false;
-        let all = std::iter::once((false, first))
-            .chain(rest.iter().map(|(op, x)| (matches!(op, ChainOp::Sub | ChainOp::Div), x)));
-        for (inverted, x) in all {
-            match self.chain_operand(x, inverted, mul) {
+        let mut r = self.chain_operand(first, false, mul);
+        for (op, x) in rest {
+            match r {
                 Ok(o) => ops.push(o),
                 Err(Failed) => failed = true,
             }
+            let inverted = matches!(op, ChainOp::Sub | ChainOp::Div);
+            r = self.chain_operand(x, inverted, mul);
         }
-        if failed {
-            return Err(Failed);
+        match r {
+            Ok(o) if !failed => {
+                ops.push(o);
+                Ok(ops)
+            }
+            _ => Err(Failed),
         }
+    }
+
+    /// The chain's type (join, raised to a ring or field if it negates or divides), and
+    /// every operand fitted to it.
+    fn arith_build(&mut self, ops: Vec<Operand>, mul: bool) -> R<TermId> {
         let mut j = self.join_nums(ops.iter().map(|o| &o.num));
         if ops.iter().any(|o| o.wrap.is_some()) {
             let raised = if mul { j.field_above() } else { j.ring_above() };
@@ -232,27 +260,8 @@ impl Elab<'_> {
 
     /// One operand of an arithmetic chain; `inverted` for the right of `-` or `/`.
     fn chain_operand(&mut self, x: &Expr, inverted: bool, mul: bool) -> R<Operand> {
-        if let Some((v, t)) = self.literal(x)? {
-            return Ok(match (inverted, mul) {
-                (false, _) => Operand {
-                    num: Num::Lit(v, t),
-                    wrap: None,
-                },
-                (true, true) => {
-                    if v.is_zero() {
-                        return Err(self.err(x.span, "division by zero"));
-                    }
-                    Operand {
-                        num: Num::Lit(v, t),
-                        wrap: Some(Prim::Recip),
-                    }
-                }
-                // `x - 3` is `x + (-3)`: the literal's sign is folded.
-                (true, false) => Operand {
-                    num: Num::Lit(-v, negated_type(&t)),
-                    wrap: None,
-                },
-            });
+        if let Some(o) = self.literal_operand(x, inverted, mul)? {
+            return Ok(o);
         }
         let (inner, wrap) = match (&x.kind, inverted, mul) {
             (_, true, true) => (x, Some(Prim::Recip)),
@@ -264,6 +273,33 @@ impl Elab<'_> {
         };
         let num = self.num(inner, None)?;
         Ok(Operand { num, wrap })
+    }
+
+    /// A literal operand of an arithmetic chain (`None` if `x` is not a literal).
+    fn literal_operand(&mut self, x: &Expr, inverted: bool, mul: bool) -> R<Option<Operand>> {
+        let Some((v, t)) = self.literal(x)? else {
+            return Ok(None);
+        };
+        Ok(Some(match (inverted, mul) {
+            (false, _) => Operand {
+                num: Num::Lit(v, t),
+                wrap: None,
+            },
+            (true, true) => {
+                if v.is_zero() {
+                    return Err(self.err(x.span, "division by zero"));
+                }
+                Operand {
+                    num: Num::Lit(v, t),
+                    wrap: Some(Prim::Recip),
+                }
+            }
+            // `x - 3` is `x + (-3)`: the literal's sign is folded.
+            (true, false) => Operand {
+                num: Num::Lit(-v, negated_type(&t)),
+                wrap: None,
+            },
+        }))
     }
 
     /// `a && b && ...` / `a || b || ...`: every operand checked against bool.
