@@ -44,7 +44,7 @@ mod call;
 mod forms;
 mod lit;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use rustc_hash::FxHashMap;
 

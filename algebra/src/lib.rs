@@ -20,6 +20,7 @@
 
 pub mod diag;
 pub mod elab;
+pub mod front;
 pub mod syntax;
 pub mod term;
 pub mod types;
