@@ -400,3 +400,20 @@ fn bytes_are_decoded_first() {
     assert_eq!(errs.len(), 1);
     assert!(errs[0].message.contains("UTF-8"), "{errs:?}");
 }
+
+#[test]
+fn long_programs_load() {
+    // 10,000 statements: each binds the next variable.
+    let mut src = String::from("x0 <~ normal(0, 1)\n");
+    for i in 1..10_000 {
+        src.push_str(&format!("x{i} <~ normal(x{}, 1)\n", i - 1));
+    }
+    src.push_str("return x9999\n");
+    assert_eq!(type_of(&src), "measure(real)");
+    // One line of 100,000 terms.
+    let mut line = String::from("fn x real: x");
+    for i in 0..100_000 {
+        line.push_str(if i % 2 == 0 { " + x" } else { " - 1" });
+    }
+    assert_eq!(type_of(&line), "real -> real");
+}
