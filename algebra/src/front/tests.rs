@@ -417,3 +417,111 @@ fn long_programs_load() {
     }
     assert_eq!(type_of(&line), "real -> real");
 }
+
+mod random {
+    use proptest::prelude::*;
+
+    use crate::front::load;
+    use crate::term::Store;
+
+    /// Random expressions over a small vocabulary of names, built-ins and operators.
+    fn expr() -> impl Strategy<Value = String> {
+        let leaf = prop::sample::select(vec![
+            "x", "p", "xs", "1", "0.5", "-2", "1/2", "true", "()", "pi", "∞", "reject", "nothing",
+            "[]", "counting", "normal", "foo",
+        ])
+        .prop_map(str::to_string);
+        leaf.prop_recursive(4, 48, 3, |inner| {
+            let names = prop::sample::select(vec![
+                "normal",
+                "exp",
+                "log",
+                "abs",
+                "min",
+                "size",
+                "left",
+                "just",
+                "weight",
+                "factor",
+                "nat2real",
+                "real2prob",
+                "dirac",
+                "observe",
+                "simplify",
+                "disint",
+                "reduce",
+                "categorical",
+                "floor",
+                "not",
+            ]);
+            let ops = prop::sample::select(vec![
+                " + ", " - ", " * ", " / ", " < ", " >= ", " == ", " && ", " || ", " <|> ", " ^ ",
+                " ** ",
+            ]);
+            prop_oneof![
+                (names, prop::collection::vec(inner.clone(), 0..3))
+                    .prop_map(|(f, args)| format!("{f}({})", args.join(", "))),
+                (inner.clone(), ops, inner.clone()).prop_map(|(a, op, b)| format!("({a}{op}{b})")),
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a}, {b})")),
+                prop::collection::vec(inner.clone(), 1..3)
+                    .prop_map(|xs| format!("[{}]", xs.join(", "))),
+                inner.clone().prop_map(|a| format!("(return {a})")),
+                inner.clone().prop_map(|a| format!("(-{a})")),
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("{a}[{b}]")),
+                (inner.clone(), inner.clone(), inner.clone())
+                    .prop_map(|(a, b, c)| format!("(if {a}: {b} else: {c})")),
+                inner.clone().prop_map(|a| format!("(fn y nat: {a})")),
+                inner.clone().prop_map(|a| format!("({a}. real)")),
+                inner.clone().prop_map(|a| format!("({a}. measure(nat))")),
+                (inner.clone(), inner).prop_map(|(a, b)| format!("(summate i from 0 to {a}: {b})")),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+        /// Whatever the input, elaboration answers with a term or with messages, and
+        /// never reaches one of its "internal error" guards.
+        #[test]
+        fn random_programs_never_panic(body in expr()) {
+            let src = format!("fn x real: fn p prob: fn xs array(real): {body}");
+            let mut s = Store::new();
+            match load(&mut s, &src) {
+                Ok(t) => prop_assert!(!s.ty(t).to_string().is_empty()),
+                Err(errs) => {
+                    prop_assert!(!errs.is_empty());
+                    for d in &errs {
+                        prop_assert!(!d.message.is_empty());
+                        prop_assert!(!d.message.contains("internal error"), "{}: {}", src, d.message);
+                    }
+                }
+            }
+        }
+    }
+
+    proptest! {
+        /// `a/b` folds to the exact rational, prob when unsigned, real when signed; an
+        /// int/real operand makes the quotient real.
+        #[test]
+        fn literal_division_folds_exactly(a in 0u32..1000, b in 1u32..1000, c in 1u32..50) {
+            use num_rational::BigRational;
+            let q = BigRational::new(a.into(), b.into());
+            let cases = [
+                (format!("{a}/{b}"), q.clone(), "prob"),
+                (format!("-{a}/{b}"), -q.clone(), "real"),
+                (format!("+{a}/{b}"), q.clone(), "real"),
+                (format!("{a}/-{b}"), -q.clone(), "real"),
+                (format!("{a}/{b}/{c}"), q.clone() / BigRational::from_integer(c.into()), "prob"),
+            ];
+            for (src, value, ty) in cases {
+                let mut s = Store::new();
+                let t = load(&mut s, &src);
+                prop_assert!(t.is_ok(), "{}: {:?}", src, t);
+                if let Ok(t) = t {
+                    prop_assert_eq!(s.node(t), &crate::term::Node::Lit(value));
+                    prop_assert_eq!(s.ty(t).to_string(), ty);
+                }
+            }
+        }
+    }
+}
