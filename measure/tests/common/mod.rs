@@ -264,3 +264,42 @@ pub fn num(v: &Value) -> f64 {
 pub fn pat_var(v: VarId) -> Pattern {
     Pattern::Var(v)
 }
+
+/// Parses and elaborates `.hk` text, panicking with the diagnostics on failure.
+pub fn hk(text: &str) -> (Store, TermId) {
+    let mut s = Store::new();
+    match slic_algebra::front::load(&mut s, text) {
+        Ok(t) => (s, t),
+        Err(ds) => panic!("{text}\n{ds:?}"),
+    }
+}
+
+/// A closed `.hk` program evaluated to a value.
+pub struct Prog {
+    pub s: Store,
+    pub t: TermId,
+    pub v: Value,
+}
+
+pub fn prog(text: &str) -> Prog {
+    let (s, t) = hk(text);
+    let v = eval(&s, t, &Env::new()).unwrap_or_else(|e| panic!("{text}\n{e}"));
+    Prog { s, t, v }
+}
+
+impl Prog {
+    pub fn draws(&self, n: usize, seed: u64) -> Vec<(Value, f64)> {
+        let mut rng = Rng::seed_from_u64(seed);
+        slic_measure::sample_n(&self.s, &self.v, &mut rng, n).unwrap_or_else(|e| panic!("{e}"))
+    }
+    pub fn expect(&self, h: &dyn Fn(&Value) -> Result<f64, EvalError>) -> slic_measure::Estimate {
+        slic_measure::expect(&self.s, &self.v, h).unwrap_or_else(|e| panic!("{e}"))
+    }
+    pub fn mass(&self) -> f64 {
+        self.expect(&|_| Ok(1.0)).value
+    }
+    pub fn mean(&self) -> f64 {
+        let m = self.mass();
+        self.expect(&|v| Ok(num(v))).value / m
+    }
+}
