@@ -105,7 +105,7 @@ impl<'s> Interp<'s> {
                 Node::Superpose(ms) => {
                     let mut acc = Estimate::ZERO;
                     for mi in ms {
-                        acc = acc.add(self.ex(*mi, &env, k)?);
+                        acc = acc.plus(self.ex(*mi, &env, k)?);
                     }
                     return Ok(scaled(acc, scale));
                 }
@@ -274,7 +274,7 @@ impl<'s> Interp<'s> {
                     }
                     self.tick()?;
                     let g = k(self, Value::Nat(i as u64))?;
-                    acc = acc.add(g.scale((l - ln_total).exp()));
+                    acc = acc.plus(g.scale((l - ln_total).exp()));
                 }
                 Ok(acc)
             }
@@ -337,7 +337,7 @@ impl<'s> Interp<'s> {
                     // On [0, 1]: y = u^(1/shape) removes the singularity at 0;
                     // ∫_0^1 y^(a-1) e^-y g dy / Γ(a) = ∫_0^1 e^-y g du / Γ(a+1).
                     let lg1 = lgamma(shape + 1.0);
-                    acc = acc.add(self.quad(0.0, 1.0, &[], &mut |s, u| {
+                    acc = acc.plus(self.quad(0.0, 1.0, &[], &mut |s, u| {
                         let ln_y = u.ln() / shape;
                         let w = (-(ln_y.exp()) - lg1).exp();
                         if w == 0.0 {
@@ -354,7 +354,7 @@ impl<'s> Interp<'s> {
                         .map(|c| shape + c * sd)
                         .chain([1.0, 8.0, 64.0, 750.0 + shape])
                         .collect();
-                acc = acc.add(self.quad(start, f64::INFINITY, &breaks, &mut |s, y| {
+                acc = acc.plus(self.quad(start, f64::INFINITY, &breaks, &mut |s, y| {
                     let ln_y = y.ln();
                     let ld = if shape == 1.0 {
                         0.0
@@ -387,7 +387,7 @@ impl<'s> Interp<'s> {
                         .filter(|&&x| x > 0.0 && x < 0.5)
                         .map(|x| x.powf(a))
                         .collect();
-                    acc = acc.add(self.quad(0.0, top, &bk, &mut |s, u| {
+                    acc = acc.plus(self.quad(0.0, top, &bk, &mut |s, u| {
                         let ln_x = u.ln() / a;
                         let ln_1mx = (-(ln_x.exp())).ln_1p();
                         let w = ((b - 1.0) * ln_1mx - lb).exp() / a;
@@ -397,7 +397,7 @@ impl<'s> Interp<'s> {
                         Ok(k(s, Value::Prob(ln_x))?.scale(w))
                     })?);
                 } else {
-                    acc = acc.add(self.quad(0.0, 0.5, &breaks, &mut |s, x| {
+                    acc = acc.plus(self.quad(0.0, 0.5, &breaks, &mut |s, x| {
                         let w = crate::dist::beta_ln_pdf(a, b, x.ln()).exp();
                         if w == 0.0 || !w.is_finite() {
                             return Ok(Estimate::ZERO);
@@ -413,7 +413,7 @@ impl<'s> Interp<'s> {
                         .filter(|&&x| x > 0.5 && x < 1.0)
                         .map(|x| (1.0 - x).powf(b))
                         .collect();
-                    acc = acc.add(self.quad(0.0, top, &bk, &mut |s, u| {
+                    acc = acc.plus(self.quad(0.0, top, &bk, &mut |s, u| {
                         let ln_v = u.ln() / b;
                         let ln_x = (-(ln_v.exp())).ln_1p();
                         let w = ((a - 1.0) * ln_x - lb).exp() / b;
@@ -424,7 +424,7 @@ impl<'s> Interp<'s> {
                     })?);
                 } else {
                     let bk: Vec<f64> = breaks.iter().map(|x| 1.0 - x).collect();
-                    acc = acc.add(self.quad(0.0, 0.5, &bk, &mut |s, v| {
+                    acc = acc.plus(self.quad(0.0, 0.5, &bk, &mut |s, v| {
                         let ln_x = (-v).ln_1p();
                         let w = crate::dist::beta_ln_pdf(a, b, ln_x).exp();
                         if w == 0.0 || !w.is_finite() {
@@ -471,7 +471,7 @@ impl<'s> Interp<'s> {
                 k(self, Value::Nat(n))?
             };
             gmax = gmax.max(g.value.abs());
-            total = total.add(g.scale(p));
+            total = total.plus(g.scale(p));
             // P(X > n) <= pmf(n) r / (1 - r') with r = rate/(n+1), r' = rate/(n+2).
             let nf = n as f64;
             if nf + 1.0 > rate {
@@ -503,7 +503,7 @@ impl<'s> Interp<'s> {
                 k(self, Value::Nat(n))?
             };
             gmax = gmax.max(g.value.abs());
-            total = total.add(g.scale(p));
+            total = total.plus(g.scale(p));
             // P(X < n) <= pmf(n) r / (1 - r) with r = n / rate < 1.
             let r = n as f64 / rate;
             if r < 1.0 {
@@ -542,7 +542,7 @@ impl<'s> Interp<'s> {
                 terms += 1;
                 self.series_budget(terms, "counting")?;
                 let g = k(self, Value::Int(n))?;
-                total = total.add(g);
+                total = total.plus(g);
                 let a = g.value.abs();
                 if g.value.is_nan() {
                     return Ok(Estimate {

@@ -39,7 +39,7 @@ impl Estimate {
         }
     }
 
-    pub fn add(self, other: Estimate) -> Estimate {
+    pub fn plus(self, other: Estimate) -> Estimate {
         Estimate {
             value: self.value + other.value,
             error: self.error + other.error,
@@ -79,7 +79,8 @@ pub struct QuadResult {
 
 // Kronrod nodes (positive half, descending; the last is 0) and weights of the 15-point
 // rule, and the weights of the embedded 7-point Gauss rule, whose nodes are the odd
-// entries XGK[1], XGK[3], XGK[5], XGK[7].
+// entries XGK[1], XGK[3], XGK[5], XGK[7]. Written with all published digits.
+#[allow(clippy::excessive_precision)]
 const XGK: [f64; 8] = [
     0.991_455_371_120_812_639_206_854_697_526_329,
     0.949_107_912_342_758_524_526_189_684_047_851,
@@ -90,6 +91,7 @@ const XGK: [f64; 8] = [
     0.207_784_955_007_898_467_600_689_403_773_245,
     0.0,
 ];
+#[allow(clippy::excessive_precision)]
 const WGK: [f64; 8] = [
     0.022_935_322_010_529_224_963_732_008_058_970,
     0.063_092_092_629_978_553_290_700_663_189_204,
@@ -100,6 +102,7 @@ const WGK: [f64; 8] = [
     0.204_432_940_075_298_892_414_161_999_234_649,
     0.209_482_141_084_727_828_012_999_174_891_714,
 ];
+#[allow(clippy::excessive_precision)]
 const WG: [f64; 4] = [
     0.129_484_966_168_869_693_270_611_432_679_082,
     0.279_705_391_489_276_667_901_467_771_423_780,

@@ -211,7 +211,7 @@ impl Rng {
 }
 
 fn to_count(k: f64) -> Option<u64> {
-    if k >= 0.0 && k < 1.8e19 {
+    if (0.0..1.8e19).contains(&k) {
         Some(k as u64)
     } else {
         None
@@ -221,7 +221,7 @@ fn to_count(k: f64) -> Option<u64> {
 /// `ln(exp(a) + exp(b))` without overflow.
 pub fn log_add_exp(a: f64, b: f64) -> f64 {
     let (hi, lo) = if a >= b { (a, b) } else { (b, a) };
-    if hi == f64::NEG_INFINITY || hi == f64::INFINITY {
+    if hi.is_infinite() {
         return hi;
     }
     if hi.is_nan() || lo.is_nan() {
@@ -233,7 +233,7 @@ pub fn log_add_exp(a: f64, b: f64) -> f64 {
 /// `ln Σ exp(x_i)` without overflow; `-inf` for an empty slice.
 pub fn log_sum_exp(xs: &[f64]) -> f64 {
     let m = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    if m == f64::NEG_INFINITY || m == f64::INFINITY {
+    if m.is_infinite() {
         return m;
     }
     if m.is_nan() {

@@ -48,7 +48,8 @@ fn p(x: f64) -> Value {
 #[test]
 fn arithmetic_primitives() {
     let mut b = B::new();
-    let cases: Vec<(Prim, Vec<(f64, Type)>, Value)> = vec![
+    type Case = (Prim, Vec<(f64, Type)>, Value);
+    let cases: Vec<Case> = vec![
         (
             Prim::Add,
             vec![(2.0, Type::Nat), (3.0, Type::Nat)],
@@ -605,8 +606,10 @@ fn budgets_refuse_huge_loops() {
     );
     let a = b.array(i, big, it);
     check_err(&b, a, "evaluation budget exceeded");
-    let mut small = EvalConfig::default();
-    small.max_iterations = 10;
+    let small = EvalConfig {
+        max_iterations: 10,
+        ..EvalConfig::default()
+    };
     let n = b.nat(11);
     let s = b.summate(i, zero, n, it);
     let mut interp = Interp::new(&b.s, small);

@@ -254,8 +254,10 @@ fn budgets() {
         ("n <~ counting\nweight(real2prob(1/(1 + int2real(n)^2)), return n)\n", "did not converge within"),
     ] {
         let p = prog(text);
-        let mut cfg = EvalConfig::default();
-        cfg.max_series_terms = 20_000;
+        let cfg = EvalConfig {
+            max_series_terms: 20_000,
+            ..EvalConfig::default()
+        };
         let mut it = Interp::new(&p.s, cfg);
         match it.expect(&p.v, &|_, _| Ok(1.0)) {
             Err(e) => assert!(e.to_string().contains(msg), "{text}: {e}"),
@@ -264,8 +266,10 @@ fn budgets() {
     }
     // The evaluation budget stops a 3-D integral that would take too long.
     let p = prog("a <~ normal(0, 1)\nb <~ normal(a, 1)\nc <~ normal(b, 1)\nreturn c\n");
-    let mut cfg = EvalConfig::default();
-    cfg.max_integrand_evals = 10_000;
+    let cfg = EvalConfig {
+        max_integrand_evals: 10_000,
+        ..EvalConfig::default()
+    };
     let mut it = Interp::new(&p.s, cfg);
     let r = it.expect(&p.v, &|_, _| Ok(1.0));
     assert!(

@@ -84,6 +84,7 @@ fn weight_superpose_reject() {
     assert!((s.mass - 2.0).abs() < 1e-12, "{s:?}");
     let d = prog("normal(0, 1) <|> normal(3, 1)\n").draws(N, 2);
     within("mixture mean", weighted_mean(&d, num), 1.5);
+    assert!((scalar(&s.mean) - 1.5).abs() < 0.05, "{s:?}");
     let s = summary(
         "weight(1/4, return 1) <|> weight(3/4, return 2) <|> reject. measure(nat)\n",
         N,
