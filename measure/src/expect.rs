@@ -17,6 +17,8 @@
 //!   geometric-decay bound on the rest, or a run of 64 exact zeros. A counting sum whose
 //!   terms vanish near 0 but not further out is outside what this can see.
 //!
+//! A bound measure that needs no randomness (`x <~ return e`, observations) is stepped
+//! over in a loop rather than nested, so long deterministic chains cost no stack.
 //! `plate` and `chain` whose elements need no randomness (observations, weighted diracs)
 //! are computed directly, at any size; with random elements they are integrated by
 //! nesting, only up to `max_plate_nesting` elements. Budgets (nested continuous
@@ -110,6 +112,17 @@ impl<'s> Interp<'s> {
                     return Ok(scaled(acc, scale));
                 }
                 Node::Bind(x, m, body) => {
+                    // A bound measure that needs no randomness (a weighted dirac) is
+                    // stepped over in this loop, so long deterministic chains use no stack.
+                    if let Some((v, lw)) = self.draw(*m, &env, None)? {
+                        if lw == f64::NEG_INFINITY {
+                            return Ok(Estimate::ZERO);
+                        }
+                        scale *= lw.exp();
+                        env = env.bind(*x, v);
+                        t = *body;
+                        continue;
+                    }
                     let (x, body) = (*x, *body);
                     let outer = env.clone();
                     let r = self.ex(*m, &env, &|s: &mut Interp<'s>, v: Value| {

@@ -153,12 +153,12 @@ impl<'s> Interp<'s> {
                         vals.push(self.ev(*a, &env)?);
                     }
                     let pm = PrimMeasure::new(*d, &vals)?;
-                    if matches!(pm, PrimMeasure::Lebesgue { .. } | PrimMeasure::Counting) {
-                        return Err(EvalError::Unsampleable { measure: pm.name() });
-                    }
                     let Some(r) = rng.as_deref_mut() else {
                         return Ok(None);
                     };
+                    if matches!(pm, PrimMeasure::Lebesgue { .. } | PrimMeasure::Counting) {
+                        return Err(EvalError::Unsampleable { measure: pm.name() });
+                    }
                     return Ok(Some(match pm.sample(r)? {
                         Some(v) => (v, lw),
                         None => (self.placeholder(term), f64::NEG_INFINITY),

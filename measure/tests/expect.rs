@@ -277,3 +277,43 @@ fn budgets() {
         "{r:?}"
     );
 }
+
+#[test]
+fn long_bind_chains_stay_within_the_stack() {
+    // Deterministic binds are stepped over without recursion; random ones nest, up to the
+    // depth budget. Never a crash, on a 2 MiB stack in any build.
+    for (n, random) in [(50usize, true), (300, false), (300, true)] {
+        let mut text = String::from("x0 <~ normal(0, 1)\n");
+        for i in 1..n {
+            if random {
+                text.push_str(&format!("x{i} <~ normal(x{}, 1)\n", i - 1));
+            } else {
+                text.push_str(&format!("x{i} <~ return x{} + 1\n", i - 1));
+            }
+        }
+        text.push_str(&format!("return x{}\n", n - 1));
+        let handle = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || {
+                let p = prog(&text);
+                let e = slic_measure::expect(&p.s, &p.v, &|v| Ok(num(v))).map(|e| e.value);
+                let d = slic_measure::sample(&p.s, &p.v, &mut slic_measure::Rng::seed_from_u64(1))
+                    .map(|(v, _)| v.to_string());
+                (e.map_err(|e| e.to_string()), d.map_err(|e| e.to_string()))
+            });
+        let (e, d) = handle
+            .unwrap_or_else(|e| panic!("{e}"))
+            .join()
+            .unwrap_or_else(|_| panic!("crashed at {n}"));
+        if !random {
+            let got = e.unwrap_or_else(|e| panic!("{e}"));
+            assert!((got - (n as f64 - 1.0)).abs() < 1e-9, "{got}");
+        } else {
+            assert!(
+                matches!(&e, Err(m) if m.contains("nested deeper") || m.contains("nested continuous")),
+                "{e:?}"
+            );
+        }
+        assert!(d.is_ok(), "{d:?}");
+    }
+}
