@@ -1870,4 +1870,113 @@ mod tests {
         }
         assert!(bad.is_empty(), "{}", bad.join("\n"));
     }
+
+    /// A program of `n` statements (binds and lets of arithmetic), ending in `return`.
+    fn long_program(n: usize) -> String {
+        let mut text = String::from("fn mu real:\nx0 <~ normal(mu, 1)\n");
+        for i in 1..n {
+            if i % 2 == 0 {
+                writeln!(text, "x{i} <~ normal(x{} * 2 + -3 / (1 + x0^2), 1)", i - 1).unwrap_or(());
+            } else {
+                writeln!(text, "x{i} = x{} - 0.5 * (x{} + 1e-3)", i - 1, i - 1).unwrap_or(());
+            }
+        }
+        writeln!(text, "return x{}", n - 1).unwrap_or(());
+        text
+    }
+
+    /// The statements along the spine of a block, counted without recursion.
+    fn count_statements(mut e: &Expr) -> usize {
+        let mut n = 0;
+        loop {
+            match &e.kind {
+                ExprKind::Lam(_, _, b) => e = b,
+                ExprKind::Let(_, _, b) | ExprKind::Bind(_, _, b) => {
+                    n += 1;
+                    e = b;
+                }
+                _ => return n,
+            }
+        }
+    }
+
+    #[test]
+    fn ten_thousand_statements_parse_flat_and_fast() {
+        let text = long_program(10_000);
+        let start = std::time::Instant::now();
+        let parsed = parse(&text);
+        let took = start.elapsed();
+        let e = parsed.unwrap_or_else(|d| panic!("{:?}", d[0]));
+        assert_eq!(count_statements(&e), 10_000);
+        // Generous even unoptimised; release builds take a few milliseconds.
+        assert!(took.as_secs_f64() < 2.0, "took {took:?}");
+        eprintln!(
+            "10,000 statements ({} bytes) parsed in {took:?}",
+            text.len()
+        );
+    }
+
+    #[test]
+    fn hundred_thousand_term_line_is_one_flat_chain() {
+        let mut text = String::from("x = 1");
+        for i in 0..100_000 {
+            let op = ["+", "-", "+", "-"][i % 4];
+            write!(text, " {op} y{i}").unwrap_or(());
+        }
+        text.push_str("\nx\n");
+        let start = std::time::Instant::now();
+        let parsed = parse(&text);
+        let took = start.elapsed();
+        let e = parsed.unwrap_or_else(|d| panic!("{:?}", d[0]));
+        let ExprKind::Let(_, rhs, _) = &e.kind else {
+            panic!("not a let: {}", sx(&e))
+        };
+        let ExprKind::OpChain(first, rest) = &rhs.kind else {
+            panic!("not a chain")
+        };
+        assert_eq!(
+            **first,
+            Expr::new(ExprKind::Nat(1u32.into()), Span::new(4, 5))
+        );
+        assert_eq!(rest.len(), 100_000);
+        assert!(rest.iter().all(|(_, e)| matches!(e.kind, ExprKind::Var(_))));
+        assert_eq!(rest[1].0, ChainOp::Sub);
+        assert!(took.as_secs_f64() < 2.0, "took {took:?}");
+        eprintln!("100,000-term line parsed in {took:?}");
+    }
+
+    #[test]
+    fn spans_are_byte_offsets_into_the_original_text() {
+        // The BOM (3 bytes) and the two-byte θ shift byte offsets, not columns.
+        let text = "\u{feff}θ <~ m\r\nreturn θ + 1";
+        let e = parse(text).unwrap_or_else(|d| panic!("{:?}", d[0]));
+        let ExprKind::Bind(x, m, body) = &e.kind else {
+            panic!("{}", sx(&e))
+        };
+        assert_eq!((x.span.start, x.span.end), (3, 5));
+        assert_eq!(&text[m.span.range()], "m");
+        assert_eq!(&text[body.span.range()], "return θ + 1");
+        assert_eq!(&text[e.span.range()], &text[3..]);
+        let ExprKind::Return(sum) = &body.kind else {
+            panic!()
+        };
+        assert_eq!(&text[sum.span.range()], "θ + 1");
+        let grouped = parse("f((a + b), [c])").unwrap_or_else(|d| panic!("{:?}", d[0]));
+        let ExprKind::Call(_, args) = &grouped.kind else {
+            panic!()
+        };
+        assert_eq!((args[0].span.start, args[0].span.end), (2, 9));
+        assert_eq!((args[1].span.start, args[1].span.end), (11, 14));
+    }
+
+    #[test]
+    fn decode_checks_utf8() {
+        assert_eq!(super::super::decode(b"x <~ m"), Ok("x <~ m"));
+        assert_eq!(super::super::decode(b"\xef\xbb\xbfx"), Ok("\u{feff}x"));
+        let err = super::super::decode(b"x = 1\n\xff\xfe").err();
+        let err = err.map(|d| (d.message, d.span.start, d.span.end));
+        assert_eq!(err, Some(("file is not valid UTF-8".to_string(), 6, 7)));
+        let err = super::super::decode("θ".as_bytes().get(..1).unwrap_or(&[])).err();
+        assert_eq!(err.map(|d| d.span.start), Some(0));
+    }
 }
