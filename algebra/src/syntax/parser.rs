@@ -1979,4 +1979,48 @@ mod tests {
         let err = super::super::decode("θ".as_bytes().get(..1).unwrap_or(&[])).err();
         assert_eq!(err.map(|d| d.span.start), Some(0));
     }
+
+    /// Every diagnostic points inside the text, on character boundaries.
+    fn spans_are_sane(text: &str) -> Result<(), String> {
+        if let Err(ds) = parse(text) {
+            for d in &ds {
+                let (a, b) = (d.span.start as usize, d.span.end as usize);
+                if a > b || b > text.len() || !text.is_char_boundary(a) || !text.is_char_boundary(b)
+                {
+                    return Err(format!("bad span {a}..{b} for {:?} in {text:?}", d.message));
+                }
+                if d.message.is_empty() || d.message.contains('\n') {
+                    return Err(format!("bad message {:?}", d.message));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    const VOCAB: &[&str] = &[
+        "x", "y", "θ", "1", "0.5", "1e3", "∞", "(", ")", "[", "]", ",", ":", "=", "<~", "+", "-",
+        "*", "/", "^", "**", "<", "==", "&&", "||", "<|>", ".", "->", "def", "fn", "if", "else",
+        "match", "return", "array", "plate", "of", "from", "to", "summate", "chain", "bucket",
+        "r_add", "r_nop", "r_index", "r_split", "r_fanout", "expect", "real", "nat", "measure",
+        "left", "just", "_", "true", "()", "\n", "\n  ", "\n    ", " ", " ", " ", "\t", "#c\n",
+        "\r\n", "@",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn random_bytes_never_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300)) {
+            match crate::syntax::decode(&bytes) {
+                Ok(text) => spans_are_sane(text).map_err(proptest::test_runner::TestCaseError::fail)?,
+                Err(d) => proptest::prop_assert!((d.span.start as usize) < bytes.len()),
+            }
+        }
+
+        #[test]
+        fn token_soup_never_panics(words in proptest::collection::vec(proptest::sample::select(VOCAB), 0..80)) {
+            let text: String = words.concat();
+            spans_are_sane(&text).map_err(proptest::test_runner::TestCaseError::fail)?;
+        }
+    }
 }
