@@ -1128,9 +1128,10 @@ impl<'a> Parser<'a> {
             Look::Tok(Tok::LParen) => {
                 let open = self.bump();
                 let col = i64::from(self.cur().col);
-                let r = self.with_layout(col, Self::reducer)?;
+                let mut r = self.with_layout(col, Self::reducer)?;
                 let close = self.close(open, Tok::RParen, "after the reducer")?;
-                return Ok(Expr::new(r.kind, open.span().join(close.span())));
+                r.span = open.span().join(close.span());
+                return Ok(r);
             }
             _ => {
                 return Err(self.error(format!(
@@ -2022,5 +2023,24 @@ mod tests {
             let text: String = words.concat();
             spans_are_sane(&text).map_err(proptest::test_runner::TestCaseError::fail)?;
         }
+    }
+
+    #[test]
+    fn very_long_blocks_parse_and_drop_without_deep_recursion() {
+        // 200,000 statements, also inside a call that then fails to parse (the folded
+        // chain is dropped on the error path).
+        let body = "x = 1\n".repeat(200_000);
+        let e = parse(&(body.clone() + "x")).unwrap_or_else(|d| panic!("{:?}", d[0]));
+        assert_eq!(count_statements(&e), 200_000);
+        drop(e);
+        let inner = body.replace("x = 1\n", "  x = 1\n");
+        let failing = format!("f(\n{inner}  x\n  , )");
+        let err = parse(&failing).err().map(|d| d[0].message.clone());
+        assert_eq!(
+            err.as_deref(),
+            Some("expected an expression after ',', found ')'")
+        );
+        let failing = format!("f(\n{inner}  x\n  y)");
+        assert!(parse(&failing).is_err());
     }
 }
