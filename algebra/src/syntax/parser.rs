@@ -14,8 +14,10 @@
 //! collected in loops into flat [`ExprKind::OpChain`] nodes; statement sequences are
 //! collected in a loop and folded into nested `Let`/`Bind`/`Def` afterwards; any
 //! construct that would build a tree deeper than the limit (long `^` chains, chained
-//! `a[i][j]...`, long tuples, repeated annotations) is refused. The first error stops the
-//! parse (recovery would mostly report follow-on noise).
+//! `a[i][j]...`, long tuples, repeated annotations) is refused. Each nesting step checks
+//! the remaining stack and moves to a fresh segment when it runs low ([`grow`]), so the
+//! limit holds on small thread stacks and in unoptimised builds too. The first error stops
+//! the parse (recovery would mostly report follow-on noise).
 //!
 //! It must not resolve names, check types or fold literals: that is the elaborator's job.
 
@@ -1907,6 +1909,20 @@ mod tests {
         let start = std::time::Instant::now();
         let parsed = parse(&text);
         let took = start.elapsed();
+        // Later runs show the cost once the allocator has its memory (the first run also
+        // pays for page faults).
+        let (mut lex_best, mut parse_best) = (took, took);
+        for _ in 0..4 {
+            let start = std::time::Instant::now();
+            let toks = lexer::lex(&text);
+            lex_best = lex_best.min(start.elapsed());
+            drop(toks);
+            let start = std::time::Instant::now();
+            let again = parse(&text);
+            parse_best = parse_best.min(start.elapsed());
+            assert!(again.is_ok());
+        }
+        eprintln!("warm: lex {lex_best:?}, lex+parse {parse_best:?}");
         let e = parsed.unwrap_or_else(|d| panic!("{:?}", d[0]));
         assert_eq!(count_statements(&e), 10_000);
         // Generous even unoptimised; release builds take a few milliseconds.
