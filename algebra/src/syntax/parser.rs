@@ -2,7 +2,7 @@
 //! written in that module's documentation (offside rule on token columns).
 //!
 //! It is a recursive-descent parser with precedence climbing for binary operators. Layout
-//! is handled by one question, [`Parser::look`]: is the next token part of what is being
+//! is handled by one question, `Parser::look`: is the next token part of what is being
 //! parsed (same line, or a later line at a column greater than the current block's), does
 //! it start the next item of the current block (a later line at the block's column), or
 //! does it end the block (a smaller column)? Blocks set the column; `(`, `[` and `,`
@@ -14,8 +14,10 @@
 //! collected in loops into flat [`ExprKind::OpChain`] nodes; statement sequences are
 //! collected in a loop and folded into nested `Let`/`Bind`/`Def` afterwards; any
 //! construct that would build a tree deeper than the limit (long `^` chains, chained
-//! `a[i][j]...`, long tuples, repeated annotations) is refused. The first error stops the
-//! parse (recovery would mostly report follow-on noise).
+//! `a[i][j]...`, long tuples, repeated annotations) is refused. Each nesting step checks
+//! the remaining stack and moves to a fresh segment when it runs low (`grow`, using `stacker`), so the
+//! limit holds on small thread stacks and in unoptimised builds too. The first error stops
+//! the parse (recovery would mostly report follow-on noise).
 //!
 //! It must not resolve names, check types or fold literals: that is the elaborator's job.
 
@@ -1128,9 +1130,10 @@ impl<'a> Parser<'a> {
             Look::Tok(Tok::LParen) => {
                 let open = self.bump();
                 let col = i64::from(self.cur().col);
-                let r = self.with_layout(col, Self::reducer)?;
+                let mut r = self.with_layout(col, Self::reducer)?;
                 let close = self.close(open, Tok::RParen, "after the reducer")?;
-                return Ok(Expr::new(r.kind, open.span().join(close.span())));
+                r.span = open.span().join(close.span());
+                return Ok(r);
             }
             _ => {
                 return Err(self.error(format!(
@@ -1869,5 +1872,191 @@ mod tests {
             }
         }
         assert!(bad.is_empty(), "{}", bad.join("\n"));
+    }
+
+    /// A program of `n` statements (binds and lets of arithmetic), ending in `return`.
+    fn long_program(n: usize) -> String {
+        let mut text = String::from("fn mu real:\nx0 <~ normal(mu, 1)\n");
+        for i in 1..n {
+            if i % 2 == 0 {
+                writeln!(text, "x{i} <~ normal(x{} * 2 + -3 / (1 + x0^2), 1)", i - 1).unwrap_or(());
+            } else {
+                writeln!(text, "x{i} = x{} - 0.5 * (x{} + 1e-3)", i - 1, i - 1).unwrap_or(());
+            }
+        }
+        writeln!(text, "return x{}", n - 1).unwrap_or(());
+        text
+    }
+
+    /// The statements along the spine of a block, counted without recursion.
+    fn count_statements(mut e: &Expr) -> usize {
+        let mut n = 0;
+        loop {
+            match &e.kind {
+                ExprKind::Lam(_, _, b) => e = b,
+                ExprKind::Let(_, _, b) | ExprKind::Bind(_, _, b) => {
+                    n += 1;
+                    e = b;
+                }
+                _ => return n,
+            }
+        }
+    }
+
+    #[test]
+    fn ten_thousand_statements_parse_flat_and_fast() {
+        let text = long_program(10_000);
+        let start = std::time::Instant::now();
+        let parsed = parse(&text);
+        let took = start.elapsed();
+        // Later runs show the cost once the allocator has its memory (the first run also
+        // pays for page faults).
+        let (mut lex_best, mut parse_best) = (took, took);
+        for _ in 0..4 {
+            let start = std::time::Instant::now();
+            let toks = lexer::lex(&text);
+            lex_best = lex_best.min(start.elapsed());
+            drop(toks);
+            let start = std::time::Instant::now();
+            let again = parse(&text);
+            parse_best = parse_best.min(start.elapsed());
+            assert!(again.is_ok());
+        }
+        eprintln!("warm: lex {lex_best:?}, lex+parse {parse_best:?}");
+        let e = parsed.unwrap_or_else(|d| panic!("{:?}", d[0]));
+        assert_eq!(count_statements(&e), 10_000);
+        // Generous even unoptimised; release builds take a few milliseconds.
+        assert!(took.as_secs_f64() < 2.0, "took {took:?}");
+        eprintln!(
+            "10,000 statements ({} bytes) parsed in {took:?}",
+            text.len()
+        );
+    }
+
+    #[test]
+    fn hundred_thousand_term_line_is_one_flat_chain() {
+        let mut text = String::from("x = 1");
+        for i in 0..100_000 {
+            let op = ["+", "-", "+", "-"][i % 4];
+            write!(text, " {op} y{i}").unwrap_or(());
+        }
+        text.push_str("\nx\n");
+        let start = std::time::Instant::now();
+        let parsed = parse(&text);
+        let took = start.elapsed();
+        let e = parsed.unwrap_or_else(|d| panic!("{:?}", d[0]));
+        let ExprKind::Let(_, rhs, _) = &e.kind else {
+            panic!("not a let: {}", sx(&e))
+        };
+        let ExprKind::OpChain(first, rest) = &rhs.kind else {
+            panic!("not a chain")
+        };
+        assert_eq!(
+            **first,
+            Expr::new(ExprKind::Nat(1u32.into()), Span::new(4, 5))
+        );
+        assert_eq!(rest.len(), 100_000);
+        assert!(rest.iter().all(|(_, e)| matches!(e.kind, ExprKind::Var(_))));
+        assert_eq!(rest[1].0, ChainOp::Sub);
+        assert!(took.as_secs_f64() < 2.0, "took {took:?}");
+        eprintln!("100,000-term line parsed in {took:?}");
+    }
+
+    #[test]
+    fn spans_are_byte_offsets_into_the_original_text() {
+        // The BOM (3 bytes) and the two-byte θ shift byte offsets, not columns.
+        let text = "\u{feff}θ <~ m\r\nreturn θ + 1";
+        let e = parse(text).unwrap_or_else(|d| panic!("{:?}", d[0]));
+        let ExprKind::Bind(x, m, body) = &e.kind else {
+            panic!("{}", sx(&e))
+        };
+        assert_eq!((x.span.start, x.span.end), (3, 5));
+        assert_eq!(&text[m.span.range()], "m");
+        assert_eq!(&text[body.span.range()], "return θ + 1");
+        assert_eq!(&text[e.span.range()], &text[3..]);
+        let ExprKind::Return(sum) = &body.kind else {
+            panic!()
+        };
+        assert_eq!(&text[sum.span.range()], "θ + 1");
+        let grouped = parse("f((a + b), [c])").unwrap_or_else(|d| panic!("{:?}", d[0]));
+        let ExprKind::Call(_, args) = &grouped.kind else {
+            panic!()
+        };
+        assert_eq!((args[0].span.start, args[0].span.end), (2, 9));
+        assert_eq!((args[1].span.start, args[1].span.end), (11, 14));
+    }
+
+    #[test]
+    fn decode_checks_utf8() {
+        assert_eq!(super::super::decode(b"x <~ m"), Ok("x <~ m"));
+        assert_eq!(super::super::decode(b"\xef\xbb\xbfx"), Ok("\u{feff}x"));
+        let err = super::super::decode(b"x = 1\n\xff\xfe").err();
+        let err = err.map(|d| (d.message, d.span.start, d.span.end));
+        assert_eq!(err, Some(("file is not valid UTF-8".to_string(), 6, 7)));
+        let err = super::super::decode("θ".as_bytes().get(..1).unwrap_or(&[])).err();
+        assert_eq!(err.map(|d| d.span.start), Some(0));
+    }
+
+    /// Every diagnostic points inside the text, on character boundaries.
+    fn spans_are_sane(text: &str) -> Result<(), String> {
+        if let Err(ds) = parse(text) {
+            for d in &ds {
+                let (a, b) = (d.span.start as usize, d.span.end as usize);
+                if a > b || b > text.len() || !text.is_char_boundary(a) || !text.is_char_boundary(b)
+                {
+                    return Err(format!("bad span {a}..{b} for {:?} in {text:?}", d.message));
+                }
+                if d.message.is_empty() || d.message.contains('\n') {
+                    return Err(format!("bad message {:?}", d.message));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    const VOCAB: &[&str] = &[
+        "x", "y", "θ", "1", "0.5", "1e3", "∞", "(", ")", "[", "]", ",", ":", "=", "<~", "+", "-",
+        "*", "/", "^", "**", "<", "==", "&&", "||", "<|>", ".", "->", "def", "fn", "if", "else",
+        "match", "return", "array", "plate", "of", "from", "to", "summate", "chain", "bucket",
+        "r_add", "r_nop", "r_index", "r_split", "r_fanout", "expect", "real", "nat", "measure",
+        "left", "just", "_", "true", "()", "\n", "\n  ", "\n    ", " ", " ", " ", "\t", "#c\n",
+        "\r\n", "@",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn random_bytes_never_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300)) {
+            match crate::syntax::decode(&bytes) {
+                Ok(text) => spans_are_sane(text).map_err(proptest::test_runner::TestCaseError::fail)?,
+                Err(d) => proptest::prop_assert!((d.span.start as usize) < bytes.len()),
+            }
+        }
+
+        #[test]
+        fn token_soup_never_panics(words in proptest::collection::vec(proptest::sample::select(VOCAB), 0..80)) {
+            let text: String = words.concat();
+            spans_are_sane(&text).map_err(proptest::test_runner::TestCaseError::fail)?;
+        }
+    }
+
+    #[test]
+    fn very_long_blocks_parse_and_drop_without_deep_recursion() {
+        // 200,000 statements, also inside a call that then fails to parse (the folded
+        // chain is dropped on the error path).
+        let body = "x = 1\n".repeat(200_000);
+        let e = parse(&(body.clone() + "x")).unwrap_or_else(|d| panic!("{:?}", d[0]));
+        assert_eq!(count_statements(&e), 200_000);
+        drop(e);
+        let inner = body.replace("x = 1\n", "  x = 1\n");
+        let failing = format!("f(\n{inner}  x\n  , )");
+        let err = parse(&failing).err().map(|d| d[0].message.clone());
+        assert_eq!(
+            err.as_deref(),
+            Some("expected an expression after ',', found ')'")
+        );
+        let failing = format!("f(\n{inner}  x\n  y)");
+        assert!(parse(&failing).is_err());
     }
 }
