@@ -20,6 +20,7 @@
 
 pub mod alpha;
 pub mod diag;
+pub mod elab;
 pub mod print;
 pub mod syntax;
 pub mod term;
