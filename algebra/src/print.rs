@@ -279,7 +279,9 @@ impl Printer<'_> {
                 1 => self.prec(ms[0], checked),
                 _ => P_SUP,
             },
-            Node::Dirac(_) | Node::RAdd(_) => P_RET,
+            // `return e` takes `e` up to `||`: it may be an operand of `<|>` as it is.
+            Node::Dirac(_) => P_OR,
+            Node::RAdd(_) => P_RET,
             Node::If(..)
             | Node::Match(..)
             | Node::Lam(..)
@@ -414,7 +416,7 @@ impl Printer<'_> {
             Node::Product(v, lo, hi, e) => self.range_loop("product", *v, *lo, *hi, *e, false),
             Node::Integrate(v, lo, hi, e) => self.range_loop("integrate", *v, *lo, *hi, *e, true),
             Node::Bucket(v, lo, hi, r) => self.range_loop("bucket", *v, *lo, *hi, *r, false),
-            Node::RAdd(e) => Doc::concat(vec![Doc::text("r_add "), self.doc(*e, P_CMP, false)]),
+            Node::RAdd(e) => Doc::concat(vec![Doc::text("r_add "), self.doc(*e, P_AND, false)]),
             Node::RNop => Doc::text("r_nop"),
             Node::RIndex(b, n, e, r) => {
                 let n = self.doc(*n, P_SUP, true);
@@ -883,4 +885,7 @@ impl Printer<'_> {
 }
 
 #[cfg(test)]
+pub(crate) mod build;
+#[cfg(test)]
+#[rustfmt::skip]
 mod tests;

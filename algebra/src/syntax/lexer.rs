@@ -515,7 +515,9 @@ mod tests {
 
     #[test]
     fn reserved_words() {
-        for w in ["if", "def", "dirac", "observe", "simplify", "true", "inf", "r_nop"] {
+        for w in [
+            "if", "def", "dirac", "observe", "simplify", "true", "inf", "r_nop",
+        ] {
             assert!(is_reserved(w), "{w}");
         }
         for w in ["x", "normal", "left", "pi", "infinity", "_"] {

@@ -168,7 +168,10 @@ impl<'a> Parser<'a> {
     }
 
     fn cur(&self) -> Token {
-        self.toks.get(self.pos).copied().unwrap_or_else(|| self.eof())
+        self.toks
+            .get(self.pos)
+            .copied()
+            .unwrap_or_else(|| self.eof())
     }
 
     fn kind_at(&self, i: usize) -> Tok {
@@ -1112,7 +1115,13 @@ impl<'a> Parser<'a> {
             .checked_sub(1)
             .and_then(|i| self.toks.get(i))
             .map_or(t.end, |x| x.end);
-        Ok(Expr::new(kind, Span { start: t.start, end }))
+        Ok(Expr::new(
+            kind,
+            Span {
+                start: t.start,
+                end,
+            },
+        ))
     }
 
     // ---- types and patterns ----
@@ -1192,7 +1201,12 @@ impl<'a> Parser<'a> {
 
     fn pat_inner(&mut self) -> PResult<Pat> {
         let t = self.cur();
-        let leaf = |kind| Ok(Pat { kind, span: t.span() });
+        let leaf = |kind| {
+            Ok(Pat {
+                kind,
+                span: t.span(),
+            })
+        };
         match self.look() {
             Look::Tok(Tok::Ident) => {
                 self.bump();
