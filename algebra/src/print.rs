@@ -887,5 +887,7 @@ impl Printer<'_> {
 #[cfg(test)]
 pub(crate) mod build;
 #[cfg(test)]
+mod roundtrip;
+#[cfg(test)]
 #[rustfmt::skip]
 mod tests;
