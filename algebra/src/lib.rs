@@ -21,6 +21,7 @@
 pub mod alpha;
 pub mod diag;
 pub mod elab;
+pub mod front;
 pub mod print;
 pub mod syntax;
 pub mod term;
