@@ -238,23 +238,9 @@ impl Printer<'_> {
         self.names.get(v, self.store.var_name(v))
     }
 
-    /// The whole file: leading `fn`s flush left, then the body as a block at column 0.
+    /// The whole file: a block at column 0 whose `fn`s print flush left.
     fn top(&mut self, t: TermId) -> Doc {
-        let mut items = Vec::new();
-        let mut bound = 0;
-        let mut cur = t;
-        while let Node::Lam(v, body) = self.store.node(cur) {
-            let name = self.names.bind(*v, self.store.var_name(*v));
-            items.push(Doc::text(format!("fn {name} {}:", self.store.var_type(*v))));
-            items.push(Doc::hard());
-            bound += 1;
-            cur = *body;
-        }
-        items.push(self.block(cur, false));
-        for _ in 0..bound {
-            self.names.unbind();
-        }
-        Doc::concat(items)
+        self.block(t, false, true)
     }
 
     /// The precedence of the form `doc_inner` prints for `t`.
@@ -363,7 +349,7 @@ impl Printer<'_> {
                     self.call(c.name(), &[(*e, false)])
                 }
             }
-            Node::Let(..) | Node::Bind(..) => self.block(t, checked),
+            Node::Let(..) | Node::Bind(..) => self.block(t, checked, false),
             Node::Lam(v, body) => {
                 let name = self.names.bind(*v, s.var_name(*v));
                 let head = Doc::text(format!("fn {name} {}", s.var_type(*v)));
@@ -811,8 +797,10 @@ impl Printer<'_> {
     }
 
     /// A block: statements one per line at one column, then the final expression.
-    /// Walks the statement chain iteratively.
-    fn block(&mut self, t: TermId, checked: bool) -> Doc {
+    /// Walks the statement chain iteratively. In the file's top block (`file`), `fn x T:`
+    /// headers also print one per line at the block's column, their bodies continuing the
+    /// block (as Hakaru prints a file's parameters).
+    fn block(&mut self, t: TermId, checked: bool, file: bool) -> Doc {
         let s = self.store;
         let mut items = Vec::new();
         let mut bound = 0usize;
@@ -836,6 +824,14 @@ impl Printer<'_> {
                     bound += 1;
                     items.push(stmt);
                     items.push(Doc::hard());
+                    cur = *body;
+                    chk = false;
+                }
+                Node::Lam(v, body) if file => {
+                    let name = self.names.bind(*v, s.var_name(*v));
+                    items.push(Doc::text(format!("fn {name} {}:", s.var_type(*v))));
+                    items.push(Doc::hard());
+                    bound += 1;
                     cur = *body;
                     chk = false;
                 }

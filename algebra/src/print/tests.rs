@@ -180,6 +180,11 @@ fn functions_and_defs() {
     check(|b| b.pair(b.lam("x", Real, |x| x), b.var("y", Real)), "(fn x real: x, y)");
     check(|b| b.app(b.lam("x", Real, |x| x), &[b.real(1)]), "(fn x real: x)(+1/1)");
     check(|b| b.lam("f", Type::fun(Nat, Real), |f| b.app(f, &[b.nat(1)])), "fn f nat -> real:\nf(1)");
+    // a file's parameters print flush left after its defs, and statements may follow them
+    check(|b| b.let_("f", b.lam("x", Real, |x| x), |f| b.lam("y", Real, |y| b.bind("z", b.normal(b.app(f, &[y]), b.prob(1)), |z| b.dirac(z)))), "def f(x real) real: x\nfn y real:\nz <~ normal(f(y), 1)\nreturn z");
+    // elsewhere a lambda's block body is indented
+    check(|b| b.let_("g", b.lam("x", Real, |x| b.lam("y", Real, |y| b.let_("s", b.add(&[x, y]), |s| b.mul(&[s, s])))), |g| g), "def g(x real, y real) real:\n    s = x + y\n    s * s\ng");
+    check(|b| b.pair(b.lam("x", Real, |x| b.let_("s", b.add(&[x, x]), |s| s)), b.unit()), "(fn x real:\n     s = x + x\n     s,\n ())");
 }
 
 #[test]
