@@ -31,7 +31,7 @@ mod doc;
 mod names;
 
 use num_rational::BigRational;
-use num_traits::Signed;
+use num_traits::{Signed, Zero};
 use rustc_hash::FxHashSet;
 
 use crate::term::{Node, Pattern, Prim, Store, TermId, VarId};
@@ -140,6 +140,10 @@ fn free_vars(store: &Store, t: TermId) -> Vec<VarId> {
 
 fn is_lit(store: &Store, t: TermId) -> bool {
     matches!(store.node(t), Node::Lit(_))
+}
+
+fn is_zero_lit(store: &Store, t: TermId) -> bool {
+    matches!(store.node(t), Node::Lit(v) if v.is_zero())
 }
 
 fn is_infinity(store: &Store, t: TermId) -> bool {
@@ -706,7 +710,10 @@ impl Printer<'_> {
                 let mut ops = Vec::new();
                 for (i, &a) in args.iter().enumerate() {
                     let op = match s.node(a) {
-                        Node::Prim(Prim::Recip, r) if i > 0 && r.len() == 1 && !fold_risk => {
+                        // `x / 0` is refused by the elaborator: write `recip(0/1)`.
+                        Node::Prim(Prim::Recip, r)
+                            if i > 0 && r.len() == 1 && !fold_risk && !is_zero_lit(s, r[0]) =>
+                        {
                             ("/", Operand::Term(r[0]), P_POW, is_lit(s, r[0]))
                         }
                         _ => ("*", Operand::Term(a), P_POW, is_lit(s, a)),

@@ -102,6 +102,8 @@ const PROGRAMS: &[&str] = &[
     "fn x real: fn y real: x / y",
     "fn x prob: fn y prob: x / y / 2",
     "fn x prob: 1 / x",
+    "fn x prob: x * recip(0.0)",
+    "fn x real: x / -2",
     "fn x nat: x - 1",
     "fn x int: abs(x) + signum(x)",
     "fn x real: floor(x)",

@@ -67,6 +67,7 @@ fn arithmetic_operators() {
     check(|b| b.mul(&[b.var("x", Prob), b.recip(b.prob(2))]), "x / 2");
     check(|b| b.mul(&[b.var("x", Prob), b.recip(b.q(1, 2, Prob))]), "x / (1/2)");
     check(|b| b.mul(&[b.recip(b.var("x", Prob)), b.var("y", Prob)]), "recip(x) * y");
+    check(|b| b.mul(&[b.var("x", Prob), b.recip(b.prob(0))]), "x * recip(0/1)");
     check(|b| b.mul(&[b.var("x", Real), b.real(-3)]), "x * (-3)");
     check(|b| b.mul(&[b.add(&[b.var("x", Real), b.var("y", Real)]), b.var("z", Real)]), "(x + y) * z");
     check(|b| b.add(&[b.var("x", Real), b.add(&[b.var("y", Real), b.var("z", Real)])]), "x + (y + z)");
