@@ -9,6 +9,15 @@
 //! about meaning: it prints exactly the term it is given, and it never panics, whatever
 //! the term (an ill-typed term prints as best it can; `verify` is the place to reject it).
 //!
+//! ```
+//! use slic_algebra::{front, print, Store};
+//! let mut store = Store::new();
+//! let src = "fn mu real:\n  x <~ normal(mu, 1.0)\n  weight(0.5, return x - 3)\n";
+//! let t = front::load(&mut store, src).unwrap();
+//! let text = print::print_term(&store, t);
+//! assert_eq!(text, "fn mu real:\nx <~ normal(mu, 1)\nweight(1/2, return x - 3)\n");
+//! ```
+//!
 //! # Literals and the elaborator's checking positions
 //! A literal prints in its *bare* form (`3`, `-3`, `1/2`) only where the elaborator checks
 //! it against its own type (argument of `normal`, operand of a sum with a non-literal
@@ -24,8 +33,9 @@
 //! Variables print with their hints, renamed with numeric suffixes where a hint would
 //! capture or shadow another variable or hide a built-in (see `names`).
 //!
-//! Recursion follows term nesting; statement chains (`Let`/`Bind`) and the leading `fn`s
-//! of a file are walked iteratively, so 10,000-statement programs print fine.
+//! Statement chains (`Let`/`Bind`) and the `fn`s of a file are walked iteratively, so
+//! 10,000-statement programs print without deep recursion; other recursion follows term
+//! nesting and moves to a fresh stack segment when the stack runs low.
 
 mod doc;
 mod names;
@@ -305,6 +315,13 @@ impl Printer<'_> {
 
     /// `t` printed where a form of precedence `need` or tighter is required.
     fn doc(&mut self, t: TermId, need: u8, checked: bool) -> Doc {
+        // Recursion follows term nesting, which passes may make deep: grow the stack.
+        stacker::maybe_grow(doc::RED_ZONE, doc::STACK_SEGMENT, || {
+            self.doc_here(t, need, checked)
+        })
+    }
+
+    fn doc_here(&mut self, t: TermId, need: u8, checked: bool) -> Doc {
         if self.prec(t, checked) < need {
             let inner = self.doc_inner(t, checked);
             return Doc::concat(vec![Doc::text("("), Doc::align(inner), Doc::text(")")]);

@@ -178,6 +178,13 @@ const PROGRAMS: &[&str] = &[
     "fn x int: x == 3 || x /= -1",
     "fn b bool: b == true",
     "fn x real: if x < 0: -x else: x",
+    "def ap(g real -> real, x real) real: g(x)\nap(fn y real: y * 2, 1)",
+    "fn θ real: θ * 2",
+    "fn x nat: -x + 1",
+    "fn x prob: fn n nat: x ^ n * 2 ^ n",
+    "fn a array(nat): array i of size(a): a[i] + 1",
+    "fn p pair(nat, prob): match p:\n    (n, q): if n == 0: q else: q * 2",
+    "x <~ categorical([1, 2])\nm = if x == 0: normal(0, 1) else: uniform(0, 1)\ny <~ m\nreturn (x, y)",
 ];
 
 #[test]

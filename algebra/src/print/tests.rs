@@ -263,3 +263,17 @@ fn deep_statement_chains_print_without_recursing() {
     assert_eq!(lines[n - 1], format!("x{} = x{}", n - 1, n - 2));
     assert_eq!(lines[n], format!("return x{}", n - 1));
 }
+
+#[test]
+fn deeply_nested_terms_print_without_overflowing_the_stack() {
+    // 20,000 nested negations: only a program transformation builds such a term.
+    let b = B::new();
+    let mut t = b.var("x", Real);
+    for _ in 0..20_000 {
+        t = b.neg(t);
+    }
+    let text = print_term(&b.s.borrow(), t);
+    assert!(text.starts_with("-(-(-("), "{}", &text[..40]);
+    assert!(text.contains("(-(-x))))"));
+    assert_eq!(text.matches('x').count(), 1);
+}
