@@ -7,6 +7,15 @@ use crate::term::{Store, TermId};
 use crate::{elab, syntax};
 
 /// Parses and type-checks a program, building its core term in `store`.
+///
+/// ```
+/// use slic_algebra::{front, Store};
+/// let mut store = Store::new();
+/// let t = front::load(&mut store, "fn x real: return x").unwrap();
+/// assert_eq!(store.ty(t).to_string(), "real -> measure(real)");
+/// let errs = front::load(&mut store, "log(true)").unwrap_err();
+/// assert_eq!(errs[0].message, "'log' expects prob, found bool");
+/// ```
 pub fn load(store: &mut Store, text: &str) -> Result<TermId, Vec<Diagnostic>> {
     let program = syntax::parse(text)?;
     elab::elaborate(store, &program)

@@ -258,6 +258,7 @@ const CORE: &[(&str, &str)] = &[
     ("fn n nat: n < 0.5", "Lam(n, Lt[Coerce(nat2prob, n), Lit(1/2):prob])"),
     ("fn a bool: fn b bool: a && b && true", "Lam(a, Lam(b, And[a, b, true]))"),
     ("fn a bool: a || (a && a)", "Lam(a, Or[a, And[a, a]])"),
+    ("fn a bool: a || a && a", "Lam(a, Or[a, And[a, a]])"),
     ("fn p prob: real2prob(1 - p)", "Lam(p, Coerce(real2prob, Add[Lit(1):real, Neg[Coerce(prob2real, p)]]))"),
     ("nat2real(3)", "Coerce(nat2real, Lit(3):nat)"),
     ("lebesgue(-∞, ∞)", "lebesgue(Neg[Coerce(prob2real, Infinity[])], Coerce(prob2real, Infinity[]))"),
