@@ -18,33 +18,43 @@
 //! # Elaborated-normal form (what the generator never produces)
 //! The elaborator is the only producer of terms from text, so a printer can only be asked
 //! to round-trip terms that the elaborator could have produced from *some* text. These
-//! restrictions define that set (see CONTRACT.md for the rules they come from):
+//! restrictions define that set, as the elaborator (`elab.rs`) implements CONTRACT.md:
 //! - Literals: `Lit(v)` at type nat (integer `v >= 0`), int (integer), prob (`v >= 0`) or
-//!   real; never `Coerce(_, Lit)` (a literal at a checked position is re-typed instead, and
-//!   we do not rely on explicit coercion calls of literals staying unfolded), never
-//!   `Neg(Lit)` (signs are folded into the literal), never `Recip(Lit)` (`a / 2` and
-//!   `recip(2)` may fold: the printer cannot be asked for a form we are not sure exists).
-//! - `Neg`/`Recip` only on non-literal arguments, of ring (int, real) / field (prob, real)
-//!   type; they appear as operands (`Add[a, Neg b]` is `a - b`, `Mul[a, Recip b]` is
-//!   `a / b`) or stand alone (`negate(x)`, `recip(x)`).
+//!   real. Never `Coerce(_, Lit)` nor `Neg(Lit)`: a literal at a checked position is
+//!   re-typed and prefix signs and subtracted literals are folded (`x - 3` is
+//!   `Add[x, Lit(-3)]`); only an explicit call on a literal (`nat2real(3)`, `negate(3)`)
+//!   gives these, and that is [`GenConfig::explicit_literal_calls`], off by default.
+//! - `Recip(Lit)` only as a divisor: a non-first operand of a `Mul` that has an operand
+//!   which is neither a literal nor an inverted literal, and never of 0 (`x / 2` is
+//!   `Mul[x, Recip(Lit 2)]`, but `1 / 2` folds to `Lit(1/2)` and `x / 0` is an error).
+//! - `Neg`/`Recip` otherwise take non-literal arguments of ring (int, real) / field
+//!   (prob, real) type, as operands (`Add[a, Neg b]` is `a - b`, `Mul[a, Recip b]` is
+//!   `a / b`) or alone (`-x`, `negate(x)`, `recip(x)`).
 //! - The n-ary `Add`, `Mul`, `And`, `Or` and `Superpose` have 2 to 4 operands and never
-//!   an operand with the same head (chains are flattened); they may have such an operand
-//!   under another node (`a - (b + c)` is `Add[a, Neg(Add[b, c])]`).
-//! - Comparisons are only `Lt`, `Le`, `Eq`, `Ne` (`>`/`>=` swap their operands).
-//! - The overloaded primitives `Abs`, `Signum`, `Floor`, `Erf` take a non-literal argument
-//!   of exactly the overload's argument type (a literal's type would be a guess).
-//! - `Coerce(c, e)`: `e` is never a literal; safe and unsafe coercions both occur (a safe
-//!   coercion the elaborator would not insert implicitly can always be written as the
-//!   explicit call `nat2real(e)`).
+//!   an operand with the same head (chains are flattened; a parenthesised chain inside a
+//!   chain would elaborate to a nested node, but the printer need not reproduce that
+//!   choice); such an operand may occur under another node (`a - (b + c)` is
+//!   `Add[a, Neg(Add[b, c])]`).
+//! - Comparisons are only `Lt`, `Le`, `Eq`, `Ne` (`>`/`>=` swap their operands); `Eq`/`Ne`
+//!   also on bool and unit.
+//! - The overloaded `Abs`, `Signum` (int, real) and `Floor`, `Erf` (prob, real) take an
+//!   argument of exactly a ring / field type (the elaborator raises a nat or prob argument
+//!   to one, so `abs(x)` with `x : nat` is `Abs(Coerce(nat2int, x))`).
+//! - `Coerce(c, e)` (never on a literal, see above): safe and unsafe coercions both occur;
+//!   a safe coercion the elaborator would not insert implicitly is the explicit call
+//!   `nat2real(e)`, which elaborates to `Coerce(nat2real, e)`.
 //! - Application is only of variables of function type (`f(a)`, `f(a, b)` curried), never
 //!   of a lambda written in place; lambdas appear as `let`-bound values (`def`), as
 //!   `reduce`'s first argument and as the program's parameters.
-//! - Loops: `summate`/`product` bounds are nat or int (the index has the bounds' type),
+//! - Loops: `summate`/`product` bounds are both nat or both int (the index has their
+//!   type) and the body any numeric type; `integrate` has real bounds and a prob body;
 //!   `array`/`plate`/`chain` sizes and `bucket` bounds are nat; an `r_index` bucket count
 //!   never mentions the bucket variable.
 //! - Binder names are identifiers the parser accepts as binders (no reserved words, no
-//!   constructor names such as `true`/`nothing`); names of built-ins (`exp`, `pi`, ...)
-//!   and shadowing of outer names do occur, so the printer's renaming is exercised.
+//!   constructor names such as `true`/`nothing`); names of built-ins (`exp`, `pi`, ...),
+//!   shadowing of outer names and two pattern variables of one name do occur (the
+//!   elaborator would reject `(x, x)`, an alpha-equivalent renaming would not), so the
+//!   printer's renaming is exercised.
 //!
 //! Terms violating these are not errors of the printer when they fail to round-trip.
 
@@ -52,8 +62,20 @@ use std::fmt;
 
 use num_bigint::BigInt;
 use num_rational::BigRational;
+use num_traits::Zero;
 use proptest::prelude::*;
 use slic_algebra::{Coercion, Dist, Node, Pattern, Prim, Store, TermId, Transform, Type, VarId};
+
+/// Which optional forms the generator produces.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GenConfig {
+    /// Also produce the terms that only an explicit built-in call *on a literal* gives:
+    /// `negate(3)` (`Neg(Lit)`), `recip(2)` (`Recip(Lit)`, also first in a product),
+    /// `nat2real(3)` / `real2prob(1/2)` (`Coerce(_, Lit)`). The elaborator produces these
+    /// (it folds only prefix signs and `/`-only literal chains), but they are outside the
+    /// elaborated-normal form the printer is first held to, so they have their own test.
+    pub explicit_literal_calls: bool,
+}
 
 /// A generated program: the store holding it and the root term.
 #[derive(Clone)]
@@ -80,15 +102,23 @@ const MAX_DEPTH: u32 = 6;
 /// How many non-leaf constructors one program may have.
 const FUEL: u32 = 45;
 
-/// Random well-typed closed programs (see the module documentation).
+/// Random well-typed closed programs in elaborated-normal form (see the module
+/// documentation).
 pub fn arb_program() -> impl Strategy<Value = GenTerm> {
-    proptest::collection::vec(any::<u8>(), 0..MAX_CHOICES).prop_map(|c| program_from_choices(&c))
+    arb_program_with(GenConfig::default())
+}
+
+/// Random well-typed closed programs with the optional forms `config` asks for.
+pub fn arb_program_with(config: GenConfig) -> impl Strategy<Value = GenTerm> {
+    proptest::collection::vec(any::<u8>(), 0..MAX_CHOICES)
+        .prop_map(move |c| program_from_choices(config, &c))
 }
 
 /// The program a choice sequence stands for (deterministic; the empty sequence gives the
 /// smallest program).
-pub fn program_from_choices(choices: &[u8]) -> GenTerm {
+pub fn program_from_choices(config: GenConfig, choices: &[u8]) -> GenTerm {
     let mut g = Gen {
+        config,
         choices,
         pos: 0,
         store: Store::new(),
@@ -143,6 +173,14 @@ impl Pos {
         no_lit: true,
         not_head: None,
     };
+    /// The argument of `negate`, `recip` or a coercion: a literal only if the config
+    /// allows explicit calls on literals.
+    fn call_arg(config: GenConfig) -> Pos {
+        Pos {
+            no_lit: !config.explicit_literal_calls,
+            not_head: None,
+        }
+    }
     fn operand(h: Head) -> Pos {
         Pos {
             no_lit: false,
@@ -256,6 +294,7 @@ const NAMES: [&str; 20] = [
 ];
 
 struct Gen<'a> {
+    config: GenConfig,
     choices: &'a [u8],
     pos: usize,
     store: Store,
@@ -441,6 +480,8 @@ impl Gen<'_> {
                 }
                 if ty.is_field() {
                     o.push((2, Opt::Recip));
+                }
+                if *ty == Type::Prob {
                     o.push((1, Opt::Integrate));
                 }
                 match ty {
@@ -710,17 +751,37 @@ impl Gen<'_> {
                     (Prim::Mul, Head::Mul)
                 };
                 let n = 2 + self.below(3);
-                let args = (0..n)
-                    .map(|_| self.operand(p, h, ty, d))
+                let mut args = (0..n)
+                    .map(|i| self.operand(p, h, ty, d, i == 0))
                     .collect::<Vec<_>>();
+                // `3 / 2` folds to a literal: a product with an inverted literal needs an
+                // operand that is not a literal (or an explicit `recip` call).
+                let literalish = |s: &Store, t: TermId| match s.node(t) {
+                    Node::Lit(_) => true,
+                    Node::Prim(Prim::Recip, xs) => {
+                        xs.iter().all(|&x| matches!(s.node(x), Node::Lit(_)))
+                    }
+                    _ => false,
+                };
+                if p == Prim::Mul
+                    && !self.config.explicit_literal_calls
+                    && args.iter().all(|&t| literalish(&self.store, t))
+                    && args.iter().any(|&t| !matches!(self.store.node(t), Node::Lit(_)))
+                {
+                    let pos = Pos {
+                        no_lit: true,
+                        not_head: Some(h),
+                    };
+                    args[0] = self.expr(ty, pos, d);
+                }
                 self.store.prim(p, args, ty.clone())
             }
             Opt::Neg => {
-                let x = self.expr(ty, Pos::NO_LIT, d);
+                let x = self.expr(ty, Pos::call_arg(self.config), d);
                 self.store.prim(Prim::Neg, vec![x], ty.clone())
             }
             Opt::Recip => {
-                let x = self.expr(ty, Pos::NO_LIT, d);
+                let x = self.expr(ty, Pos::call_arg(self.config), d);
                 self.store.prim(Prim::Recip, vec![x], ty.clone())
             }
             Opt::Pow => {
@@ -740,7 +801,7 @@ impl Gen<'_> {
                     .filter(|c| c.to_type() == *ty)
                     .collect();
                 let c = cs[self.below(cs.len())];
-                let x = self.expr(&c.from_type(), Pos::NO_LIT, d);
+                let x = self.expr(&c.from_type(), Pos::call_arg(self.config), d);
                 self.store.intern(Node::Coerce(c, x), ty.clone())
             }
             Opt::Fixed(p, args) => {
@@ -756,7 +817,7 @@ impl Gen<'_> {
                 self.store.prim(p, xs, ty.clone())
             }
             Opt::Overloaded(p, a) => {
-                let x = self.expr(&a.ty(), Pos::NO_LIT, d);
+                let x = self.expr(&a.ty(), Pos::ANY, d);
                 self.store.prim(p, vec![x], ty.clone())
             }
             Opt::Size => {
@@ -970,17 +1031,31 @@ impl Gen<'_> {
         }
     }
 
-    /// An operand of the n-ary `p` (head `h`) at type `ty`: sometimes a negated or
-    /// inverted non-literal (`a - b`, `a / b`), never a term with head `h`.
-    fn operand(&mut self, p: Prim, h: Head, ty: &Type, d: u32) -> TermId {
-        let inverse = match p {
-            Prim::Add if ty.is_ring() => Some(Prim::Neg),
-            Prim::Mul if ty.is_field() => Some(Prim::Recip),
-            _ => None,
+    /// An operand of the n-ary `p` (head `h`) at type `ty`: sometimes negated or
+    /// inverted (`a - b`, `a / b`), never a term with head `h`. A subtracted literal is
+    /// folded by the elaborator (`x - 3` is `Add[x, Lit(-3)]`), so `Neg(Lit)` needs an
+    /// explicit `negate(3)`; a divisor literal is not (`x / 2` is `Mul[x, Recip(Lit 2)]`),
+    /// but a leading `Recip(Lit)` needs an explicit `recip(2)`, as does dividing by 0.
+    fn operand(&mut self, p: Prim, h: Head, ty: &Type, d: u32, first: bool) -> TermId {
+        let explicit = self.config.explicit_literal_calls;
+        let (inverse, lit_ok) = match p {
+            Prim::Add if ty.is_ring() => (Some(Prim::Neg), explicit),
+            Prim::Mul if ty.is_field() => (Some(Prim::Recip), explicit || !first),
+            _ => (None, false),
         };
         match inverse {
             Some(inv) if self.chance(25) => {
-                let x = self.expr(ty, Pos::NO_LIT, d);
+                let x = if lit_ok && self.chance(40) {
+                    let x = self.literal(ty);
+                    match self.store.node(x) {
+                        Node::Lit(v) if v.is_zero() && !explicit => {
+                            self.store.int_lit(1, ty.clone())
+                        }
+                        _ => x,
+                    }
+                } else {
+                    self.expr(ty, Pos::NO_LIT, d)
+                };
                 self.store.prim(inv, vec![x], ty.clone())
             }
             _ => self.expr(ty, Pos::operand(h), d),
