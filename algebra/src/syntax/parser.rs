@@ -1,0 +1,1350 @@
+//! The parser: tokens to the surface tree of [`super::ast`], applying the layout contract
+//! written in that module's documentation (offside rule on token columns).
+//!
+//! It is a recursive-descent parser with precedence climbing for binary operators. Layout
+//! is handled by one question, [`Parser::look`]: is the next token part of what is being
+//! parsed (same line, or a later line at a column greater than the current block's), does
+//! it start the next item of the current block (a later line at the block's column), or
+//! does it end the block (a smaller column)? Blocks set the column; `(`, `[` and `,`
+//! start blocks at their first token, and `)`, `]`, `,` are always seen, so they end
+//! whatever blocks are open inside them.
+//!
+//! Invariants that keep it safe on hostile input: every recursion on user structure goes
+//! through a depth counter ([`MAX_DEPTH`]); chains of left-associative operators are
+//! collected in loops into flat [`ExprKind::OpChain`] nodes; statement sequences are
+//! collected in a loop and folded into nested `Let`/`Bind`/`Def` afterwards; any
+//! construct that would build a tree deeper than the limit (long `^` chains, chained
+//! `a[i][j]...`, long tuples, repeated annotations) is refused. The first error stops the
+//! parse (recovery would mostly report follow-on noise).
+//!
+//! It must not resolve names, check types or fold literals: that is the elaborator's job.
+
+use num_bigint::{BigInt, BigUint};
+use num_rational::BigRational;
+use num_traits::One;
+
+use super::ast::{
+    ChainOp, CmpOp, Expr, ExprKind, Ident, Pat, PatKind, PowOp, TypeExpr, TypeExprKind,
+};
+use super::lexer::{self, Tok, Token};
+use crate::diag::{Diagnostic, Span};
+
+/// The deepest nesting of expressions, types, patterns and reducers the parser accepts.
+pub const MAX_DEPTH: u32 = 1000;
+
+/// Longest number literal accepted (digits), so that a huge literal cannot stall the
+/// conversion to a big integer.
+const MAX_LITERAL_DIGITS: usize = 10_000;
+
+/// Largest decimal exponent magnitude accepted (`1e10000`).
+const MAX_EXPONENT: i64 = 10_000;
+
+/// The layout column meaning "no block here": inside the parentheses of a type, a
+/// pattern or a parameter list, every token belongs to the list.
+const FREE: i64 = -1;
+
+type PResult<T> = Result<T, Box<Diagnostic>>;
+
+/// Parse a whole `.hk` file (one program is one block) into its surface tree.
+///
+/// Errors: the lexer's (unknown characters), or the first syntax error.
+pub fn parse(text: &str) -> Result<Expr, Vec<Diagnostic>> {
+    if u32::try_from(text.len()).is_err() {
+        return Err(vec![Diagnostic::new(
+            Span::default(),
+            "file is too large (limit 4 GiB)",
+        )]);
+    }
+    let toks = lexer::lex(text)?;
+    let mut p = Parser {
+        text,
+        toks,
+        pos: 0,
+        lay: FREE,
+        line_ok: 0,
+        depth: 0,
+    };
+    p.program().map_err(|d| vec![*d])
+}
+
+// Binding levels of binary operators, loosest first; prefix signs sit between `+` and `*`.
+const L_ALT: u8 = 1;
+const L_OR: u8 = 2;
+const L_AND: u8 = 3;
+const L_CMP: u8 = 4;
+const L_ANN: u8 = 5;
+const L_ADD: u8 = 6;
+const L_MUL: u8 = 8;
+const L_POW: u8 = 9;
+
+#[derive(Clone, Copy)]
+enum BinOp {
+    Chain(ChainOp),
+    Cmp(CmpOp),
+    Ann,
+    Pow(PowOp),
+}
+
+fn binop(k: Tok) -> Option<(u8, BinOp)> {
+    use BinOp::*;
+    Some(match k {
+        Tok::Alt => (L_ALT, Chain(ChainOp::Superpose)),
+        Tok::OrOr => (L_OR, Chain(ChainOp::Or)),
+        Tok::AndAnd => (L_AND, Chain(ChainOp::And)),
+        Tok::Lt => (L_CMP, Cmp(CmpOp::Lt)),
+        Tok::Gt => (L_CMP, Cmp(CmpOp::Gt)),
+        Tok::Le => (L_CMP, Cmp(CmpOp::Le)),
+        Tok::Ge => (L_CMP, Cmp(CmpOp::Ge)),
+        Tok::EqEq => (L_CMP, Cmp(CmpOp::Eq)),
+        Tok::Ne => (L_CMP, Cmp(CmpOp::Ne)),
+        Tok::Dot => (L_ANN, Ann),
+        Tok::Plus => (L_ADD, Chain(ChainOp::Add)),
+        Tok::Minus => (L_ADD, Chain(ChainOp::Sub)),
+        Tok::Star => (L_MUL, Chain(ChainOp::Mul)),
+        Tok::Slash => (L_MUL, Chain(ChainOp::Div)),
+        Tok::Caret => (L_POW, Pow(PowOp::Pow)),
+        Tok::StarStar => (L_POW, Pow(PowOp::RealPow)),
+        _ => return None,
+    })
+}
+
+/// `)`, `]` and `,`: they end every block opened inside their brackets, so layout never
+/// hides them.
+fn closer(k: Tok) -> bool {
+    matches!(k, Tok::RParen | Tok::RBracket | Tok::Comma)
+}
+
+/// What the next token is to the construct being parsed.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Look {
+    /// Part of it (same line, or a continuation line).
+    Tok(Tok),
+    /// First on a line at the current block's column: the block's next item.
+    Sep,
+    /// First on a line left of the current block's column: the block is over.
+    Close,
+    /// End of input.
+    Eof,
+}
+
+/// A statement of a block, before it is given the rest of the block as its scope.
+enum Stmt {
+    Let(Ident, Expr, u32),
+    Bind(Ident, Expr, u32),
+    Def {
+        name: Ident,
+        params: Vec<(Ident, TypeExpr)>,
+        ret: Option<TypeExpr>,
+        body: Expr,
+        start: u32,
+    },
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    /// Ends with exactly one `Eof` token.
+    toks: Vec<Token>,
+    pos: usize,
+    /// Column of the current block, or [`FREE`].
+    lay: i64,
+    /// Index of a token accepted whatever its column: the first token of a block item,
+    /// or an operand that follows a binary operator ending the previous line.
+    line_ok: usize,
+    depth: u32,
+}
+
+impl<'a> Parser<'a> {
+    // ---- tokens and layout ----
+
+    fn eof(&self) -> Token {
+        let end = u32::try_from(self.text.len()).unwrap_or(u32::MAX);
+        Token {
+            kind: Tok::Eof,
+            start: end,
+            end,
+            col: 0,
+            nl: true,
+        }
+    }
+
+    fn cur(&self) -> Token {
+        self.toks.get(self.pos).copied().unwrap_or_else(|| self.eof())
+    }
+
+    fn kind_at(&self, i: usize) -> Tok {
+        self.toks.get(i).map_or(Tok::Eof, |t| t.kind)
+    }
+
+    fn look(&self) -> Look {
+        let t = self.cur();
+        if t.kind == Tok::Eof {
+            return Look::Eof;
+        }
+        let col = i64::from(t.col);
+        if !t.nl || closer(t.kind) || self.pos == self.line_ok || col > self.lay {
+            Look::Tok(t.kind)
+        } else if col == self.lay {
+            Look::Sep
+        } else {
+            Look::Close
+        }
+    }
+
+    fn at(&self, k: Tok) -> bool {
+        self.look() == Look::Tok(k)
+    }
+
+    fn bump(&mut self) -> Token {
+        let t = self.cur();
+        if t.kind != Tok::Eof {
+            self.pos += 1;
+        }
+        t
+    }
+
+    fn text_of(&self, t: Token) -> &'a str {
+        self.text
+            .get(t.start as usize..t.end as usize)
+            .unwrap_or("")
+    }
+
+    fn describe(&self, t: Token) -> String {
+        match t.kind {
+            Tok::Ident => format!("identifier '{}'", self.text_of(t)),
+            Tok::Nat | Tok::Decimal => format!("number '{}'", self.text_of(t)),
+            Tok::Eof => "end of file".to_string(),
+            k => format!("'{}'", k.spelling().unwrap_or("?")),
+        }
+    }
+
+    /// The next token as an error message names it.
+    fn found(&self) -> String {
+        match self.look() {
+            Look::Eof => "end of file".to_string(),
+            Look::Sep | Look::Close => "newline".to_string(),
+            Look::Tok(_) => self.describe(self.cur()),
+        }
+    }
+
+    /// The previous token as an error message names it (`'+'`, `identifier 'x'`).
+    fn prev(&self) -> String {
+        match self.pos.checked_sub(1).and_then(|i| self.toks.get(i)) {
+            Some(&t) => self.describe(t),
+            None => "the start of the file".to_string(),
+        }
+    }
+
+    /// Where an error about the next token points: the token itself, or the end of the
+    /// previous one when the next token is not part of the construct (a line break).
+    fn here(&self) -> Span {
+        match self.look() {
+            Look::Tok(_) => self.cur().span(),
+            _ => {
+                let end = self
+                    .pos
+                    .checked_sub(1)
+                    .and_then(|i| self.toks.get(i))
+                    .map_or(0, |t| t.end);
+                Span { start: end, end }
+            }
+        }
+    }
+
+    fn error(&self, msg: String) -> Box<Diagnostic> {
+        Box::new(Diagnostic::new(self.here(), msg))
+    }
+
+    fn error_at(span: Span, msg: impl Into<String>) -> Box<Diagnostic> {
+        Box::new(Diagnostic::new(span, msg))
+    }
+
+    /// Consume a `k`, or fail with "expected 'k' <what> '<kw>', found ...".
+    fn expect(&mut self, k: Tok, what: &str, kw: &str) -> PResult<Token> {
+        if self.at(k) {
+            return Ok(self.bump());
+        }
+        let want = k.spelling().unwrap_or("?");
+        let found = self.found();
+        Err(self.error(if kw.is_empty() {
+            format!("expected '{want}' {what}, found {found}")
+        } else {
+            format!("expected '{want}' {what} '{kw}', found {found}")
+        }))
+    }
+
+    /// Consume the closing bracket of a list opened by `open`.
+    fn close(&mut self, open: Token, k: Tok, what: &str) -> PResult<Token> {
+        match self.look() {
+            Look::Tok(x) if x == k => Ok(self.bump()),
+            Look::Tok(_) => {
+                let want = k.spelling().unwrap_or("?");
+                Err(self.error(format!("expected '{want}' {what}, found {}", self.found())))
+            }
+            _ => Err(Self::unclosed(open)),
+        }
+    }
+
+    fn unclosed(open: Token) -> Box<Diagnostic> {
+        Self::error_at(
+            open.span(),
+            format!("unclosed '{}'", open.kind.spelling().unwrap_or("?")),
+        )
+    }
+
+    fn enter(&mut self) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.too_deep());
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    /// Fail if `extra` more levels on top of the current depth exceed the limit.
+    fn room_for(&self, extra: usize) -> PResult<()> {
+        if (self.depth as usize).saturating_add(extra) > MAX_DEPTH as usize {
+            return Err(self.too_deep());
+        }
+        Ok(())
+    }
+
+    fn too_deep(&self) -> Box<Diagnostic> {
+        Self::error_at(
+            self.cur().span(),
+            format!("expression nests too deeply (limit {MAX_DEPTH})"),
+        )
+    }
+
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        self.enter()?;
+        let r = f(self);
+        self.leave();
+        r
+    }
+
+    /// Run `f` with `lay` set (and the current token accepted), then restore the layout.
+    fn with_layout<T>(&mut self, lay: i64, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        let saved = (self.lay, self.line_ok);
+        self.lay = lay;
+        self.line_ok = self.pos;
+        let r = f(self);
+        (self.lay, self.line_ok) = saved;
+        r
+    }
+
+    // ---- blocks and statements ----
+
+    fn program(&mut self) -> PResult<Expr> {
+        if self.cur().kind == Tok::Eof {
+            return Err(Self::error_at(Span::default(), "empty program"));
+        }
+        let e = self.block()?;
+        match self.look() {
+            Look::Eof => Ok(e),
+            Look::Close => Err(Self::error_at(
+                self.cur().span(),
+                "line is indented less than the start of its block",
+            )),
+            _ => Err(self.stray()),
+        }
+    }
+
+    /// The error for a token left over after a complete construct.
+    fn stray(&self) -> Box<Diagnostic> {
+        let t = self.cur();
+        let msg = match t.kind {
+            Tok::RParen | Tok::RBracket => {
+                format!("unmatched '{}'", t.kind.spelling().unwrap_or("?"))
+            }
+            Tok::Else => "'else' without 'if'".to_string(),
+            _ if t.nl => "unexpected indentation".to_string(),
+            _ => format!(
+                "expected an operator or end of line, found {}",
+                self.describe(t)
+            ),
+        };
+        Self::error_at(t.span(), msg)
+    }
+
+    /// A block: statements at the column of its first token, then a final expression.
+    fn block(&mut self) -> PResult<Expr> {
+        let col = i64::from(self.cur().col);
+        self.with_layout(col, Self::block_items)
+    }
+
+    fn block_items(&mut self) -> PResult<Expr> {
+        let mut stmts = Vec::new();
+        loop {
+            self.line_ok = self.pos;
+            if !self.at_statement() {
+                break;
+            }
+            stmts.push(self.statement()?);
+            match self.look() {
+                Look::Sep => {}
+                Look::Tok(k) if !closer(k) => {
+                    let t = self.cur();
+                    return Err(if t.nl {
+                        Self::error_at(t.span(), "unexpected indentation")
+                    } else {
+                        Self::error_at(
+                            t.span(),
+                            format!(
+                                "expected newline after the statement, found {}",
+                                self.describe(t)
+                            ),
+                        )
+                    });
+                }
+                _ => {
+                    return Err(self.error(format!(
+                        "expected an expression on the line after the statement, found {}",
+                        self.found()
+                    )))
+                }
+            }
+        }
+        let last = self.expr()?;
+        let t = self.cur();
+        match self.look() {
+            Look::Sep => Err(Self::error_at(
+                t.span(),
+                format!(
+                    "expected end of block after its final expression, found {}",
+                    self.describe(t)
+                ),
+            )),
+            Look::Tok(k) if t.nl && !closer(k) => {
+                Err(Self::error_at(t.span(), "unexpected indentation"))
+            }
+            _ => Ok(fold(stmts, last)),
+        }
+    }
+
+    /// `x = e`, `x <~ m` (also with a reserved word for `x`, to report it) or `def`.
+    fn at_statement(&self) -> bool {
+        let k = self.cur().kind;
+        k == Tok::Def
+            || ((k == Tok::Ident || k.is_keyword())
+                && matches!(self.kind_at(self.pos + 1), Tok::Assign | Tok::Bind))
+    }
+
+    fn statement(&mut self) -> PResult<Stmt> {
+        let start = self.cur().start;
+        if self.at(Tok::Def) {
+            return self.nested(Self::def);
+        }
+        let name = self.binder("", "")?;
+        let op = self.bump();
+        let rhs = self.expr()?;
+        Ok(if op.kind == Tok::Assign {
+            Stmt::Let(name, rhs, start)
+        } else {
+            Stmt::Bind(name, rhs, start)
+        })
+    }
+
+    fn def(&mut self) -> PResult<Stmt> {
+        let kw = self.bump();
+        let name = self.binder("after", "def")?;
+        let open = self.expect(Tok::LParen, "after the name of the function in", "def")?;
+        let params = self.with_layout(FREE, |p| {
+            let mut params = Vec::new();
+            if p.at(Tok::RParen) {
+                return Err(Self::error_at(
+                    open.span().join(p.cur().span()),
+                    "expected at least one parameter in 'def', found ')'",
+                ));
+            }
+            loop {
+                let x = p.binder("for a parameter of", "def")?;
+                let ty = p.ty("after the parameter name")?;
+                params.push((x, ty));
+                match p.look() {
+                    Look::Tok(Tok::Comma) => {
+                        p.bump();
+                    }
+                    Look::Tok(Tok::RParen) => {
+                        p.bump();
+                        return Ok(params);
+                    }
+                    Look::Eof => return Err(Self::unclosed(open)),
+                    _ => {
+                        return Err(p.error(format!(
+                            "expected ',' or ')' after a parameter of 'def', found {}",
+                            p.found()
+                        )))
+                    }
+                }
+            }
+        })?;
+        let ret = match self.look() {
+            Look::Tok(Tok::Colon) => None,
+            Look::Tok(Tok::Ident | Tok::Array | Tok::LParen) => {
+                Some(self.ty("as the return type of 'def'")?)
+            }
+            _ => {
+                return Err(self.error(format!(
+                    "expected ':' after the parameters of 'def', found {}",
+                    self.found()
+                )))
+            }
+        };
+        self.expect(Tok::Colon, "after the return type of", "def")?;
+        let body = self.body(false)?;
+        Ok(Stmt::Def {
+            name,
+            params,
+            ret,
+            body,
+            start: kw.start,
+        })
+    }
+
+    /// The body after a header's `:`: the rest of the line, or an indented block on the
+    /// following lines (`same_col_ok`: `fn` bodies may also stand at the same column).
+    fn body(&mut self, same_col_ok: bool) -> PResult<Expr> {
+        let t = self.cur();
+        match self.look() {
+            Look::Tok(_) if !t.nl => {
+                if self.at_statement() {
+                    self.block()
+                } else {
+                    self.expr()
+                }
+            }
+            Look::Tok(k) if !closer(k) => self.block(),
+            Look::Sep if same_col_ok => self.block(),
+            Look::Sep => Err(Self::error_at(
+                t.span(),
+                format!(
+                    "expected an indented block after ':', found {} at the same indentation",
+                    self.describe(t)
+                ),
+            )),
+            Look::Close => Err(Self::error_at(
+                t.span(),
+                format!(
+                    "expected an indented block after ':', found {} indented less",
+                    self.describe(t)
+                ),
+            )),
+            _ => Err(self.error(format!(
+                "expected an expression after ':', found {}",
+                self.found()
+            ))),
+        }
+    }
+
+    /// A name being bound; reserved words are refused.
+    fn binder(&mut self, what: &str, kw: &str) -> PResult<Ident> {
+        let t = self.cur();
+        match self.look() {
+            Look::Tok(k) if k == Tok::Ident || k.is_keyword() => {
+                let name = self.text_of(t);
+                if k != Tok::Ident || lexer::is_reserved(name) {
+                    return Err(Self::error_at(
+                        t.span(),
+                        format!("'{name}' is reserved and cannot be used as a name"),
+                    ));
+                }
+                self.bump();
+                Ok(Ident {
+                    name: name.to_string(),
+                    span: t.span(),
+                })
+            }
+            _ => {
+                let found = self.found();
+                Err(self.error(if kw.is_empty() {
+                    format!("expected a name {what}, found {found}")
+                } else {
+                    format!("expected a name {what} '{kw}', found {found}")
+                }))
+            }
+        }
+    }
+
+    // ---- expressions ----
+
+    fn expr(&mut self) -> PResult<Expr> {
+        self.binary(L_ALT)
+    }
+
+    fn peek_binop(&self) -> Option<(u8, BinOp)> {
+        match self.look() {
+            Look::Tok(k) => binop(k),
+            _ => None,
+        }
+    }
+
+    /// Operators of level `min` or tighter, by precedence climbing. Left-associative
+    /// levels are collected into one flat chain; `^` chains are folded to the right.
+    fn binary(&mut self, min: u8) -> PResult<Expr> {
+        let mut lhs = self.unary(min)?;
+        let mut cap = u8::MAX;
+        let mut anns = 0usize;
+        while let Some((lvl, op)) = self.peek_binop() {
+            if lvl < min || lvl > cap {
+                break;
+            }
+            match op {
+                BinOp::Chain(mut c) => {
+                    let mut rest = Vec::new();
+                    loop {
+                        self.bump();
+                        let rhs = self.operand(lvl + 1)?;
+                        rest.push((c, rhs));
+                        match self.peek_binop() {
+                            Some((l, BinOp::Chain(c2))) if l == lvl => c = c2,
+                            _ => break,
+                        }
+                    }
+                    let end = rest.last().map_or(lhs.span, |(_, e)| e.span);
+                    let span = lhs.span.join(end);
+                    lhs = Expr::new(ExprKind::OpChain(Box::new(lhs), rest), span);
+                }
+                BinOp::Cmp(c) => {
+                    self.bump();
+                    let rhs = self.operand(lvl + 1)?;
+                    let span = lhs.span.join(rhs.span);
+                    lhs = Expr::new(ExprKind::Compare(c, Box::new(lhs), Box::new(rhs)), span);
+                    if let Some((_, BinOp::Cmp(_))) = self.peek_binop() {
+                        return Err(self.error(format!(
+                            "expected '&&' between comparisons, found {}",
+                            self.found()
+                        )));
+                    }
+                }
+                BinOp::Ann => {
+                    anns += 1;
+                    self.room_for(anns)?;
+                    self.bump();
+                    self.accept_next_line();
+                    let ty = self.ty("after '.'")?;
+                    let span = lhs.span.join(ty.span);
+                    lhs = Expr::new(ExprKind::Ann(Box::new(lhs), ty), span);
+                    cap = L_ANN;
+                }
+                BinOp::Pow(mut p) => {
+                    let mut operands = vec![lhs];
+                    let mut ops = Vec::new();
+                    loop {
+                        self.room_for(ops.len() + 1)?;
+                        self.bump();
+                        ops.push(p);
+                        operands.push(self.operand(L_POW + 1)?);
+                        match self.peek_binop() {
+                            Some((_, BinOp::Pow(p2))) => p = p2,
+                            _ => break,
+                        }
+                    }
+                    lhs = fold_pow(operands, ops)?;
+                }
+            }
+        }
+        Ok(lhs)
+    }
+
+    /// After a binary operator that ends a line, the operand may stand on the next line
+    /// at any column (nothing else could follow there), unless it starts a statement.
+    fn accept_next_line(&mut self) {
+        let t = self.cur();
+        if t.nl && t.kind != Tok::Eof && !self.at_statement() {
+            self.line_ok = self.pos;
+        }
+    }
+
+    fn operand(&mut self, min: u8) -> PResult<Expr> {
+        self.accept_next_line();
+        self.unary(min)
+    }
+
+    /// Prefix signs: `-e` binds looser than `*` and `^` (`-x^2` is `-(x^2)`), and may start
+    /// an operand of a tighter operator (`x * -3`).
+    fn unary(&mut self, min: u8) -> PResult<Expr> {
+        match self.look() {
+            Look::Tok(k @ (Tok::Minus | Tok::Plus)) => {
+                let op = self.bump();
+                let e = self.nested(|p| p.binary(min.max(L_MUL)))?;
+                let span = op.span().join(e.span);
+                let kind = if k == Tok::Minus {
+                    ExprKind::Neg(Box::new(e))
+                } else {
+                    ExprKind::Plus(Box::new(e))
+                };
+                Ok(Expr::new(kind, span))
+            }
+            _ => self.postfix(),
+        }
+    }
+
+    /// Calls `f(a, b)` and indexing `a[i]`, chained.
+    fn postfix(&mut self) -> PResult<Expr> {
+        let mut e = self.primary()?;
+        let saved = self.depth;
+        loop {
+            match self.look() {
+                Look::Tok(Tok::LParen) => {
+                    self.enter()?;
+                    let open = self.bump();
+                    let (args, close) = self.list(open, Tok::RParen, "an argument")?;
+                    let span = e.span.join(close.span());
+                    e = Expr::new(ExprKind::Call(Box::new(e), args), span);
+                }
+                Look::Tok(Tok::LBracket) => {
+                    self.enter()?;
+                    let open = self.bump();
+                    let idx = self.block()?;
+                    let close = self.close(open, Tok::RBracket, "after the index")?;
+                    let span = e.span.join(close.span());
+                    e = Expr::new(ExprKind::Index(Box::new(e), Box::new(idx)), span);
+                }
+                _ => break,
+            }
+        }
+        self.depth = saved;
+        Ok(e)
+    }
+
+    /// Comma-separated blocks up to `end`, after `open` was consumed.
+    fn list(&mut self, open: Token, end: Tok, what: &str) -> PResult<(Vec<Expr>, Token)> {
+        let mut items = Vec::new();
+        if self.at(end) {
+            return Ok((items, self.bump()));
+        }
+        loop {
+            if self.cur().kind == Tok::Eof {
+                return Err(Self::unclosed(open));
+            }
+            items.push(self.block()?);
+            match self.look() {
+                Look::Tok(Tok::Comma) => {
+                    self.bump();
+                }
+                Look::Tok(k) if k == end => return Ok((items, self.bump())),
+                Look::Tok(_) => {
+                    let want = end.spelling().unwrap_or("?");
+                    return Err(self.error(format!(
+                        "expected ',' or '{want}' after {what}, found {}",
+                        self.found()
+                    )));
+                }
+                _ => return Err(Self::unclosed(open)),
+            }
+        }
+    }
+
+    fn expected_expr(&self) -> Box<Diagnostic> {
+        self.error(format!(
+            "expected an expression after {}, found {}",
+            self.prev(),
+            self.found()
+        ))
+    }
+
+    fn primary(&mut self) -> PResult<Expr> {
+        let t = self.cur();
+        let Look::Tok(k) = self.look() else {
+            return Err(self.expected_expr());
+        };
+        let leaf = |kind| Ok(Expr::new(kind, t.span()));
+        match k {
+            Tok::Ident => {
+                self.bump();
+                let name = self.text_of(t);
+                if name == "inf" {
+                    return leaf(ExprKind::Infinity);
+                }
+                if name == "infinity"
+                    && self.at(Tok::LParen)
+                    && self.kind_at(self.pos + 1) == Tok::RParen
+                {
+                    self.bump();
+                    let close = self.bump();
+                    return Ok(Expr::new(ExprKind::Infinity, t.span().join(close.span())));
+                }
+                leaf(ExprKind::Var(name.to_string()))
+            }
+            Tok::Nat => {
+                self.bump();
+                leaf(ExprKind::Nat(self.nat_value(t)?))
+            }
+            Tok::Decimal => {
+                self.bump();
+                leaf(ExprKind::Decimal(self.decimal_value(t)?))
+            }
+            Tok::Infinity => {
+                self.bump();
+                leaf(ExprKind::Infinity)
+            }
+            Tok::LParen => self.nested(Self::paren),
+            Tok::LBracket => self.nested(Self::bracket),
+            Tok::If => self.nested(Self::if_expr),
+            Tok::Match => self.nested(Self::match_expr),
+            Tok::Fn => self.nested(Self::lambda),
+            Tok::Return => self.nested(|p| {
+                p.bump();
+                let e = p.binary(L_OR)?;
+                let span = t.span().join(e.span);
+                Ok(Expr::new(ExprKind::Return(Box::new(e)), span))
+            }),
+            Tok::Array | Tok::Plate => self.nested(|p| p.index_loop(k)),
+            Tok::Summate | Tok::Product | Tok::Integrate | Tok::Bucket => {
+                self.nested(|p| p.range_loop(k))
+            }
+            Tok::Chain => self.nested(Self::chain),
+            Tok::Expect => self.nested(Self::expect_expr),
+            Tok::Else => Err(Self::error_at(t.span(), "'else' without 'if'")),
+            Tok::Import | Tok::Data => Err(Self::error_at(
+                t.span(),
+                format!("'{}' is not supported", self.text_of(t)),
+            )),
+            Tok::RAdd | Tok::RNop | Tok::RIndex | Tok::RSplit | Tok::RFanout => {
+                Err(Self::error_at(
+                    t.span(),
+                    format!(
+                        "reducer '{}' is only allowed in the body of 'bucket'",
+                        self.text_of(t)
+                    ),
+                ))
+            }
+            _ => Err(self.expected_expr()),
+        }
+    }
+
+    fn nat_value(&self, t: Token) -> PResult<BigUint> {
+        let s = self.text_of(t);
+        if s.len() > MAX_LITERAL_DIGITS {
+            return Err(Self::error_at(t.span(), "number literal too large"));
+        }
+        BigUint::parse_bytes(s.as_bytes(), 10)
+            .ok_or_else(|| Self::error_at(t.span(), "malformed number literal"))
+    }
+
+    fn decimal_value(&self, t: Token) -> PResult<BigRational> {
+        decimal(self.text_of(t)).ok_or_else(|| Self::error_at(t.span(), "number literal too large"))
+    }
+
+    /// `()`, `(e)`, `(a, b, ...)` (right-nested pairs).
+    fn paren(&mut self) -> PResult<Expr> {
+        let open = self.bump();
+        let (mut items, close) = self.list(open, Tok::RParen, "an element")?;
+        let span = open.span().join(close.span());
+        let Some(mut acc) = items.pop() else {
+            return Ok(Expr::new(ExprKind::Unit, span));
+        };
+        if items.is_empty() {
+            acc.span = span;
+            return Ok(acc);
+        }
+        if let Err(mut d) = self.room_for(items.len()) {
+            d.span = open.span();
+            return Err(d);
+        }
+        while let Some(x) = items.pop() {
+            let s = x.span.join(acc.span);
+            acc = Expr::new(ExprKind::Pair(Box::new(x), Box::new(acc)), s);
+        }
+        acc.span = span;
+        Ok(acc)
+    }
+
+    fn bracket(&mut self) -> PResult<Expr> {
+        let open = self.bump();
+        let (items, close) = self.list(open, Tok::RBracket, "an element")?;
+        Ok(Expr::new(
+            ExprKind::ArrayLit(items),
+            open.span().join(close.span()),
+        ))
+    }
+
+    /// `else` after a then-branch: on the same line, on a continuation line, or at the
+    /// column of the current block (where an `if` that starts a line stands).
+    fn else_kw(&mut self, what: &str) -> PResult<Token> {
+        match self.look() {
+            Look::Tok(Tok::Else) => Ok(self.bump()),
+            Look::Sep if self.cur().kind == Tok::Else => Ok(self.bump()),
+            _ => Err(self.error(format!(
+                "expected 'else' after the then-branch of '{what}', found {}",
+                self.found()
+            ))),
+        }
+    }
+
+    fn if_expr(&mut self) -> PResult<Expr> {
+        let kw = self.bump();
+        let cond = self.expr()?;
+        self.expect(Tok::Colon, "after the condition of", "if")?;
+        let then = self.body(false)?;
+        self.else_kw("if")?;
+        self.expect(Tok::Colon, "after", "else")?;
+        let els = self.body(false)?;
+        let span = kw.span().join(els.span);
+        Ok(Expr::new(
+            ExprKind::If(Box::new(cond), Box::new(then), Box::new(els)),
+            span,
+        ))
+    }
+
+    fn match_expr(&mut self) -> PResult<Expr> {
+        let kw = self.bump();
+        let scrut = self.expr()?;
+        self.expect(Tok::Colon, "after the scrutinee of", "match")?;
+        let t = self.cur();
+        match self.look() {
+            Look::Tok(k) if !closer(k) => {}
+            Look::Sep | Look::Close => {
+                return Err(Self::error_at(
+                    t.span(),
+                    format!(
+                        "expected indented branches after 'match', found {} indented too little",
+                        self.describe(t)
+                    ),
+                ))
+            }
+            _ => {
+                return Err(self.error(format!(
+                    "expected a branch after 'match', found {}",
+                    self.found()
+                )))
+            }
+        }
+        let branches = self.with_layout(i64::from(t.col), |p| {
+            let mut branches = Vec::new();
+            loop {
+                p.line_ok = p.pos;
+                let pat = p.pat()?;
+                p.expect(Tok::Colon, "after the pattern of a branch of", "match")?;
+                let body = p.body(false)?;
+                branches.push((pat, body));
+                match p.look() {
+                    Look::Sep => {}
+                    Look::Tok(k) if p.cur().nl && !closer(k) => {
+                        return Err(Self::error_at(p.cur().span(), "unexpected indentation"))
+                    }
+                    _ => return Ok(branches),
+                }
+            }
+        })?;
+        let end = branches.last().map_or(scrut.span, |(_, b)| b.span);
+        Ok(Expr::new(
+            ExprKind::Match(Box::new(scrut), branches),
+            kw.span().join(end),
+        ))
+    }
+
+    fn lambda(&mut self) -> PResult<Expr> {
+        let kw = self.bump();
+        let x = self.binder("after", "fn")?;
+        let ty = self.ty("for the parameter of 'fn'")?;
+        self.expect(Tok::Colon, "after the parameter type of", "fn")?;
+        let body = self.body(true)?;
+        let span = kw.span().join(body.span);
+        Ok(Expr::new(ExprKind::Lam(x, ty, Box::new(body)), span))
+    }
+
+    /// `array i of n: e`, `plate i of n: m`.
+    fn index_loop(&mut self, k: Tok) -> PResult<Expr> {
+        let kw = self.bump();
+        let name = k.spelling().unwrap_or("?");
+        let i = self.binder("after", name)?;
+        self.expect(Tok::Of, "after the index of", name)?;
+        let n = self.expr()?;
+        self.expect(Tok::Colon, "after the bound of", name)?;
+        let body = self.body(false)?;
+        let span = kw.span().join(body.span);
+        let (n, body) = (Box::new(n), Box::new(body));
+        let kind = if k == Tok::Array {
+            ExprKind::Array(i, n, body)
+        } else {
+            ExprKind::Plate(i, n, body)
+        };
+        Ok(Expr::new(kind, span))
+    }
+
+    /// `summate`, `product`, `integrate`, `bucket`: `kw x from lo to hi: body`.
+    fn range_loop(&mut self, k: Tok) -> PResult<Expr> {
+        let kw = self.bump();
+        let name = k.spelling().unwrap_or("?");
+        let x = self.binder("after", name)?;
+        self.expect(Tok::From, "after the variable of", name)?;
+        let lo = Box::new(self.expr()?);
+        self.expect(Tok::To, "after the lower bound of", name)?;
+        let hi = Box::new(self.expr()?);
+        self.expect(Tok::Colon, "after the upper bound of", name)?;
+        let body = if k == Tok::Bucket {
+            self.reducer_body()?
+        } else {
+            self.body(false)?
+        };
+        let span = kw.span().join(body.span);
+        let body = Box::new(body);
+        let kind = match k {
+            Tok::Summate => ExprKind::Summate(x, lo, hi, body),
+            Tok::Product => ExprKind::Product(x, lo, hi, body),
+            Tok::Integrate => ExprKind::Integrate(x, lo, hi, body),
+            _ => ExprKind::Bucket(x, lo, hi, body),
+        };
+        Ok(Expr::new(kind, span))
+    }
+
+    /// `chain s from s0 of n: m`.
+    fn chain(&mut self) -> PResult<Expr> {
+        let kw = self.bump();
+        let s = self.binder("after", "chain")?;
+        self.expect(Tok::From, "after the variable of", "chain")?;
+        let s0 = Box::new(self.expr()?);
+        self.expect(Tok::Of, "after the initial state of", "chain")?;
+        let n = Box::new(self.expr()?);
+        self.expect(Tok::Colon, "after the length of", "chain")?;
+        let body = self.body(false)?;
+        let span = kw.span().join(body.span);
+        Ok(Expr::new(ExprKind::Chain(s, s0, n, Box::new(body)), span))
+    }
+
+    /// `expect x <~ m: e`.
+    fn expect_expr(&mut self) -> PResult<Expr> {
+        let kw = self.bump();
+        let x = self.binder("after", "expect")?;
+        self.expect(Tok::Bind, "after the variable of", "expect")?;
+        let m = Box::new(self.expr()?);
+        self.expect(Tok::Colon, "after the measure of", "expect")?;
+        let body = self.body(false)?;
+        let span = kw.span().join(body.span);
+        Ok(Expr::new(ExprKind::Expect(x, m, Box::new(body)), span))
+    }
+
+    // ---- reducers ----
+
+    /// A reducer body after `:`: the rest of the line or an indented reducer below.
+    fn reducer_body(&mut self) -> PResult<Expr> {
+        let t = self.cur();
+        match self.look() {
+            Look::Tok(_) if !t.nl => self.reducer(),
+            Look::Tok(k) if !closer(k) => self.with_layout(i64::from(t.col), |p| {
+                let r = p.reducer()?;
+                let t = p.cur();
+                match p.look() {
+                    Look::Sep => Err(Self::error_at(
+                        t.span(),
+                        format!(
+                            "expected end of block after the reducer, found {}",
+                            p.describe(t)
+                        ),
+                    )),
+                    Look::Tok(k) if t.nl && !closer(k) => {
+                        Err(Self::error_at(t.span(), "unexpected indentation"))
+                    }
+                    _ => Ok(r),
+                }
+            }),
+            _ => Err(self.error(format!(
+                "expected a reducer after ':', found {}",
+                self.found()
+            ))),
+        }
+    }
+
+    fn reducer(&mut self) -> PResult<Expr> {
+        self.nested(Self::reducer_inner)
+    }
+
+    fn reducer_inner(&mut self) -> PResult<Expr> {
+        let t = self.cur();
+        let kind = match self.look() {
+            Look::Tok(Tok::RAdd) => {
+                self.bump();
+                // `||` after a reducer is `r_fanout`'s separator, not boolean or.
+                let e = self.binary(L_AND)?;
+                let span = t.span().join(e.span);
+                return Ok(Expr::new(ExprKind::RAdd(Box::new(e)), span));
+            }
+            Look::Tok(Tok::RNop) => {
+                self.bump();
+                return Ok(Expr::new(ExprKind::RNop, t.span()));
+            }
+            Look::Tok(Tok::RIndex) => {
+                self.bump();
+                let b = self.binder("after", "r_index")?;
+                self.expect(Tok::Assign, "after the bucket name of", "r_index")?;
+                let n = Box::new(self.expr()?);
+                self.expect(Tok::Of, "after the bucket count of", "r_index")?;
+                let e = Box::new(self.expr()?);
+                self.expect(Tok::Colon, "after the bucket index of", "r_index")?;
+                ExprKind::RIndex(b, n, e, Box::new(self.reducer_body()?))
+            }
+            Look::Tok(Tok::RSplit) => {
+                self.bump();
+                let c = Box::new(self.expr()?);
+                self.expect(Tok::Colon, "after the condition of", "r_split")?;
+                let r1 = Box::new(self.reducer_body()?);
+                self.else_kw("r_split")?;
+                self.expect(Tok::Colon, "after", "else")?;
+                ExprKind::RSplit(c, r1, Box::new(self.reducer_body()?))
+            }
+            Look::Tok(Tok::RFanout) => {
+                self.bump();
+                let r1 = Box::new(self.reducer()?);
+                self.expect(Tok::OrOr, "between the reducers of", "r_fanout")?;
+                self.accept_next_line();
+                ExprKind::RFanout(r1, Box::new(self.reducer()?))
+            }
+            Look::Tok(Tok::LParen) => {
+                let open = self.bump();
+                let col = i64::from(self.cur().col);
+                let r = self.with_layout(col, Self::reducer)?;
+                let close = self.close(open, Tok::RParen, "after the reducer")?;
+                return Ok(Expr::new(r.kind, open.span().join(close.span())));
+            }
+            _ => {
+                return Err(self.error(format!(
+                    "expected a reducer (r_add, r_nop, r_index, r_split or r_fanout), found {}",
+                    self.found()
+                )))
+            }
+        };
+        let end = self
+            .pos
+            .checked_sub(1)
+            .and_then(|i| self.toks.get(i))
+            .map_or(t.end, |x| x.end);
+        Ok(Expr::new(kind, Span { start: t.start, end }))
+    }
+
+    // ---- types and patterns ----
+
+    /// A type; `->` is right-associative.
+    fn ty(&mut self, what: &str) -> PResult<TypeExpr> {
+        self.nested(|p| {
+            let a = p.ty_atom(what)?;
+            if !p.at(Tok::Arrow) {
+                return Ok(a);
+            }
+            p.bump();
+            let b = p.ty("after '->'")?;
+            let span = a.span.join(b.span);
+            Ok(TypeExpr {
+                kind: TypeExprKind::Fun(Box::new(a), Box::new(b)),
+                span,
+            })
+        })
+    }
+
+    fn ty_atom(&mut self, what: &str) -> PResult<TypeExpr> {
+        let t = self.cur();
+        match self.look() {
+            Look::Tok(Tok::Ident | Tok::Array) => {
+                self.bump();
+                let name = self.text_of(t).to_string();
+                if !self.at(Tok::LParen) {
+                    return Ok(TypeExpr {
+                        kind: TypeExprKind::Name(name),
+                        span: t.span(),
+                    });
+                }
+                let open = self.bump();
+                let (args, close) = self.with_layout(FREE, |p| {
+                    let mut args = Vec::new();
+                    loop {
+                        args.push(p.ty("as a type argument")?);
+                        match p.look() {
+                            Look::Tok(Tok::Comma) => {
+                                p.bump();
+                            }
+                            Look::Tok(Tok::RParen) => return Ok((args, p.bump())),
+                            Look::Eof => return Err(Self::unclosed(open)),
+                            _ => {
+                                return Err(p.error(format!(
+                                    "expected ',' or ')' after a type argument, found {}",
+                                    p.found()
+                                )))
+                            }
+                        }
+                    }
+                })?;
+                Ok(TypeExpr {
+                    kind: TypeExprKind::App(name, args),
+                    span: t.span().join(close.span()),
+                })
+            }
+            Look::Tok(Tok::LParen) => {
+                let open = self.bump();
+                let (inner, close) = self.with_layout(FREE, |p| {
+                    let inner = p.ty("after '('")?;
+                    Ok((inner, p.close(open, Tok::RParen, "after the type")?))
+                })?;
+                Ok(TypeExpr {
+                    kind: inner.kind,
+                    span: open.span().join(close.span()),
+                })
+            }
+            _ => Err(self.error(format!("expected a type {what}, found {}", self.found()))),
+        }
+    }
+
+    fn pat(&mut self) -> PResult<Pat> {
+        self.nested(Self::pat_inner)
+    }
+
+    fn pat_inner(&mut self) -> PResult<Pat> {
+        let t = self.cur();
+        let leaf = |kind| Ok(Pat { kind, span: t.span() });
+        match self.look() {
+            Look::Tok(Tok::Ident) => {
+                self.bump();
+                let name = self.text_of(t);
+                match name {
+                    "_" => leaf(PatKind::Wild),
+                    "true" => leaf(PatKind::Bool(true)),
+                    "false" => leaf(PatKind::Bool(false)),
+                    "nothing" => leaf(PatKind::Nothing),
+                    "left" | "right" | "just" => {
+                        let open = self.expect(Tok::LParen, "after", name)?;
+                        let (inner, close) = self.with_layout(FREE, |p| {
+                            let inner = p.pat()?;
+                            Ok((inner, p.close(open, Tok::RParen, "after the pattern")?))
+                        })?;
+                        let inner = Box::new(inner);
+                        let kind = match name {
+                            "left" => PatKind::Left(inner),
+                            "right" => PatKind::Right(inner),
+                            _ => PatKind::Just(inner),
+                        };
+                        Ok(Pat {
+                            kind,
+                            span: t.span().join(close.span()),
+                        })
+                    }
+                    _ if lexer::is_reserved(name) => Err(Self::error_at(
+                        t.span(),
+                        format!("'{name}' is reserved and cannot be used as a name"),
+                    )),
+                    _ => leaf(PatKind::Var(name.to_string())),
+                }
+            }
+            Look::Tok(Tok::LParen) => {
+                let open = self.bump();
+                let (mut items, close) = self.with_layout(FREE, |p| {
+                    let mut items = Vec::new();
+                    if p.at(Tok::RParen) {
+                        return Ok((items, p.bump()));
+                    }
+                    loop {
+                        items.push(p.pat()?);
+                        match p.look() {
+                            Look::Tok(Tok::Comma) => {
+                                p.bump();
+                            }
+                            Look::Tok(Tok::RParen) => return Ok((items, p.bump())),
+                            Look::Eof => return Err(Self::unclosed(open)),
+                            _ => {
+                                return Err(p.error(format!(
+                                    "expected ',' or ')' in a pattern, found {}",
+                                    p.found()
+                                )))
+                            }
+                        }
+                    }
+                })?;
+                let span = open.span().join(close.span());
+                let Some(mut acc) = items.pop() else {
+                    return Ok(Pat {
+                        kind: PatKind::Unit,
+                        span,
+                    });
+                };
+                self.room_for(items.len())?;
+                while let Some(x) = items.pop() {
+                    let s = x.span.join(acc.span);
+                    acc = Pat {
+                        kind: PatKind::Pair(Box::new(x), Box::new(acc)),
+                        span: s,
+                    };
+                }
+                acc.span = span;
+                Ok(acc)
+            }
+            Look::Tok(k) if k.is_keyword() => Err(Self::error_at(
+                t.span(),
+                format!("expected a pattern, found {}", self.describe(t)),
+            )),
+            _ => Err(self.error(format!("expected a pattern, found {}", self.found()))),
+        }
+    }
+}
+
+/// Give each statement the rest of its block as its scope, innermost first (a loop, so
+/// a block of any length folds without recursion).
+fn fold(stmts: Vec<Stmt>, last: Expr) -> Expr {
+    let mut acc = last;
+    for st in stmts.into_iter().rev() {
+        let end = acc.span.end;
+        let (kind, start) = match st {
+            Stmt::Let(x, e, start) => (ExprKind::Let(x, Box::new(e), Box::new(acc)), start),
+            Stmt::Bind(x, e, start) => (ExprKind::Bind(x, Box::new(e), Box::new(acc)), start),
+            Stmt::Def {
+                name,
+                params,
+                ret,
+                body,
+                start,
+            } => (
+                ExprKind::Def {
+                    name,
+                    params,
+                    ret,
+                    body: Box::new(body),
+                    rest: Box::new(acc),
+                },
+                start,
+            ),
+        };
+        acc = Expr::new(kind, Span { start, end });
+    }
+    acc
+}
+
+/// `a ^ b ^ c` from its operands and operators: right-associative.
+fn fold_pow(mut operands: Vec<Expr>, mut ops: Vec<PowOp>) -> PResult<Expr> {
+    let Some(mut acc) = operands.pop() else {
+        return Err(Box::new(Diagnostic::new(
+            Span::default(),
+            "internal error: empty power chain",
+        )));
+    };
+    while let (Some(l), Some(op)) = (operands.pop(), ops.pop()) {
+        let span = l.span.join(acc.span);
+        acc = Expr::new(ExprKind::Pow(op, Box::new(l), Box::new(acc)), span);
+    }
+    Ok(acc)
+}
+
+/// The exact value of a decimal literal (`2.5e+2`), or `None` if it is too large.
+fn decimal(s: &str) -> Option<BigRational> {
+    let (mant, exp) = match s.find(['e', 'E']) {
+        Some(i) => (s.get(..i)?, s.get(i + 1..)?.parse::<i64>().ok()?),
+        None => (s, 0),
+    };
+    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+    if int.len() + frac.len() > MAX_LITERAL_DIGITS || !(-MAX_EXPONENT..=MAX_EXPONENT).contains(&exp)
+    {
+        return None;
+    }
+    let mut digits = String::with_capacity(int.len() + frac.len());
+    digits.push_str(int);
+    digits.push_str(frac);
+    let num = BigUint::parse_bytes(digits.as_bytes(), 10)?;
+    let scale = exp - i64::try_from(frac.len()).ok()?;
+    let ten = BigUint::from(10u32);
+    let pow = ten.pow(u32::try_from(scale.unsigned_abs()).ok()?);
+    let (n, d) = if scale >= 0 {
+        (num * pow, BigUint::one())
+    } else {
+        (num, pow)
+    };
+    Some(BigRational::new(BigInt::from(n), BigInt::from(d)))
+}
