@@ -965,7 +965,12 @@ impl Gen<'_> {
                 self.store.intern(Node::Superpose(ms), ty.clone())
             }
             Opt::Bind => {
-                let t = self.data_type(1);
+                // Now and then the type a `chain` gives, which other requests rarely ask for.
+                let t = if self.chance(8) {
+                    Type::pair(Type::array(self.numeric()), self.numeric())
+                } else {
+                    self.data_type(1)
+                };
                 let m = self.expr(&Type::measure(t.clone()), Pos::ANY, d);
                 let x = self.fresh(t);
                 self.scope.push(x);
