@@ -9,12 +9,33 @@
 //! to `T`: equal types are fine; a type strictly below `T` in the numeric lattice
 //! (`nat < int < real`, `nat < prob < real`) gets `Coerce(safe, _)`, except that a literal
 //! is re-typed (`Lit(v) : T`, never `Coerce(_, Lit)`); anything else is
-//! `expected T, found U`. The forms that pass `T` down instead of inferring are: blocks
-//! (`x = e`, `x <~ m`, `def`, `fn`: their body), `if` and `match` branches, `return e` /
-//! `dirac(e)` (against `measure(T)`), `weight(w, m)` (its measure), `<|>` operands,
-//! `left`/`right`/`just`, `reject`, `nothing`, pairs, array literals (elements),
-//! `array i of n: e` (its body), `plate` and `chain` bodies, `simplify`/`summarize`, and
-//! `e. T` (which checks `e` against `T`). Everything else is inferred and then fitted.
+//! `expected T, found U`.
+//!
+//! Positions checked against a fixed type (so a printer may write a bare literal there):
+//! arguments of primitive measures (`Dist::param_types`) and of fixed-type built-ins
+//! (`exp` real, `log` prob, `sqrt` prob, `natroot` prob and nat, `gammaFunc` real,
+//! `betaFunc` prob and prob, `choose` nat and nat, trigonometric real, `not` / `xor` / ...
+//! bool), `a ** b` (prob, real), the exponent of `a ^ n` (nat), `weight(w, m)` and
+//! `factor(w)` (w prob), `observe(m, v)` (v against m's element type), the explicit
+//! coercions (their source type), `reduce(f, z, a)` (z against a's element type), index
+//! `a[i]` (nat), the sizes of `array`, `plate`, `chain` and the `n` and `e` of
+//! `r_index b = n of e` (nat), `integrate` bounds (real) and body (prob), `if` and
+//! `r_split` conditions and `&&` / `||` operands (bool), arguments of user functions
+//! (their parameter type), the body of a `def` with a result type.
+//!
+//! Forms that pass an expected type down instead of inferring: blocks (`x = e`, `x <~ m`,
+//! `def`, `fn`: their final expression), `if` and `match` branches, `return e` /
+//! `dirac(e)` (e against T when expecting `measure(T)`), `weight(w, m)` (m), `<|>`
+//! operands, `left` / `right` / `just`, `reject`, `nothing`, pairs (componentwise), array
+//! literals (each element against T when expecting `array(T)`), `array i of n: e` (e),
+//! `plate` and `chain` bodies, `simplify` / `summarize`, and `e. T` (which checks `e`
+//! against `T`). Everything else is inferred and then fitted.
+//!
+//! In infer mode, `if` and `match` branches, array-literal elements and `<|>` operands
+//! are inferred (literals with their natural types); numeric types are joined, other
+//! types must be equal; each is then fitted to that type. A branch that cannot be
+//! inferred on its own (`reject`, `nothing`, `[]`, `left(..)`, `right(..)`) is checked
+//! against the type of the others.
 //!
 //! # Literals
 //! `3` is a nat literal, `0.5` a prob literal. Literal-only subtrees are folded before any
@@ -44,7 +65,7 @@ mod call;
 mod forms;
 mod lit;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use rustc_hash::FxHashMap;
 

@@ -18,11 +18,15 @@
 //! Architecture invariant: this crate does no IO and knows nothing of what measures
 //! mean beyond their syntax and types (sampling and integration live in `slic-measure`).
 
+pub mod alpha;
 pub mod diag;
 pub mod elab;
+pub mod front;
+pub mod print;
 pub mod syntax;
 pub mod term;
 pub mod types;
+pub mod verify;
 
 pub use diag::{Diagnostic, LineIndex, Span};
 pub use term::{Dist, Node, Pattern, Prim, Store, TermId, Transform, VarId, VarInfo};

@@ -393,7 +393,8 @@ pub enum Node {
     /// `plate i of n: m`: i scopes over m.
     Plate(VarId, TermId, TermId),
     /// `chain s from s0 of n: m`: runs n steps from state s0; m : measure(pair(a, S)) with
-    /// s : S in scope; the result is measure(pair(array(a), S)).
+    /// s : S in scope; the result is measure(pair(array(a), S)). Children in source
+    /// order: `Chain(s, s0, n, m)`.
     Chain(VarId, TermId, TermId, TermId),
     /// A primitive measure applied to its arguments.
     Dist(Dist, Vec<TermId>),

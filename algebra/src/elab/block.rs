@@ -215,13 +215,7 @@ impl Elab<'_> {
             self.infer(e)?;
             return Err(Failed);
         };
-        let target = if known.iter().all(Type::is_numeric) {
-            known.iter().skip(1).fold(first.clone(), |j, t| {
-                j.numeric_join(t).unwrap_or(Type::Real)
-            })
-        } else {
-            first.clone()
-        };
+        let target = branch_type(first, &known);
         let mut out = Vec::with_capacity(items.len());
         for (e, t) in items.iter().zip(done) {
             let r = match t {
@@ -351,13 +345,7 @@ impl Elab<'_> {
             }
             return Err(Failed);
         };
-        let target = if known.iter().all(Type::is_numeric) {
-            known.iter().skip(1).fold(first.clone(), |j, t| {
-                j.numeric_join(t).unwrap_or(Type::Real)
-            })
-        } else {
-            first.clone()
-        };
+        let target = branch_type(first, &known);
         let mut failed = false;
         for (((_, body), (_, binds)), slot) in arms.iter().zip(pats).zip(bodies.iter_mut()) {
             let r = match *slot {
@@ -429,6 +417,17 @@ impl Elab<'_> {
                 return Err(self.err(p.span, format!("pattern '{text}' does not match type {ty}")));
             }
         })
+    }
+}
+
+/// The one type of several branches: the join if all are numeric, else the first's.
+fn branch_type(first: &Type, all: &[Type]) -> Type {
+    if all.iter().all(Type::is_numeric) {
+        all.iter().fold(first.clone(), |j, t| {
+            j.numeric_join(t).unwrap_or(Type::Real)
+        })
+    } else {
+        first.clone()
     }
 }
 

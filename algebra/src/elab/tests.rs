@@ -56,7 +56,7 @@ fn ret(x: Expr) -> Expr {
 }
 
 /// A core term as compact text: literals with their types, other nodes by constructor.
-pub(super) fn show(s: &Store, t: TermId) -> String {
+pub(crate) fn show(s: &Store, t: TermId) -> String {
     let args = |xs: &[TermId]| {
         xs.iter()
             .map(|&x| show(s, x))
@@ -65,6 +65,7 @@ pub(super) fn show(s: &Store, t: TermId) -> String {
     };
     match s.node(t) {
         Node::Var(v) => s.var_name(*v).to_string(),
+        Node::Bool(b) => b.to_string(),
         Node::Lit(v) => format!("Lit({v}):{}", s.ty(t)),
         Node::Prim(p, xs) => format!("{p:?}[{}]", args(xs)),
         Node::Coerce(c, x) => format!("Coerce({}, {})", c.name(), show(s, *x)),

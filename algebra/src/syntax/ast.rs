@@ -233,3 +233,28 @@ impl Expr {
         Expr { kind, span }
     }
 }
+
+/// A block's statements nest to the right (`Let(x, e, Let(y, f, ...))`), one level per
+/// line, so the derived recursive drop would overflow the stack on a long program. This
+/// drop walks that spine (`Let`/`Bind` bodies, `Def` rests) in a loop; every other path
+/// down the tree is bounded by the parser's nesting limit. (Because of this impl, take a
+/// node's fields by reference or with `std::mem::replace`, not by moving out.)
+impl Drop for Expr {
+    fn drop(&mut self) {
+        let mut next = take_rest(&mut self.kind);
+        while let Some(mut e) = next {
+            next = take_rest(&mut e.kind);
+        }
+    }
+}
+
+/// Detach the rest of the block below a statement node, leaving `()` in its place.
+fn take_rest(kind: &mut ExprKind) -> Option<Expr> {
+    match kind {
+        ExprKind::Let(_, _, rest) | ExprKind::Bind(_, _, rest) | ExprKind::Def { rest, .. } => {
+            let unit = Expr::new(ExprKind::Unit, Span::default());
+            Some(std::mem::replace(&mut **rest, unit))
+        }
+        _ => None,
+    }
+}

@@ -353,44 +353,53 @@ pub fn lex(text: &str) -> Result<Vec<Token>, Vec<Diagnostic>> {
             },
             b'&' if bytes.get(i + 1) == Some(&b'&') => punct(&mut i, 2, Tok::AndAnd),
             b'|' if bytes.get(i + 1) == Some(&b'|') => punct(&mut i, 2, Tok::OrOr),
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
+                // ASCII fast path; a non-ASCII letter inside the name falls back below.
+                let mut j = i + 1;
+                while bytes
+                    .get(j)
+                    .is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'\'')
+                {
+                    j += 1;
+                }
+                i = if bytes.get(j).is_some_and(|&c| c >= 0x80) {
+                    name_end(text, i)
+                } else {
+                    j
+                };
+                keyword(text.get(start..i).unwrap_or("")).unwrap_or(Tok::Ident)
+            }
             _ => {
                 let rest = text.get(i..).unwrap_or("");
                 let Some(c) = rest.chars().next() else { break };
                 if ident_start(c) {
-                    let len = rest
-                        .char_indices()
-                        .find(|&(_, c)| !ident_continue(c))
-                        .map_or(rest.len(), |(n, _)| n);
-                    let name = rest.get(..len).unwrap_or("");
-                    i += len;
-                    let width = u32::try_from(name.chars().count()).unwrap_or(u32::MAX);
-                    let kind = keyword(name).unwrap_or(Tok::Ident);
-                    push(&mut toks, kind, start, i, col, nl);
-                    col = col.saturating_add(width);
-                    nl = false;
-                    continue;
-                }
-                i += c.len_utf8();
-                if c == '∞' {
-                    Tok::Infinity
+                    i = name_end(text, i);
+                    keyword(text.get(start..i).unwrap_or("")).unwrap_or(Tok::Ident)
                 } else {
-                    if errors.len() < MAX_ERRORS {
-                        errors.push(Diagnostic::new(
-                            Span::new(start, i),
-                            format!("unknown character '{}'", c.escape_debug()),
-                        ));
+                    i += c.len_utf8();
+                    if c == '∞' {
+                        Tok::Infinity
+                    } else {
+                        if errors.len() < MAX_ERRORS {
+                            errors.push(Diagnostic::new(
+                                Span::new(start, i),
+                                format!("unknown character '{}'", c.escape_debug()),
+                            ));
+                        }
+                        col = col.saturating_add(1);
+                        continue;
                     }
-                    col = col.saturating_add(1);
-                    continue;
                 }
             }
         };
-        // Every token above except names is ASCII apart from `∞`, one column wide.
-        let width = if kind == Tok::Infinity {
-            1
+        // A token is as many columns wide as it has characters.
+        let token = bytes.get(start..i).unwrap_or(&[]);
+        let width = if token.is_ascii() {
+            token.len()
         } else {
-            u32::try_from(i - start).unwrap_or(u32::MAX)
+            text.get(start..i).map_or(1, |t| t.chars().count())
         };
+        let width = u32::try_from(width).unwrap_or(u32::MAX);
         push(&mut toks, kind, start, i, col, nl);
         col = col.saturating_add(width);
         nl = false;
@@ -400,6 +409,15 @@ pub fn lex(text: &str) -> Result<Vec<Token>, Vec<Diagnostic>> {
     }
     push(&mut toks, Tok::Eof, bytes.len(), bytes.len(), 0, true);
     Ok(toks)
+}
+
+/// The end of the name that starts at `i`.
+fn name_end(text: &str, i: usize) -> usize {
+    let rest = text.get(i..).unwrap_or("");
+    i + rest
+        .char_indices()
+        .find(|&(_, c)| !ident_continue(c))
+        .map_or(rest.len(), |(n, _)| n)
 }
 
 fn punct(i: &mut usize, len: usize, kind: Tok) -> Tok {
@@ -515,7 +533,9 @@ mod tests {
 
     #[test]
     fn reserved_words() {
-        for w in ["if", "def", "dirac", "observe", "simplify", "true", "inf", "r_nop"] {
+        for w in [
+            "if", "def", "dirac", "observe", "simplify", "true", "inf", "r_nop",
+        ] {
             assert!(is_reserved(w), "{w}");
         }
         for w in ["x", "normal", "left", "pi", "infinity", "_"] {

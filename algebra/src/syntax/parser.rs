@@ -14,8 +14,10 @@
 //! collected in loops into flat [`ExprKind::OpChain`] nodes; statement sequences are
 //! collected in a loop and folded into nested `Let`/`Bind`/`Def` afterwards; any
 //! construct that would build a tree deeper than the limit (long `^` chains, chained
-//! `a[i][j]...`, long tuples, repeated annotations) is refused. The first error stops the
-//! parse (recovery would mostly report follow-on noise).
+//! `a[i][j]...`, long tuples, repeated annotations) is refused. Each nesting step checks
+//! the remaining stack and moves to a fresh segment when it runs low ([`grow`]), so the
+//! limit holds on small thread stacks and in unoptimised builds too. The first error stops
+//! the parse (recovery would mostly report follow-on noise).
 //!
 //! It must not resolve names, check types or fold literals: that is the elaborator's job.
 
@@ -44,6 +46,24 @@ const MAX_EXPONENT: i64 = 10_000;
 const FREE: i64 = -1;
 
 type PResult<T> = Result<T, Box<Diagnostic>>;
+
+/// Stack that must be left before a nesting step runs on the current stack. One nesting
+/// level costs a few KiB of stack in release builds and up to ~20 KiB unoptimised, so
+/// [`MAX_DEPTH`] levels do not fit in a 2 MiB thread stack: [`grow`] moves the parse to a
+/// fresh heap-allocated stack segment when the current one runs low.
+const RED_ZONE: usize = if cfg!(debug_assertions) {
+    256 << 10
+} else {
+    64 << 10
+};
+
+/// Size of each extra stack segment.
+const STACK_SEGMENT: usize = 4 << 20;
+
+/// Run `f`, on a new stack segment if the current stack is nearly used up.
+fn grow<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, f)
+}
 
 /// Parse a whole `.hk` file (one program is one block) into its surface tree.
 ///
@@ -168,7 +188,10 @@ impl<'a> Parser<'a> {
     }
 
     fn cur(&self) -> Token {
-        self.toks.get(self.pos).copied().unwrap_or_else(|| self.eof())
+        self.toks
+            .get(self.pos)
+            .copied()
+            .unwrap_or_else(|| self.eof())
     }
 
     fn kind_at(&self, i: usize) -> Tok {
@@ -320,7 +343,7 @@ impl<'a> Parser<'a> {
 
     fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
         self.enter()?;
-        let r = f(self);
+        let r = grow(|| f(self));
         self.leave();
         r
     }
@@ -341,14 +364,18 @@ impl<'a> Parser<'a> {
         if self.cur().kind == Tok::Eof {
             return Err(Self::error_at(Span::default(), "empty program"));
         }
+        let first = self.cur();
         let e = self.block()?;
-        match self.look() {
-            Look::Eof => Ok(e),
-            Look::Close => Err(Self::error_at(
-                self.cur().span(),
+        let t = self.cur();
+        if t.kind == Tok::Eof {
+            Ok(e)
+        } else if t.nl && t.col < first.col {
+            Err(Self::error_at(
+                t.span(),
                 "line is indented less than the start of its block",
-            )),
-            _ => Err(self.stray()),
+            ))
+        } else {
+            Err(self.stray())
         }
     }
 
@@ -372,7 +399,7 @@ impl<'a> Parser<'a> {
     /// A block: statements at the column of its first token, then a final expression.
     fn block(&mut self) -> PResult<Expr> {
         let col = i64::from(self.cur().col);
-        self.with_layout(col, Self::block_items)
+        grow(|| self.with_layout(col, Self::block_items))
     }
 
     fn block_items(&mut self) -> PResult<Expr> {
@@ -398,6 +425,13 @@ impl<'a> Parser<'a> {
                             ),
                         )
                     });
+                }
+                Look::Close => {
+                    return Err(Self::error_at(
+                        self.cur().span(),
+                        "expected an expression after the statement, found a line indented \
+                         less than the start of its block",
+                    ))
                 }
                 _ => {
                     return Err(self.error(format!(
@@ -660,16 +694,16 @@ impl<'a> Parser<'a> {
 
     fn operand(&mut self, min: u8) -> PResult<Expr> {
         self.accept_next_line();
-        self.unary(min)
+        self.binary(min)
     }
 
     /// Prefix signs: `-e` binds looser than `*` and `^` (`-x^2` is `-(x^2)`), and may start
     /// an operand of a tighter operator (`x * -3`).
     fn unary(&mut self, min: u8) -> PResult<Expr> {
         match self.look() {
-            Look::Tok(k @ (Tok::Minus | Tok::Plus)) => {
-                let op = self.bump();
-                let e = self.nested(|p| p.binary(min.max(L_MUL)))?;
+            Look::Tok(k @ (Tok::Minus | Tok::Plus)) => self.nested(|p| {
+                let op = p.bump();
+                let e = p.binary(min.max(L_MUL))?;
                 let span = op.span().join(e.span);
                 let kind = if k == Tok::Minus {
                     ExprKind::Neg(Box::new(e))
@@ -677,7 +711,7 @@ impl<'a> Parser<'a> {
                     ExprKind::Plus(Box::new(e))
                 };
                 Ok(Expr::new(kind, span))
-            }
+            }),
             _ => self.postfix(),
         }
     }
@@ -1096,9 +1130,10 @@ impl<'a> Parser<'a> {
             Look::Tok(Tok::LParen) => {
                 let open = self.bump();
                 let col = i64::from(self.cur().col);
-                let r = self.with_layout(col, Self::reducer)?;
+                let mut r = self.with_layout(col, Self::reducer)?;
                 let close = self.close(open, Tok::RParen, "after the reducer")?;
-                return Ok(Expr::new(r.kind, open.span().join(close.span())));
+                r.span = open.span().join(close.span());
+                return Ok(r);
             }
             _ => {
                 return Err(self.error(format!(
@@ -1112,7 +1147,13 @@ impl<'a> Parser<'a> {
             .checked_sub(1)
             .and_then(|i| self.toks.get(i))
             .map_or(t.end, |x| x.end);
-        Ok(Expr::new(kind, Span { start: t.start, end }))
+        Ok(Expr::new(
+            kind,
+            Span {
+                start: t.start,
+                end,
+            },
+        ))
     }
 
     // ---- types and patterns ----
@@ -1192,7 +1233,12 @@ impl<'a> Parser<'a> {
 
     fn pat_inner(&mut self) -> PResult<Pat> {
         let t = self.cur();
-        let leaf = |kind| Ok(Pat { kind, span: t.span() });
+        let leaf = |kind| {
+            Ok(Pat {
+                kind,
+                span: t.span(),
+            })
+        };
         match self.look() {
             Look::Tok(Tok::Ident) => {
                 self.bump();
@@ -1347,4 +1393,670 @@ fn decimal(s: &str) -> Option<BigRational> {
         (num, pow)
     };
     Some(BigRational::new(BigInt::from(n), BigInt::from(d)))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Write;
+
+    use super::*;
+    use crate::diag::LineIndex;
+
+    /// The tree as an s-expression: `(let x e body)`, chains as `(a + b - c)`.
+    fn sx(e: &Expr) -> String {
+        let mut out = String::new();
+        expr_sx(&mut out, e);
+        out
+    }
+
+    fn list(out: &mut String, head: &str, ids: &[&Ident], es: &[&Expr]) {
+        out.push('(');
+        out.push_str(head);
+        for x in ids {
+            out.push(' ');
+            out.push_str(&x.name);
+        }
+        for e in es {
+            out.push(' ');
+            expr_sx(out, e);
+        }
+        out.push(')');
+    }
+
+    fn ty_sx(t: &TypeExpr) -> String {
+        match &t.kind {
+            TypeExprKind::Name(n) => n.clone(),
+            TypeExprKind::App(n, args) => {
+                let args: Vec<String> = args.iter().map(ty_sx).collect();
+                format!("{n}({})", args.join(", "))
+            }
+            TypeExprKind::Fun(a, b) => format!("({} -> {})", ty_sx(a), ty_sx(b)),
+        }
+    }
+
+    fn pat_sx(p: &Pat) -> String {
+        match &p.kind {
+            PatKind::Wild => "_".into(),
+            PatKind::Var(x) => x.clone(),
+            PatKind::Unit => "()".into(),
+            PatKind::Bool(b) => b.to_string(),
+            PatKind::Pair(a, b) => format!("(pair {} {})", pat_sx(a), pat_sx(b)),
+            PatKind::Left(a) => format!("(left {})", pat_sx(a)),
+            PatKind::Right(a) => format!("(right {})", pat_sx(a)),
+            PatKind::Just(a) => format!("(just {})", pat_sx(a)),
+            PatKind::Nothing => "nothing".into(),
+        }
+    }
+
+    fn chain_op(op: ChainOp) -> &'static str {
+        match op {
+            ChainOp::Add => "+",
+            ChainOp::Sub => "-",
+            ChainOp::Mul => "*",
+            ChainOp::Div => "/",
+            ChainOp::And => "&&",
+            ChainOp::Or => "||",
+            ChainOp::Superpose => "<|>",
+        }
+    }
+
+    fn expr_sx(out: &mut String, e: &Expr) {
+        use ExprKind::*;
+        match &e.kind {
+            Var(x) => out.push_str(x),
+            Nat(n) => write!(out, "{n}").unwrap_or(()),
+            Decimal(r) => write!(out, "#{r}").unwrap_or(()),
+            Infinity => out.push('∞'),
+            Unit => out.push_str("()"),
+            Pair(a, b) => list(out, "pair", &[], &[a, b]),
+            ArrayLit(xs) => {
+                out.push('[');
+                for (i, x) in xs.iter().enumerate() {
+                    if i > 0 {
+                        out.push(' ');
+                    }
+                    expr_sx(out, x);
+                }
+                out.push(']');
+            }
+            Call(f, args) => {
+                let mut es: Vec<&Expr> = vec![f];
+                es.extend(args.iter());
+                list(out, "call", &[], &es);
+            }
+            Index(a, i) => list(out, "idx", &[], &[a, i]),
+            OpChain(first, rest) => {
+                out.push('(');
+                expr_sx(out, first);
+                for (op, x) in rest {
+                    write!(out, " {} ", chain_op(*op)).unwrap_or(());
+                    expr_sx(out, x);
+                }
+                out.push(')');
+            }
+            Pow(op, a, b) => {
+                let head = if *op == PowOp::Pow { "^" } else { "**" };
+                list(out, head, &[], &[a, b]);
+            }
+            Neg(a) => list(out, "neg", &[], &[a]),
+            Plus(a) => list(out, "pos", &[], &[a]),
+            Compare(op, a, b) => {
+                let head = match op {
+                    CmpOp::Lt => "<",
+                    CmpOp::Gt => ">",
+                    CmpOp::Le => "<=",
+                    CmpOp::Ge => ">=",
+                    CmpOp::Eq => "==",
+                    CmpOp::Ne => "/=",
+                };
+                list(out, head, &[], &[a, b]);
+            }
+            Ann(a, t) => {
+                out.push_str("(ann ");
+                expr_sx(out, a);
+                write!(out, " {})", ty_sx(t)).unwrap_or(());
+            }
+            If(c, a, b) => list(out, "if", &[], &[c, a, b]),
+            Match(s, branches) => {
+                out.push_str("(match ");
+                expr_sx(out, s);
+                for (p, b) in branches {
+                    write!(out, " ({} ", pat_sx(p)).unwrap_or(());
+                    expr_sx(out, b);
+                    out.push(')');
+                }
+                out.push(')');
+            }
+            Let(x, a, b) => list(out, "let", &[x], &[a, b]),
+            Bind(x, a, b) => list(out, "bind", &[x], &[a, b]),
+            Def {
+                name,
+                params,
+                ret,
+                body,
+                rest,
+            } => {
+                write!(out, "(def {} (", name.name).unwrap_or(());
+                for (i, (x, t)) in params.iter().enumerate() {
+                    let sep = if i > 0 { " " } else { "" };
+                    write!(out, "{sep}({} {})", x.name, ty_sx(t)).unwrap_or(());
+                }
+                let ret = ret.as_ref().map_or("_".to_string(), ty_sx);
+                write!(out, ") {ret} ").unwrap_or(());
+                expr_sx(out, body);
+                out.push(' ');
+                expr_sx(out, rest);
+                out.push(')');
+            }
+            Lam(x, t, b) => {
+                write!(out, "(fn {} {} ", x.name, ty_sx(t)).unwrap_or(());
+                expr_sx(out, b);
+                out.push(')');
+            }
+            Return(a) => list(out, "return", &[], &[a]),
+            Array(i, n, b) => list(out, "array", &[i], &[n, b]),
+            Plate(i, n, b) => list(out, "plate", &[i], &[n, b]),
+            Summate(i, a, b, c) => list(out, "summate", &[i], &[a, b, c]),
+            Product(i, a, b, c) => list(out, "product", &[i], &[a, b, c]),
+            Integrate(i, a, b, c) => list(out, "integrate", &[i], &[a, b, c]),
+            Chain(i, a, b, c) => list(out, "chain", &[i], &[a, b, c]),
+            Bucket(i, a, b, c) => list(out, "bucket", &[i], &[a, b, c]),
+            RAdd(a) => list(out, "r_add", &[], &[a]),
+            RNop => out.push_str("r_nop"),
+            RIndex(b, n, i, r) => list(out, "r_index", &[b], &[n, i, r]),
+            RSplit(c, a, b) => list(out, "r_split", &[], &[c, a, b]),
+            RFanout(a, b) => list(out, "r_fanout", &[], &[a, b]),
+            Expect(x, m, b) => list(out, "expect", &[x], &[m, b]),
+        }
+    }
+
+    /// The parse of `input` as an s-expression, or `error L:C: message`.
+    fn show(input: &str) -> String {
+        match parse(input) {
+            Ok(e) => sx(&e),
+            Err(ds) => {
+                let d = &ds[0];
+                let (l, c) = LineIndex::new(input).line_col(input, d.span.start as usize);
+                format!("error {l}:{c}: {}", d.message)
+            }
+        }
+    }
+
+    fn check(input: &str, expect: &str) {
+        assert_eq!(show(input), expect, "parsing {input:?}");
+    }
+
+    #[test]
+    fn atoms_and_literals() {
+        #[rustfmt::skip]
+        let cases: &[(&str, &str)] = &[
+            ("x", "x"),
+            ("θ", "θ"),
+            ("x'", "x'"),
+            ("42", "42"),
+            ("0.5", "#1/2"),
+            ("1.0", "#1"),
+            ("5e-9", "#1/200000000"),
+            ("1e3", "#1000"),
+            ("2.5e+2", "#250"),
+            ("0.125E1", "#5/4"),
+            ("∞", "∞"),
+            ("inf", "∞"),
+            ("infinity()", "∞"),
+            ("infinity", "infinity"),
+            ("-∞", "(neg ∞)"),
+            ("()", "()"),
+            ("(x)", "x"),
+            ("((x))", "x"),
+            ("(a, b)", "(pair a b)"),
+            ("(a, b, c)", "(pair a (pair b c))"),
+            ("[]", "[]"),
+            ("[a, b]", "[a b]"),
+            ("[true, false][i]", "(idx [true false] i)"),
+            ("a[i][j]", "(idx (idx a i) j)"),
+            ("f()", "(call f)"),
+            ("f(x, y)", "(call f x y)"),
+            ("f(x)(y)", "(call (call f x) y)"),
+            ("size(a)[0]", "(idx (call size a) 0)"),
+            ("reject", "reject"),
+            ("dirac(x)", "(call dirac x)"),
+            ("observe(normal(x, 1), t[i])", "(call observe (call normal x 1) (idx t i))"),
+        ];
+        for (i, e) in cases {
+            check(i, e);
+        }
+    }
+
+    #[test]
+    fn precedence() {
+        #[rustfmt::skip]
+        let cases: &[(&str, &str)] = &[
+            ("-x^2", "(neg (^ x 2))"),
+            ("a - b - c", "(a - b - c)"),
+            ("a + b * c - d", "(a + (b * c) - d)"),
+            ("1/2*x", "(1 / 2 * x)"),
+            ("-1/2", "(neg (1 / 2))"),
+            ("+0/1", "(pos (0 / 1))"),
+            ("x * -3", "(x * (neg 3))"),
+            ("x * -a * b", "(x * (neg a) * b)"),
+            ("a - -b", "(a - (neg b))"),
+            ("-a + b", "((neg a) + b)"),
+            ("- -a", "(neg (neg a))"),
+            ("a ^ b ^ c", "(^ a (^ b c))"),
+            ("a ** b ^ c", "(** a (^ b c))"),
+            ("2 ^ -1", "(^ 2 (neg 1))"),
+            ("a * b ^ c", "(a * (^ b c))"),
+            ("(a + b) * c", "((a + b) * c)"),
+            ("(a + b) + c", "((a + b) + c)"),
+            ("a < b && c || d", "(((< a b) && c) || d)"),
+            ("a || b && c", "(a || (b && c))"),
+            ("a == b + 1", "(== a (b + 1))"),
+            ("a /= b", "(/= a b)"),
+            ("a <= b", "(<= a b)"),
+            ("a >= b", "(>= a b)"),
+            ("3 < x && x < 7", "((< 3 x) && (< x 7))"),
+            ("m1 <|> m2 <|> m3", "(m1 <|> m2 <|> m3)"),
+            ("a || b <|> c", "((a || b) <|> c)"),
+            ("reject. measure(nat)", "(ann reject measure(nat))"),
+            ("reject.measure(nat)", "(ann reject measure(nat))"),
+            ("x. real + 1 < 2", "error 1:9: expected an operator or end of line, found '+'"),
+            ("a + b. real", "(ann (a + b) real)"),
+            ("a + b. real < c", "(< (ann (a + b) real) c)"),
+            ("1. nat", "(ann 1 nat)"),
+            ("x. (real)", "(ann x real)"),
+            ("x. array(real)", "(ann x array(real))"),
+            ("f. real -> real", "(ann f (real -> real))"),
+            ("f. nat -> real -> prob", "(ann f (nat -> (real -> prob)))"),
+            ("f. (nat -> real) -> prob", "(ann f ((nat -> real) -> prob))"),
+            ("x. pair(real, either(unit, bool))", "(ann x pair(real, either(unit, bool)))"),
+            ("x. maybe(int)", "(ann x maybe(int))"),
+            ("reject. measure(nat) <|> m", "((ann reject measure(nat)) <|> m)"),
+            ("return x <|> return y", "((return x) <|> (return y))"),
+            ("return x + 1", "(return (x + 1))"),
+            ("return a && b", "(return (a && b))"),
+            ("-f(x)[i]", "(neg (idx (call f x) i))"),
+        ];
+        for (i, e) in cases {
+            check(i, e);
+        }
+    }
+
+    #[test]
+    fn constructs() {
+        #[rustfmt::skip]
+        let cases: &[(&str, &str)] = &[
+            ("x = 1\nx", "(let x 1 x)"),
+            ("x <~ m\nreturn x", "(bind x m (return x))"),
+            ("_ <~ m\nreturn ()", "(bind _ m (return ()))"),
+            ("def f(x real) real: x + 1\nf(2)", "(def f ((x real)) real (x + 1) (call f 2))"),
+            ("def f(x real, y prob):\n  x\nf", "(def f ((x real) (y prob)) _ x f)"),
+            ("def f(x array(real)) measure(real):\n  normal(x[0], 1)\nf", "(def f ((x array(real))) measure(real) (call normal (idx x 0) 1) f)"),
+            ("fn x real: x", "(fn x real x)"),
+            ("fn f real -> real: f(1)", "(fn f (real -> real) (call f 1))"),
+            ("fn x real: fn y prob: x", "(fn x real (fn y prob x))"),
+            ("if c: a else: b", "(if c a b)"),
+            ("if a < b: 1 else: if c: 2 else: 3", "(if (< a b) 1 (if c 2 3))"),
+            ("match p: (a, b): a", "(match p ((pair a b) a))"),
+            ("match e:\n  true: 1\n  false: 0", "(match e (true 1) (false 0))"),
+            ("match e:\n  left(x): x\n  right(_): 0", "(match e ((left x) x) ((right _) 0))"),
+            ("match e:\n  just(x): x\n  nothing: 0", "(match e ((just x) x) (nothing 0))"),
+            ("match e:\n  (): 1", "(match e (() 1))"),
+            ("match e:\n  ((a, b), left((c, _))): a", "(match e ((pair (pair a b) (left (pair c _))) a))"),
+            ("match e:\n  (a, b, c): a", "(match e ((pair a (pair b c)) a))"),
+            ("match e:\n  ((x)): x", "(match e (x x))"),
+            ("array i of n: i", "(array i n i)"),
+            ("plate i of n: normal(0, 1)", "(plate i n (call normal 0 1))"),
+            ("plate _ of k: return 1", "(plate _ k (return 1))"),
+            ("summate i from 0 to size(a): a[i]", "(summate i 0 (call size a) (idx a i))"),
+            ("product i from 0 to n: x", "(product i 0 n x)"),
+            ("integrate x from -∞ to ∞: f(x)", "(integrate x (neg ∞) ∞ (call f x))"),
+            ("chain s from s0 of n: kernel(s)", "(chain s s0 n (call kernel s))"),
+            ("return e", "(return e)"),
+            ("expect x <~ normal(0, 1): x * x", "(expect x (call normal 0 1) (x * x))"),
+            ("bucket j from 0 to n: r_nop", "(bucket j 0 n r_nop)"),
+            ("bucket j from 0 to n: r_add 1", "(bucket j 0 n (r_add 1))"),
+            ("bucket j from 0 to n: r_add a && b", "(bucket j 0 n (r_add (a && b)))"),
+            ("bucket j from 0 to size(y): r_index i = m of y[j]: r_fanout r_add s[j] || r_add 1",
+             "(bucket j 0 (call size y) (r_index i m (idx y j) (r_fanout (r_add (idx s j)) (r_add 1))))"),
+            ("bucket j from 0 to n: r_split j < 3: r_add 1 else: r_nop",
+             "(bucket j 0 n (r_split (< j 3) (r_add 1) r_nop))"),
+            ("bucket j from 0 to n: r_fanout (r_add 1) || (r_fanout r_nop || r_add a || b)",
+             "error 1:72: expected ')' after the reducer, found '||'"),
+            ("bucket j from 0 to n: r_fanout (r_add 1) || (r_fanout r_nop || r_add (a || b))",
+             "(bucket j 0 n (r_fanout (r_add 1) (r_fanout r_nop (r_add (a || b)))))"),
+            ("bucket j from 0 to n: r_fanout r_fanout r_nop || r_nop || r_add 2",
+             "(bucket j 0 n (r_fanout (r_fanout r_nop r_nop) (r_add 2)))"),
+            ("bucket j from 0 to n:\n  r_split c:\n    r_add 1\n  else:\n    r_nop",
+             "(bucket j 0 n (r_split c (r_add 1) r_nop))"),
+            ("weight(if 3 < x && x < 7: 1/2 else: 0, return x)",
+             "(call weight (if ((< 3 x) && (< x 7)) (1 / 2) 0) (return x))"),
+        ];
+        for (i, e) in cases {
+            check(i, e);
+        }
+    }
+
+    #[test]
+    fn layout() {
+        #[rustfmt::skip]
+        let cases: &[(&str, &str)] = &[
+            // Hakaru's own examples.
+            ("def bern(p prob):\n    i <~ categorical([p, real2prob(1 - p)])\n    return [true, false][i]\n\nfn mu real:\nx <~ normal(mu, 1)\ny <~ normal(x, 1)\nz <~ normal(x, 1)\nreturn [y, z]\n",
+             "(def bern ((p prob)) _ (bind i (call categorical [p (call real2prob (1 - p))]) (return (idx [true false] i))) (fn mu real (bind x (call normal mu 1) (bind y (call normal x 1) (bind z (call normal x 1) (return [y z]))))))"),
+            ("fn n nat:\nfn t array(real):\nx <~ normal(0, 1)\nys <~ plate i of n: observe(normal(x, 1), t[i])\nreturn x\n",
+             "(fn n nat (fn t array(real) (bind x (call normal 0 1) (bind ys (plate i n (call observe (call normal x 1) (idx t i))) (return x)))))"),
+            ("x <~ lebesgue(-∞, ∞)\nweight(if 3 < x && x < 7: 1/2 else: 0, return x)\n",
+             "(bind x (call lebesgue (neg ∞) ∞) (call weight (if ((< 3 x) && (< x 7)) (1 / 2) 0) (return x)))"),
+            ("match p:\n  (a, b):\n    if a: return b\n    else: reject. measure(real)\n",
+             "(match p ((pair a b) (if a (return b) (ann reject measure(real)))))"),
+            ("weight(1/2,\n       p <~ beta(1, 2)\n       return (p, false)) <|>\nweight(1/2, p <~ beta(2, 1)\n            return (p, true))\n",
+             "((call weight (1 / 2) (bind p (call beta 1 2) (return (pair p false)))) <|> (call weight (1 / 2) (bind p (call beta 2 1) (return (pair p true)))))"),
+            // Block bodies and inline bodies.
+            ("x <~ plate i of n:\n       normal(0, 1)\nreturn x", "(bind x (plate i n (call normal 0 1)) (return x))"),
+            ("fn x real:\n  y <~ normal(x, 1)\n  return y", "(fn x real (bind y (call normal x 1) (return y)))"),
+            ("fn x real: y <~ normal(x, 1)\n           return y", "(fn x real (bind y (call normal x 1) (return y)))"),
+            // else on the next line at the if's column, or on the same line.
+            ("if c:\n  a\nelse:\n  b", "(if c a b)"),
+            ("if c: a\nelse: b", "(if c a b)"),
+            ("y = if c: a\n    else: b\ny", "(let y (if c a b) y)"),
+            ("if a:\n  if b: x\n  else: y\nelse: z", "(if a (if b x y) z)"),
+            ("if c:\n  x <~ m\n  return x\nelse:\n  reject", "(if c (bind x m (return x)) reject)"),
+            // Continuation lines.
+            ("x = a +\n  b\nx", "(let x (a + b) x)"),
+            ("x = a\n  + b\nx", "(let x (a + b) x)"),
+            ("x = a +\nb\nx", "(let x (a + b) x)"),
+            ("f(a,\nb)", "(call f a b)"),
+            ("x = f(a +\n  b)\nx", "(let x (call f (a + b)) x)"),
+            ("weight(1/2,\n       p <~ beta(1, 2)\n       return p\n)", "(call weight (1 / 2) (bind p (call beta 1 2) (return p)))"),
+            ("summate i from 0 to n:\n  summate j from 0 to m:\n    a[i][j]", "(summate i 0 n (summate j 0 m (idx (idx a i) j)))"),
+            ("match b:\n  true:\n    x <~ m\n    return x\n  false: reject", "(match b (true (bind x m (return x))) (false reject))"),
+            ("match b: true: 1\n         false: 0", "(match b (true 1) (false 0))"),
+            ("def f(x real,\n  y real):\n  x\nf", "(def f ((x real) (y real)) _ x f)"),
+            ("x. pair(real,\nreal)", "(ann x pair(real, real))"),
+            // Comments, blank lines, CRLF, tabs, BOM.
+            ("# header\nx <~ m # bind\n\n   # indented comment\nreturn x # done\n", "(bind x m (return x))"),
+            ("x <~ m\r\nreturn x\r\n", "(bind x m (return x))"),
+            ("fn x real:\r\n  x\r\n", "(fn x real x)"),
+            ("if c:\n\ta\nelse:\n        b", "(if c a b)"),
+            ("\u{feff}x <~ m\nreturn x", "(bind x m (return x))"),
+            ("  x <~ m\n  return x", "(bind x m (return x))"),
+        ];
+        for (i, e) in cases {
+            check(i, e);
+        }
+    }
+
+    #[test]
+    fn errors() {
+        let deep_parens = format!("{}x{}", "(".repeat(20_000), ")".repeat(20_000));
+        let deep_pow = format!("x{}", "^x".repeat(1001));
+        let deep_neg = format!("{}x", "-".repeat(5000));
+        let deep_if = "if c: ".repeat(5000) + "x";
+        let deep_fn = "fn x real:\n".repeat(2000) + "x";
+        let deep_type = format!("x. {}real{}", "array(".repeat(2000), ")".repeat(2000));
+        let deep_pat = format!(
+            "match e:\n  {}x{}: 1",
+            "left(".repeat(2000),
+            ")".repeat(2000)
+        );
+        let long_tuple = format!("({})", vec!["x"; 2000].join(", "));
+        let long_index = format!("a{}", "[0]".repeat(2000));
+        let long_ann = format!("x{}", ". real".repeat(2000));
+        #[rustfmt::skip]
+        let cases: Vec<(&str, &str)> = vec![
+            ("", "error 1:1: empty program"),
+            ("# nothing here\n\n", "error 1:1: empty program"),
+            ("array i of n\n  i", "error 2:3: expected ':' after the bound of 'array', found identifier 'i'"),
+            ("x = array i of n\ny", "error 1:17: expected ':' after the bound of 'array', found newline"),
+            ("x <~ normal(0, 1)\n  y <~ normal(x, 1)\nreturn y", "error 2:3: unexpected indentation"),
+            ("x <~ m\nreturn x\n  y", "error 3:3: unexpected indentation"),
+            ("f(x, y", "error 1:2: unclosed '('"),
+            ("x = f(a\ny = 3\ny", "error 1:6: unclosed '('"),
+            ("[1, 2", "error 1:1: unclosed '['"),
+            ("a[1", "error 1:2: unclosed '['"),
+            ("f(x))", "error 1:5: unmatched ')'"),
+            ("if c: a", "error 1:8: expected 'else' after the then-branch of 'if', found end of file"),
+            ("if c: a\nx", "error 1:8: expected 'else' after the then-branch of 'if', found newline"),
+            ("else: 3", "error 1:1: 'else' without 'if'"),
+            ("x <~ m\nelse: 3", "error 2:1: 'else' without 'if'"),
+            ("x = 1 +", "error 1:8: expected an expression after '+', found end of file"),
+            ("x = 1 *\ny = 2\ny", "error 1:8: expected an expression after '*', found newline"),
+            ("x <~\nreturn x", "error 1:5: expected an expression after '<~', found newline"),
+            ("if = 3\nif", "error 1:1: 'if' is reserved and cannot be used as a name"),
+            ("observe <~ m\nreturn 1", "error 1:1: 'observe' is reserved and cannot be used as a name"),
+            ("fn return real: 1", "error 1:4: 'return' is reserved and cannot be used as a name"),
+            ("array true of 3: 1", "error 1:7: 'true' is reserved and cannot be used as a name"),
+            ("match e:\n  dirac: 1", "error 2:3: 'dirac' is reserved and cannot be used as a name"),
+            ("x = 1 @ 2\nx", "error 1:7: unknown character '@'"),
+            ("x <~ m\nreturn x\ny <~ m", "error 3:1: expected end of block after its final expression, found identifier 'y'"),
+            ("x <~ m", "error 1:7: expected an expression on the line after the statement, found end of file"),
+            ("x <~ m y\nreturn x", "error 1:8: expected newline after the statement, found identifier 'y'"),
+            ("def f() real: 1\nf", "error 1:6: expected at least one parameter in 'def', found ')'"),
+            ("def f(x) real: 1\nf", "error 1:8: expected a type after the parameter name, found ')'"),
+            ("def f(x real)\nx", "error 1:14: expected ':' after the parameters of 'def', found newline"),
+            ("def f(x real)\n  x\nf", "error 2:4: expected ':' after the return type of 'def', found newline"),
+            ("fn x: x", "error 1:5: expected a type for the parameter of 'fn', found ':'"),
+            ("if c:\nx\nelse: y", "error 2:1: expected an indented block after ':', found identifier 'x' at the same indentation"),
+            ("match e:\ntrue: 1", "error 2:1: expected indented branches after 'match', found identifier 'true' indented too little"),
+            ("match e:\n  3: 1", "error 2:3: expected a pattern, found number '3'"),
+            ("match e:\n  left x: 1", "error 2:8: expected '(' after 'left', found identifier 'x'"),
+            ("a < b < c", "error 1:7: expected '&&' between comparisons, found '<'"),
+            ("x = r_nop\nx", "error 1:5: reducer 'r_nop' is only allowed in the body of 'bucket'"),
+            ("bucket j from 0 to n: x", "error 1:23: expected a reducer (r_add, r_nop, r_index, r_split or r_fanout), found identifier 'x'"),
+            ("bucket j from 0 to n: r_fanout r_nop r_nop", "error 1:38: expected '||' between the reducers of 'r_fanout', found 'r_nop'"),
+            ("summate i from 0 n: i", "error 1:18: expected 'to' after the lower bound of 'summate', found identifier 'n'"),
+            ("import foo", "error 1:1: 'import' is not supported"),
+            ("(a b)", "error 1:4: expected ',' or ')' after an element, found identifier 'b'"),
+            ("f(a,)", "error 1:5: expected an expression after ',', found ')'"),
+            ("x y", "error 1:3: expected an operator or end of line, found identifier 'y'"),
+            ("  x = 1\nx", "error 2:1: expected an expression after the statement, found a line indented less than the start of its block"),
+            ("  x\ny", "error 2:1: line is indented less than the start of its block"),
+            ("x = 1e99999\nx", "error 1:5: number literal too large"),
+            (deep_parens.as_str(), "error 1:1001: expression nests too deeply (limit 1000)"),
+            (deep_pow.as_str(), "error 1:2002: expression nests too deeply (limit 1000)"),
+            (deep_neg.as_str(), "error 1:1001: expression nests too deeply (limit 1000)"),
+            (deep_if.as_str(), "error 1:6001: expression nests too deeply (limit 1000)"),
+            (deep_fn.as_str(), "error 1000:6: expression nests too deeply (limit 1000)"),
+            (deep_type.as_str(), "error 1:6004: expression nests too deeply (limit 1000)"),
+            (deep_pat.as_str(), "error 2:4998: expression nests too deeply (limit 1000)"),
+            (long_tuple.as_str(), "error 1:1: expression nests too deeply (limit 1000)"),
+            (long_index.as_str(), "error 1:3002: expression nests too deeply (limit 1000)"),
+            (long_ann.as_str(), "error 1:6002: expression nests too deeply (limit 1000)"),
+        ];
+        let mut bad = Vec::new();
+        for (i, e) in cases {
+            let shown = show(i);
+            if shown != e {
+                let head: String = i.chars().take(40).collect();
+                bad.push(format!("{head:?}\n   got: {shown}\n  want: {e}"));
+            }
+        }
+        assert!(bad.is_empty(), "{}", bad.join("\n"));
+    }
+
+    /// A program of `n` statements (binds and lets of arithmetic), ending in `return`.
+    fn long_program(n: usize) -> String {
+        let mut text = String::from("fn mu real:\nx0 <~ normal(mu, 1)\n");
+        for i in 1..n {
+            if i % 2 == 0 {
+                writeln!(text, "x{i} <~ normal(x{} * 2 + -3 / (1 + x0^2), 1)", i - 1).unwrap_or(());
+            } else {
+                writeln!(text, "x{i} = x{} - 0.5 * (x{} + 1e-3)", i - 1, i - 1).unwrap_or(());
+            }
+        }
+        writeln!(text, "return x{}", n - 1).unwrap_or(());
+        text
+    }
+
+    /// The statements along the spine of a block, counted without recursion.
+    fn count_statements(mut e: &Expr) -> usize {
+        let mut n = 0;
+        loop {
+            match &e.kind {
+                ExprKind::Lam(_, _, b) => e = b,
+                ExprKind::Let(_, _, b) | ExprKind::Bind(_, _, b) => {
+                    n += 1;
+                    e = b;
+                }
+                _ => return n,
+            }
+        }
+    }
+
+    #[test]
+    fn ten_thousand_statements_parse_flat_and_fast() {
+        let text = long_program(10_000);
+        let start = std::time::Instant::now();
+        let parsed = parse(&text);
+        let took = start.elapsed();
+        // Later runs show the cost once the allocator has its memory (the first run also
+        // pays for page faults).
+        let (mut lex_best, mut parse_best) = (took, took);
+        for _ in 0..4 {
+            let start = std::time::Instant::now();
+            let toks = lexer::lex(&text);
+            lex_best = lex_best.min(start.elapsed());
+            drop(toks);
+            let start = std::time::Instant::now();
+            let again = parse(&text);
+            parse_best = parse_best.min(start.elapsed());
+            assert!(again.is_ok());
+        }
+        eprintln!("warm: lex {lex_best:?}, lex+parse {parse_best:?}");
+        let e = parsed.unwrap_or_else(|d| panic!("{:?}", d[0]));
+        assert_eq!(count_statements(&e), 10_000);
+        // Generous even unoptimised; release builds take a few milliseconds.
+        assert!(took.as_secs_f64() < 2.0, "took {took:?}");
+        eprintln!(
+            "10,000 statements ({} bytes) parsed in {took:?}",
+            text.len()
+        );
+    }
+
+    #[test]
+    fn hundred_thousand_term_line_is_one_flat_chain() {
+        let mut text = String::from("x = 1");
+        for i in 0..100_000 {
+            let op = ["+", "-", "+", "-"][i % 4];
+            write!(text, " {op} y{i}").unwrap_or(());
+        }
+        text.push_str("\nx\n");
+        let start = std::time::Instant::now();
+        let parsed = parse(&text);
+        let took = start.elapsed();
+        let e = parsed.unwrap_or_else(|d| panic!("{:?}", d[0]));
+        let ExprKind::Let(_, rhs, _) = &e.kind else {
+            panic!("not a let: {}", sx(&e))
+        };
+        let ExprKind::OpChain(first, rest) = &rhs.kind else {
+            panic!("not a chain")
+        };
+        assert_eq!(
+            **first,
+            Expr::new(ExprKind::Nat(1u32.into()), Span::new(4, 5))
+        );
+        assert_eq!(rest.len(), 100_000);
+        assert!(rest.iter().all(|(_, e)| matches!(e.kind, ExprKind::Var(_))));
+        assert_eq!(rest[1].0, ChainOp::Sub);
+        assert!(took.as_secs_f64() < 2.0, "took {took:?}");
+        eprintln!("100,000-term line parsed in {took:?}");
+    }
+
+    #[test]
+    fn spans_are_byte_offsets_into_the_original_text() {
+        // The BOM (3 bytes) and the two-byte θ shift byte offsets, not columns.
+        let text = "\u{feff}θ <~ m\r\nreturn θ + 1";
+        let e = parse(text).unwrap_or_else(|d| panic!("{:?}", d[0]));
+        let ExprKind::Bind(x, m, body) = &e.kind else {
+            panic!("{}", sx(&e))
+        };
+        assert_eq!((x.span.start, x.span.end), (3, 5));
+        assert_eq!(&text[m.span.range()], "m");
+        assert_eq!(&text[body.span.range()], "return θ + 1");
+        assert_eq!(&text[e.span.range()], &text[3..]);
+        let ExprKind::Return(sum) = &body.kind else {
+            panic!()
+        };
+        assert_eq!(&text[sum.span.range()], "θ + 1");
+        let grouped = parse("f((a + b), [c])").unwrap_or_else(|d| panic!("{:?}", d[0]));
+        let ExprKind::Call(_, args) = &grouped.kind else {
+            panic!()
+        };
+        assert_eq!((args[0].span.start, args[0].span.end), (2, 9));
+        assert_eq!((args[1].span.start, args[1].span.end), (11, 14));
+    }
+
+    #[test]
+    fn decode_checks_utf8() {
+        assert_eq!(super::super::decode(b"x <~ m"), Ok("x <~ m"));
+        assert_eq!(super::super::decode(b"\xef\xbb\xbfx"), Ok("\u{feff}x"));
+        let err = super::super::decode(b"x = 1\n\xff\xfe").err();
+        let err = err.map(|d| (d.message, d.span.start, d.span.end));
+        assert_eq!(err, Some(("file is not valid UTF-8".to_string(), 6, 7)));
+        let err = super::super::decode("θ".as_bytes().get(..1).unwrap_or(&[])).err();
+        assert_eq!(err.map(|d| d.span.start), Some(0));
+    }
+
+    /// Every diagnostic points inside the text, on character boundaries.
+    fn spans_are_sane(text: &str) -> Result<(), String> {
+        if let Err(ds) = parse(text) {
+            for d in &ds {
+                let (a, b) = (d.span.start as usize, d.span.end as usize);
+                if a > b || b > text.len() || !text.is_char_boundary(a) || !text.is_char_boundary(b)
+                {
+                    return Err(format!("bad span {a}..{b} for {:?} in {text:?}", d.message));
+                }
+                if d.message.is_empty() || d.message.contains('\n') {
+                    return Err(format!("bad message {:?}", d.message));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    const VOCAB: &[&str] = &[
+        "x", "y", "θ", "1", "0.5", "1e3", "∞", "(", ")", "[", "]", ",", ":", "=", "<~", "+", "-",
+        "*", "/", "^", "**", "<", "==", "&&", "||", "<|>", ".", "->", "def", "fn", "if", "else",
+        "match", "return", "array", "plate", "of", "from", "to", "summate", "chain", "bucket",
+        "r_add", "r_nop", "r_index", "r_split", "r_fanout", "expect", "real", "nat", "measure",
+        "left", "just", "_", "true", "()", "\n", "\n  ", "\n    ", " ", " ", " ", "\t", "#c\n",
+        "\r\n", "@",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn random_bytes_never_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300)) {
+            match crate::syntax::decode(&bytes) {
+                Ok(text) => spans_are_sane(text).map_err(proptest::test_runner::TestCaseError::fail)?,
+                Err(d) => proptest::prop_assert!((d.span.start as usize) < bytes.len()),
+            }
+        }
+
+        #[test]
+        fn token_soup_never_panics(words in proptest::collection::vec(proptest::sample::select(VOCAB), 0..80)) {
+            let text: String = words.concat();
+            spans_are_sane(&text).map_err(proptest::test_runner::TestCaseError::fail)?;
+        }
+    }
+
+    #[test]
+    fn very_long_blocks_parse_and_drop_without_deep_recursion() {
+        // 200,000 statements, also inside a call that then fails to parse (the folded
+        // chain is dropped on the error path).
+        let body = "x = 1\n".repeat(200_000);
+        let e = parse(&(body.clone() + "x")).unwrap_or_else(|d| panic!("{:?}", d[0]));
+        assert_eq!(count_statements(&e), 200_000);
+        drop(e);
+        let inner = body.replace("x = 1\n", "  x = 1\n");
+        let failing = format!("f(\n{inner}  x\n  , )");
+        let err = parse(&failing).err().map(|d| d[0].message.clone());
+        assert_eq!(
+            err.as_deref(),
+            Some("expected an expression after ',', found ')'")
+        );
+        let failing = format!("f(\n{inner}  x\n  y)");
+        assert!(parse(&failing).is_err());
+    }
 }

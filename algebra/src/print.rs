@@ -1,0 +1,893 @@
+//! The printer: core terms back to `.hk` text that parses and elaborates to an
+//! alpha-equivalent term (same types, same literals, same coercions).
+//!
+//! It exists so that every stage's output can be read by people and by slic-cas itself
+//! (`slic-cas simplify` prints its result; golden files are printed terms). The layout
+//! follows the concrete-syntax contract in `syntax::ast` and Hakaru's own printer: nested
+//! `fn`s of a file flush left, one statement per line, `if`/`match` as blocks unless
+//! short, `<|>` chains one operand per line when they break. It must not decide anything
+//! about meaning: it prints exactly the term it is given, and it never panics, whatever
+//! the term (an ill-typed term prints as best it can; `verify` is the place to reject it).
+//!
+//! # Literals and the elaborator's checking positions
+//! A literal prints in its *bare* form (`3`, `-3`, `1/2`) only where the elaborator checks
+//! it against its own type (argument of `normal`, operand of a sum with a non-literal
+//! operand, ...): the elaborator then re-types it. Elsewhere it prints in the *exact* form
+//! whose natural type is its type (nat `3`, int `+3`, prob `3/1`, real `+3/1`). Every
+//! `doc` call says whether its position is such a checked position (`checked`); a
+//! non-literal printed in an unchecked position always infers its own type, which is what
+//! n-ary operators and `if` rely on when they let their literal operands print bare.
+//! Coercions print explicitly (`nat2real(x)`), except `prob2real(∞)` at a checked real
+//! position (`∞`) and its negation (`-∞`), which elaborate back to the same term.
+//!
+//! # Names
+//! Variables print with their hints, renamed with numeric suffixes where a hint would
+//! capture or shadow another variable or hide a built-in (see `names`).
+//!
+//! Recursion follows term nesting; statement chains (`Let`/`Bind`) and the leading `fn`s
+//! of a file are walked iteratively, so 10,000-statement programs print fine.
+
+mod doc;
+mod names;
+
+use num_rational::BigRational;
+use num_traits::Signed;
+use rustc_hash::FxHashSet;
+
+use crate::term::{Node, Pattern, Prim, Store, TermId, VarId};
+use crate::types::{Coercion, Type};
+use doc::Doc;
+use names::Names;
+
+/// How to print.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PrintOptions {
+    /// Print `inf` instead of `∞`.
+    pub ascii: bool,
+    /// The line width the layout aims for (lines may exceed it when nothing breaks).
+    pub width: usize,
+}
+
+impl Default for PrintOptions {
+    fn default() -> Self {
+        PrintOptions {
+            ascii: false,
+            width: 88,
+        }
+    }
+}
+
+/// Print a term with the default options.
+pub fn print_term(store: &Store, t: TermId) -> String {
+    print_with(store, t, &PrintOptions::default())
+}
+
+/// Print a term as a `.hk` file: deterministic, ending in a newline.
+pub fn print_with(store: &Store, t: TermId, opts: &PrintOptions) -> String {
+    let mut p = Printer {
+        store,
+        opts,
+        names: Names::default(),
+    };
+    for v in free_vars(store, t) {
+        p.names.bind(v, store.var_name(v));
+    }
+    let d = p.top(t);
+    let mut s = d.render(opts.width);
+    s.push('\n');
+    s
+}
+
+// Precedence of printed forms, loosest first. A form printed where a tighter one is
+// needed gets parentheses.
+/// Statements (`x = e` then more): only at the start of a block.
+const P_BLOCK: u8 = 0;
+/// Header forms whose body runs to the end (`fn`, `if`, `match`, loops, `r_split`...).
+const P_OPEN: u8 = 1;
+/// Prefix keyword forms (`return e`, `r_add e`).
+const P_RET: u8 = 2;
+const P_SUP: u8 = 3;
+const P_OR: u8 = 4;
+const P_AND: u8 = 5;
+const P_CMP: u8 = 6;
+/// `e. T`
+const P_ANN: u8 = 7;
+const P_ADD: u8 = 8;
+/// Prefix sign; also signed literals.
+const P_PREFIX: u8 = 9;
+/// An unsigned fraction literal `p/q`: a `/` chain of its own, so it needs parentheses
+/// inside `*`/`/` chains, under `^`, after a prefix sign.
+const P_FRAC: u8 = 10;
+const P_MUL: u8 = 11;
+const P_POW: u8 = 12;
+/// Atoms, calls, indexing.
+const P_POSTFIX: u8 = 13;
+
+/// The free variables of a term (occurring, and bound nowhere in it), in id order.
+fn free_vars(store: &Store, t: TermId) -> Vec<VarId> {
+    let mut seen = FxHashSet::default();
+    let mut occurs = FxHashSet::default();
+    let mut bound = FxHashSet::default();
+    let mut stack = vec![t];
+    while let Some(u) = stack.pop() {
+        if !seen.insert(u) {
+            continue;
+        }
+        let node = store.node(u);
+        match node {
+            Node::Var(v) => {
+                occurs.insert(*v);
+            }
+            Node::Match(_, arms) => {
+                let mut vs = Vec::new();
+                for (p, _) in arms {
+                    p.vars(&mut vs);
+                }
+                bound.extend(vs);
+            }
+            _ => {
+                if let Some(v) = node.binder() {
+                    bound.insert(v);
+                }
+            }
+        }
+        stack.extend(node.children());
+    }
+    let mut free: Vec<VarId> = occurs.difference(&bound).copied().collect();
+    free.sort();
+    free
+}
+
+fn is_lit(store: &Store, t: TermId) -> bool {
+    matches!(store.node(t), Node::Lit(_))
+}
+
+fn is_infinity(store: &Store, t: TermId) -> bool {
+    matches!(store.node(t), Node::Prim(Prim::Infinity, a) if a.is_empty())
+}
+
+/// `prob2real(∞)`
+fn is_real_infinity(store: &Store, t: TermId) -> bool {
+    matches!(store.node(t), Node::Coerce(Coercion::Prob2Real, e) if is_infinity(store, *e))
+}
+
+/// `-∞` as the elaborator builds it: `Neg[prob2real(∞)]`.
+fn is_neg_infinity(store: &Store, t: TermId) -> bool {
+    matches!(store.node(t), Node::Prim(Prim::Neg, a) if a.len() == 1 && is_real_infinity(store, a[0]))
+}
+
+/// The text of a literal and its precedence (see the module doc for the two forms).
+fn lit_text(v: &BigRational, ty: &Type, checked: bool) -> (String, u8) {
+    let neg = v.is_negative();
+    let a = v.abs();
+    let int = a.is_integer();
+    let mag = if int {
+        a.numer().to_string()
+    } else {
+        format!("{}/{}", a.numer(), a.denom())
+    };
+    let over_one = if int { format!("{mag}/1") } else { mag.clone() };
+    let sign = if neg { "-" } else { "+" };
+    if checked || !ty.is_numeric() {
+        return if neg {
+            (format!("-{mag}"), P_PREFIX)
+        } else if int {
+            (mag, P_POSTFIX)
+        } else {
+            (mag, P_FRAC)
+        };
+    }
+    match ty {
+        Type::Nat if !neg && int => (mag, P_POSTFIX),
+        Type::Prob if !neg => (over_one, P_FRAC),
+        Type::Int if int => (format!("{sign}{mag}"), P_PREFIX),
+        // reals, and values outside their type (ill-typed terms)
+        _ => (format!("{sign}{over_one}"), P_PREFIX),
+    }
+}
+
+/// Which arguments of a fixed-type built-in the elaborator checks against their type.
+fn prim_arg_checked(p: Prim, i: usize) -> bool {
+    use Prim::*;
+    match p {
+        Exp | Log | Sqrt | NatRoot | GammaFunc | BetaFunc | Choose | RealPow | Sin | Cos | Tan
+        | Asin | Acos | Atan | Sinh | Cosh | Tanh | Asinh | Acosh | Atanh => true,
+        Pow => i == 1,
+        _ => false,
+    }
+}
+
+/// For operands of an n-ary numeric operator (and other joined positions): whether each
+/// prints in a checked position. `literal[i]` says operand i prints as a literal.
+/// With a non-literal operand (which infers the common type) literals print bare; with
+/// only literals, the first prints exact (fixing the common type) and the rest bare.
+fn nary_checked(literal: &[bool]) -> Vec<bool> {
+    if literal.iter().any(|l| !l) {
+        literal.to_vec()
+    } else {
+        (0..literal.len()).map(|i| i > 0).collect()
+    }
+}
+
+/// How one operand of an operator chain prints.
+enum Operand {
+    /// The term as it is.
+    Term(TermId),
+    /// A negative literal printed as its absolute value (after `-`).
+    AbsLit(TermId),
+    /// `∞` (after `-`, for `-∞` as an operand).
+    Infinity,
+}
+
+struct Printer<'a> {
+    store: &'a Store,
+    opts: &'a PrintOptions,
+    names: Names,
+}
+
+impl Printer<'_> {
+    fn inf(&self) -> &'static str {
+        if self.opts.ascii {
+            "inf"
+        } else {
+            "∞"
+        }
+    }
+
+    fn var_name(&self, v: VarId) -> String {
+        self.names.get(v, self.store.var_name(v))
+    }
+
+    /// The whole file: leading `fn`s flush left, then the body as a block at column 0.
+    fn top(&mut self, t: TermId) -> Doc {
+        let mut items = Vec::new();
+        let mut bound = 0;
+        let mut cur = t;
+        while let Node::Lam(v, body) = self.store.node(cur) {
+            let name = self.names.bind(*v, self.store.var_name(*v));
+            items.push(Doc::text(format!("fn {name} {}:", self.store.var_type(*v))));
+            items.push(Doc::hard());
+            bound += 1;
+            cur = *body;
+        }
+        items.push(self.block(cur, false));
+        for _ in 0..bound {
+            self.names.unbind();
+        }
+        Doc::concat(items)
+    }
+
+    /// The precedence of the form `doc_inner` prints for `t`.
+    fn prec(&self, t: TermId, checked: bool) -> u8 {
+        let s = self.store;
+        match s.node(t) {
+            Node::Lit(v) => lit_text(v, s.ty(t), checked).1,
+            Node::Left(_) | Node::Right(_) | Node::Nothing | Node::Reject => P_ANN,
+            Node::ArrayLit(xs) if xs.is_empty() => P_ANN,
+            Node::Prim(p, args) => match p {
+                Prim::Add if args.len() >= 2 => P_ADD,
+                Prim::Mul if args.len() >= 2 => P_MUL,
+                Prim::Neg if args.len() == 1 && !is_lit(s, args[0]) => P_PREFIX,
+                Prim::Pow | Prim::RealPow if args.len() == 2 => P_POW,
+                Prim::Lt | Prim::Le | Prim::Eq | Prim::Ne if args.len() == 2 => P_CMP,
+                Prim::And if args.len() >= 2 => P_AND,
+                Prim::Or if args.len() >= 2 => P_OR,
+                _ => P_POSTFIX,
+            },
+            Node::Superpose(ms) => match ms.len() {
+                0 => P_ANN,
+                1 => self.prec(ms[0], checked),
+                _ => P_SUP,
+            },
+            // `return e` takes `e` up to `||`: it may be an operand of `<|>` as it is.
+            Node::Dirac(_) => P_OR,
+            Node::RAdd(_) => P_RET,
+            Node::If(..)
+            | Node::Match(..)
+            | Node::Lam(..)
+            | Node::Array(..)
+            | Node::Plate(..)
+            | Node::Summate(..)
+            | Node::Product(..)
+            | Node::Integrate(..)
+            | Node::Bucket(..)
+            | Node::Chain(..)
+            | Node::RIndex(..)
+            | Node::RSplit(..)
+            | Node::RFanout(..) => P_OPEN,
+            Node::Let(..) | Node::Bind(..) => P_BLOCK,
+            Node::Var(_)
+            | Node::Bool(_)
+            | Node::Unit
+            | Node::Pair(..)
+            | Node::Just(_)
+            | Node::ArrayLit(_)
+            | Node::Index(..)
+            | Node::App(..)
+            | Node::Coerce(..)
+            | Node::Dist(..)
+            | Node::Weight(..)
+            | Node::Observe(..)
+            | Node::Transform(..)
+            | Node::RNop => P_POSTFIX,
+        }
+    }
+
+    /// `t` printed where a form of precedence `need` or tighter is required.
+    fn doc(&mut self, t: TermId, need: u8, checked: bool) -> Doc {
+        if self.prec(t, checked) < need {
+            let inner = self.doc_inner(t, checked);
+            return Doc::concat(vec![Doc::text("("), Doc::align(inner), Doc::text(")")]);
+        }
+        self.doc_inner(t, checked)
+    }
+
+    fn doc_inner(&mut self, t: TermId, checked: bool) -> Doc {
+        let s = self.store;
+        let ty = s.ty(t);
+        match s.node(t) {
+            Node::Var(v) => Doc::text(self.var_name(*v)),
+            Node::Lit(v) => Doc::text(lit_text(v, ty, checked).0),
+            Node::Bool(b) => Doc::text(if *b { "true" } else { "false" }),
+            Node::Unit => Doc::text("()"),
+            Node::Pair(..) => {
+                let mut parts = Vec::new();
+                let mut cur = t;
+                while let Node::Pair(a, b) = s.node(cur) {
+                    parts.push(*a);
+                    cur = *b;
+                }
+                parts.push(cur);
+                let docs = parts
+                    .into_iter()
+                    .map(|p| self.doc(p, P_BLOCK, false))
+                    .collect();
+                Self::bracketed("(", docs, ")")
+            }
+            Node::Left(e) => {
+                let d = self.call("left", &[(*e, false)]);
+                Self::annotated(d, ty)
+            }
+            Node::Right(e) => {
+                let d = self.call("right", &[(*e, false)]);
+                Self::annotated(d, ty)
+            }
+            Node::Just(e) => self.call("just", &[(*e, false)]),
+            Node::Nothing => Self::annotated(Doc::text("nothing"), ty),
+            Node::Reject => Self::annotated(Doc::text("reject"), ty),
+            Node::Prim(p, args) => self.prim(*p, args),
+            Node::Coerce(c, e) => {
+                if checked && *c == Coercion::Prob2Real && is_infinity(s, *e) {
+                    Doc::text(self.inf())
+                } else {
+                    self.call(c.name(), &[(*e, false)])
+                }
+            }
+            Node::Let(..) | Node::Bind(..) => self.block(t, checked),
+            Node::Lam(v, body) => {
+                let name = self.names.bind(*v, s.var_name(*v));
+                let head = Doc::text(format!("fn {name} {}", s.var_type(*v)));
+                let d = self.header(head, *body, false);
+                self.names.unbind();
+                d
+            }
+            Node::App(..) => self.app(t),
+            Node::If(c, a, b) => {
+                let ck = self.branch_checked(ty, checked, &[*a, *b]);
+                self.if_doc("if", *c, *a, *b, ck[0], ck[1])
+            }
+            Node::Match(e, arms) => self.match_doc(t, *e, arms, checked),
+            Node::ArrayLit(xs) => {
+                if xs.is_empty() {
+                    return Self::annotated(Doc::text("[]"), ty);
+                }
+                let lits: Vec<bool> = xs.iter().map(|&x| is_lit(s, x)).collect();
+                let ck = nary_checked(&lits);
+                let docs = xs
+                    .iter()
+                    .zip(ck)
+                    .map(|(&x, c)| self.doc(x, P_BLOCK, c))
+                    .collect();
+                Self::bracketed("[", docs, "]")
+            }
+            Node::Array(v, n, e) => {
+                let n = self.doc(*n, P_SUP, true);
+                let name = self.names.bind(*v, s.var_name(*v));
+                let head = Doc::concat(vec![Doc::text(format!("array {name} of ")), n]);
+                let d = self.header(head, *e, false);
+                self.names.unbind();
+                d
+            }
+            Node::Plate(v, n, m) => {
+                let n = self.doc(*n, P_SUP, true);
+                let name = self.names.bind(*v, s.var_name(*v));
+                let head = Doc::concat(vec![Doc::text(format!("plate {name} of ")), n]);
+                let d = self.header(head, *m, false);
+                self.names.unbind();
+                d
+            }
+            Node::Index(a, i) => Doc::concat(vec![
+                self.doc(*a, P_POSTFIX, false),
+                Doc::text("["),
+                Doc::align(self.doc(*i, P_BLOCK, true)),
+                Doc::text("]"),
+            ]),
+            Node::Summate(v, lo, hi, e) => self.range_loop("summate", *v, *lo, *hi, *e, false),
+            Node::Product(v, lo, hi, e) => self.range_loop("product", *v, *lo, *hi, *e, false),
+            Node::Integrate(v, lo, hi, e) => self.range_loop("integrate", *v, *lo, *hi, *e, true),
+            Node::Bucket(v, lo, hi, r) => self.range_loop("bucket", *v, *lo, *hi, *r, false),
+            Node::RAdd(e) => Doc::concat(vec![Doc::text("r_add "), self.doc(*e, P_AND, false)]),
+            Node::RNop => Doc::text("r_nop"),
+            Node::RIndex(b, n, e, r) => {
+                let n = self.doc(*n, P_SUP, true);
+                let e = self.doc(*e, P_SUP, true);
+                let name = self.names.bind(*b, s.var_name(*b));
+                let head = Doc::concat(vec![
+                    Doc::text(format!("r_index {name} = ")),
+                    n,
+                    Doc::text(" of "),
+                    e,
+                ]);
+                let d = self.header(head, *r, false);
+                self.names.unbind();
+                d
+            }
+            Node::RSplit(c, r1, r2) => self.if_doc("r_split", *c, *r1, *r2, false, false),
+            Node::RFanout(r1, r2) => Doc::concat(vec![
+                Doc::text("r_fanout "),
+                self.doc(*r1, P_RET, false),
+                Doc::text(" || "),
+                self.doc(*r2, P_RET, false),
+            ]),
+            Node::Dirac(e) => {
+                let inner = checked && ty.measure_of() == Some(s.ty(*e));
+                Doc::concat(vec![Doc::text("return "), self.doc(*e, P_OR, inner)])
+            }
+            Node::Weight(w, m) => self.call("weight", &[(*w, true), (*m, false)]),
+            Node::Superpose(ms) => match ms.len() {
+                0 => Self::annotated(Doc::text("reject"), ty),
+                1 => self.doc_inner(ms[0], false),
+                _ => {
+                    let ops = ms
+                        .iter()
+                        .map(|&m| ("<|>", Operand::Term(m), P_OR, false))
+                        .collect();
+                    self.chain(ops)
+                }
+            },
+            Node::Chain(v, s0, n, m) => {
+                let s0 = self.doc(*s0, P_SUP, false);
+                let n = self.doc(*n, P_SUP, true);
+                let name = self.names.bind(*v, s.var_name(*v));
+                let head = Doc::concat(vec![
+                    Doc::text(format!("chain {name} from ")),
+                    s0,
+                    Doc::text(" of "),
+                    n,
+                ]);
+                let d = self.header(head, *m, false);
+                self.names.unbind();
+                d
+            }
+            Node::Dist(d, args) => {
+                if args.is_empty() {
+                    return Doc::text(d.name());
+                }
+                let args: Vec<(TermId, bool)> = args.iter().map(|&a| (a, true)).collect();
+                self.call(d.name(), &args)
+            }
+            Node::Observe(m, v) => self.call("observe", &[(*m, false), (*v, false)]),
+            Node::Transform(tr, e) => self.call(tr.name(), &[(*e, false)]),
+        }
+    }
+
+    /// `e. T`
+    fn annotated(d: Doc, ty: &Type) -> Doc {
+        Doc::concat(vec![d, Doc::text(format!(". {ty}"))])
+    }
+
+    /// `open d0, d1, ... close`, one element per line (aligned) if it does not fit.
+    fn bracketed(open: &str, docs: Vec<Doc>, close: &str) -> Doc {
+        let mut parts = Vec::new();
+        for (i, d) in docs.into_iter().enumerate() {
+            if i > 0 {
+                parts.push(Doc::text(","));
+                parts.push(Doc::line());
+            }
+            parts.push(d);
+        }
+        Doc::group(Doc::concat(vec![
+            Doc::text(open),
+            Doc::align(Doc::concat(parts)),
+            Doc::text(close),
+        ]))
+    }
+
+    /// `name(args)`; each argument starts a block at its first token.
+    fn call(&mut self, name: &str, args: &[(TermId, bool)]) -> Doc {
+        let docs = args.iter().map(|&(a, c)| self.doc(a, P_BLOCK, c)).collect();
+        Self::bracketed(&format!("{name}("), docs, ")")
+    }
+
+    /// `head: body`, or the body as a block on the next lines (indented by 4).
+    fn header(&mut self, head: Doc, body: TermId, checked: bool) -> Doc {
+        let body = self.doc(body, P_BLOCK, checked);
+        Doc::group(Doc::concat(vec![
+            head,
+            Doc::text(":"),
+            Doc::nest(4, Doc::concat(vec![Doc::line(), body])),
+        ]))
+    }
+
+    /// `kw i from lo to hi: body`; bounds are real (`integrate`) or joined (the rest).
+    fn range_loop(
+        &mut self,
+        kw: &str,
+        v: VarId,
+        lo: TermId,
+        hi: TermId,
+        body: TermId,
+        real_bounds: bool,
+    ) -> Doc {
+        let s = self.store;
+        let ck = if real_bounds {
+            vec![true, true]
+        } else {
+            nary_checked(&[is_lit(s, lo), is_lit(s, hi)])
+        };
+        let lo = self.doc(lo, P_SUP, ck[0]);
+        let hi = self.doc(hi, P_SUP, ck[1]);
+        let name = self.names.bind(v, s.var_name(v));
+        let head = Doc::concat(vec![
+            Doc::text(format!("{kw} {name} from ")),
+            lo,
+            Doc::text(" to "),
+            hi,
+        ]);
+        let d = self.header(head, body, false);
+        self.names.unbind();
+        d
+    }
+
+    /// Whether each branch of an `if`/`match` of type `ty` prints checked.
+    fn branch_checked(&self, ty: &Type, checked: bool, branches: &[TermId]) -> Vec<bool> {
+        if checked {
+            return vec![true; branches.len()];
+        }
+        // In infer mode the elaborator joins the branches' types (numeric types only),
+        // then checks each branch against the join: literals may print bare only when
+        // some branch is a non-literal (printed unchecked, so it infers `ty`).
+        let lits: Vec<bool> = branches.iter().map(|&b| is_lit(self.store, b)).collect();
+        if ty.is_numeric() && lits.iter().any(|l| !l) {
+            lits
+        } else {
+            vec![false; branches.len()]
+        }
+    }
+
+    /// `if c: a else: b` on one line when short, else as a block with `else:` under
+    /// `if`. A header form as the then-branch forces the block layout (it would swallow
+    /// the `else` on one line).
+    fn if_doc(&mut self, kw: &str, c: TermId, a: TermId, b: TermId, ca: bool, cb: bool) -> Doc {
+        let cond = self.doc(c, P_SUP, true);
+        let force = self.prec(a, ca) < P_RET;
+        let then = self.doc(a, P_BLOCK, ca);
+        let els = self.doc(b, P_BLOCK, cb);
+        let sep = if force { Doc::hard() } else { Doc::line() };
+        Doc::group(Doc::align(Doc::concat(vec![
+            Doc::text(format!("{kw} ")),
+            cond,
+            Doc::text(":"),
+            Doc::nest(4, Doc::concat(vec![sep, then])),
+            Doc::line(),
+            Doc::text("else:"),
+            Doc::nest(4, Doc::concat(vec![Doc::line(), els])),
+        ])))
+    }
+
+    fn match_doc(
+        &mut self,
+        t: TermId,
+        e: TermId,
+        arms: &[(Pattern, TermId)],
+        checked: bool,
+    ) -> Doc {
+        let bodies: Vec<TermId> = arms.iter().map(|(_, b)| *b).collect();
+        let ck = self.branch_checked(self.store.ty(t), checked, &bodies);
+        let mut parts = vec![
+            Doc::text("match "),
+            self.doc(e, P_SUP, false),
+            Doc::text(":"),
+        ];
+        let mut arm_docs = Vec::new();
+        for ((pat, body), c) in arms.iter().zip(ck) {
+            let mut vars = Vec::new();
+            pat.vars(&mut vars);
+            for &v in &vars {
+                self.names.bind(v, self.store.var_name(v));
+            }
+            let p = self.pattern(pat);
+            let body = self.doc(*body, P_BLOCK, c);
+            for _ in &vars {
+                self.names.unbind();
+            }
+            arm_docs.push(Doc::hard());
+            arm_docs.push(Doc::group(Doc::concat(vec![
+                Doc::text(format!("{p}:")),
+                Doc::nest(4, Doc::concat(vec![Doc::line(), body])),
+            ])));
+        }
+        parts.push(Doc::nest(4, Doc::concat(arm_docs)));
+        Doc::concat(parts)
+    }
+
+    fn pattern(&self, p: &Pattern) -> String {
+        match p {
+            Pattern::Wild => "_".to_string(),
+            Pattern::Var(v) => self.var_name(*v),
+            Pattern::Unit => "()".to_string(),
+            Pattern::Bool(b) => b.to_string(),
+            Pattern::Pair(a, b) => format!("({}, {})", self.pattern(a), self.pattern(b)),
+            Pattern::Left(a) => format!("left({})", self.pattern(a)),
+            Pattern::Right(a) => format!("right({})", self.pattern(a)),
+            Pattern::Just(a) => format!("just({})", self.pattern(a)),
+            Pattern::Nothing => "nothing".to_string(),
+        }
+    }
+
+    /// `f(a, b)` for `App(App(f, a), b)`.
+    fn app(&mut self, t: TermId) -> Doc {
+        let s = self.store;
+        let mut args = Vec::new();
+        let mut head = t;
+        while let Node::App(f, a) = s.node(head) {
+            args.push(*a);
+            head = *f;
+        }
+        args.reverse();
+        // A named function's arguments are checked against its parameter types.
+        let named = matches!(s.node(head), Node::Var(_));
+        let head = self.doc(head, P_POSTFIX, false);
+        let docs = args
+            .into_iter()
+            .map(|a| self.doc(a, P_BLOCK, named))
+            .collect();
+        Doc::concat(vec![head, Self::bracketed("(", docs, ")")])
+    }
+
+    /// `first op1 e1 op2 e2 ...`; one operand per line (continuation indent 4) when it
+    /// does not fit.
+    fn chain(&mut self, ops: Vec<(&str, Operand, u8, bool)>) -> Doc {
+        let mut first = None;
+        let mut rest = Vec::new();
+        for (i, (op, operand, need, checked)) in ops.into_iter().enumerate() {
+            let d = match operand {
+                Operand::Term(x) => self.doc(x, need, checked),
+                Operand::AbsLit(x) => match self.store.node(x) {
+                    Node::Lit(v) => {
+                        let (s, p) = lit_text(&v.abs(), self.store.ty(x), checked);
+                        if p < need {
+                            Doc::text(format!("({s})"))
+                        } else {
+                            Doc::text(s)
+                        }
+                    }
+                    _ => self.doc(x, need, checked),
+                },
+                Operand::Infinity => Doc::text(self.inf()),
+            };
+            if i == 0 {
+                first = Some(d);
+            } else {
+                rest.push(Doc::line());
+                rest.push(Doc::text(format!("{op} ")));
+                rest.push(d);
+            }
+        }
+        let mut parts = Vec::new();
+        parts.extend(first);
+        parts.push(Doc::nest(4, Doc::concat(rest)));
+        Doc::group(Doc::concat(parts))
+    }
+
+    fn prim(&mut self, p: Prim, args: &[TermId]) -> Doc {
+        let s = self.store;
+        match (p, args) {
+            (Prim::Add, _) if args.len() >= 2 => {
+                let mut ops = Vec::new();
+                for (i, &a) in args.iter().enumerate() {
+                    let need = if i == 0 { P_PREFIX } else { P_FRAC };
+                    let (op, operand, lit) = match s.node(a) {
+                        Node::Lit(v) if i > 0 && v.is_negative() => ("-", Operand::AbsLit(a), true),
+                        _ if i > 0 && is_neg_infinity(s, a) => ("-", Operand::Infinity, false),
+                        Node::Prim(Prim::Neg, n) if i > 0 && n.len() == 1 && !is_lit(s, n[0]) => {
+                            ("-", Operand::Term(n[0]), false)
+                        }
+                        Node::Lit(_) => ("+", Operand::Term(a), true),
+                        _ => ("+", Operand::Term(a), false),
+                    };
+                    ops.push((op, operand, need, lit));
+                }
+                self.nary_chain(ops)
+            }
+            (Prim::Mul, _) if args.len() >= 2 => {
+                // `3 / 2` would fold into the literal 3/2: when every operand after a
+                // literal first one is a literal's reciprocal, write `recip` instead.
+                let fold_risk = is_lit(s, args[0])
+                    && args[1..].iter().all(|&a| {
+                        matches!(s.node(a), Node::Prim(Prim::Recip, r) if r.len() == 1 && is_lit(s, r[0]))
+                    });
+                let mut ops = Vec::new();
+                for (i, &a) in args.iter().enumerate() {
+                    let op = match s.node(a) {
+                        Node::Prim(Prim::Recip, r) if i > 0 && r.len() == 1 && !fold_risk => {
+                            ("/", Operand::Term(r[0]), P_POW, is_lit(s, r[0]))
+                        }
+                        _ => ("*", Operand::Term(a), P_POW, is_lit(s, a)),
+                    };
+                    ops.push(op);
+                }
+                self.nary_chain(ops)
+            }
+            (Prim::And | Prim::Or, _) if args.len() >= 2 => {
+                let (op, need) = if p == Prim::And {
+                    ("&&", P_CMP)
+                } else {
+                    ("||", P_AND)
+                };
+                let ops = args
+                    .iter()
+                    .map(|&a| (op, Operand::Term(a), need, false))
+                    .collect();
+                self.chain(ops)
+            }
+            (Prim::Neg, [x]) => {
+                if is_real_infinity(s, *x) {
+                    Doc::text(format!("-{}", self.inf()))
+                } else if is_lit(s, *x) {
+                    self.call("negate", &[(*x, false)])
+                } else {
+                    Doc::concat(vec![Doc::text("-"), self.doc(*x, P_MUL, false)])
+                }
+            }
+            (Prim::Pow | Prim::RealPow, [a, b]) => {
+                let op = if p == Prim::Pow { " ^ " } else { " ** " };
+                Doc::concat(vec![
+                    self.doc(*a, P_POSTFIX, prim_arg_checked(p, 0)),
+                    Doc::text(op),
+                    self.doc(*b, P_POW, prim_arg_checked(p, 1)),
+                ])
+            }
+            (Prim::Lt | Prim::Le | Prim::Eq | Prim::Ne, [a, b]) => {
+                let op = match p {
+                    Prim::Lt => "<",
+                    Prim::Le => "<=",
+                    Prim::Eq => "==",
+                    _ => "/=",
+                };
+                let ck = nary_checked(&[is_lit(s, *a), is_lit(s, *b)]);
+                let ops = vec![
+                    ("", Operand::Term(*a), P_ANN, ck[0]),
+                    (op, Operand::Term(*b), P_ANN, ck[1]),
+                ];
+                self.chain(ops)
+            }
+            (Prim::Pi, []) => Doc::text("pi"),
+            (Prim::Infinity, []) => Doc::text(self.inf()),
+            (Prim::Min | Prim::Max, _) => {
+                let lits: Vec<bool> = args.iter().map(|&a| is_lit(s, a)).collect();
+                let args: Vec<(TermId, bool)> =
+                    args.iter().copied().zip(nary_checked(&lits)).collect();
+                self.call(p.name().unwrap_or("min"), &args)
+            }
+            _ => {
+                let name = match p.name() {
+                    Some(n) => n.to_string(),
+                    // An operator with the wrong number of arguments (ill-formed term):
+                    // print something readable rather than fail.
+                    None => format!("{p:?}").to_lowercase(),
+                };
+                let args: Vec<(TermId, bool)> = args
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &a)| (a, prim_arg_checked(p, i)))
+                    .collect();
+                self.call(&name, &args)
+            }
+        }
+    }
+
+    /// An arithmetic chain whose operands follow the n-ary literal rule: the bool in
+    /// each operand says whether it prints as a literal.
+    fn nary_chain(&mut self, ops: Vec<(&str, Operand, u8, bool)>) -> Doc {
+        let lits: Vec<bool> = ops.iter().map(|o| o.3).collect();
+        let ck = nary_checked(&lits);
+        let ops = ops
+            .into_iter()
+            .zip(ck)
+            .map(|((op, x, need, _), c)| (op, x, need, c))
+            .collect();
+        self.chain(ops)
+    }
+
+    /// A block: statements one per line at one column, then the final expression.
+    /// Walks the statement chain iteratively.
+    fn block(&mut self, t: TermId, checked: bool) -> Doc {
+        let s = self.store;
+        let mut items = Vec::new();
+        let mut bound = 0usize;
+        let mut cur = t;
+        let mut chk = checked;
+        loop {
+            match s.node(cur) {
+                Node::Let(v, e, body) => {
+                    let chosen = self.names.choose(s.var_name(*v));
+                    self.names.reserve(&chosen.name);
+                    let stmt = if let Node::Lam(..) = s.node(*e) {
+                        self.def(&chosen.name, *e)
+                    } else {
+                        Doc::concat(vec![
+                            Doc::text(format!("{} = ", chosen.name)),
+                            self.doc(*e, P_OPEN, false),
+                        ])
+                    };
+                    self.names.release(&chosen.name);
+                    self.names.bind_chosen(*v, chosen);
+                    bound += 1;
+                    items.push(stmt);
+                    items.push(Doc::hard());
+                    cur = *body;
+                    chk = false;
+                }
+                Node::Bind(v, m, k) => {
+                    let chosen = self.names.choose(s.var_name(*v));
+                    self.names.reserve(&chosen.name);
+                    let stmt = Doc::concat(vec![
+                        Doc::text(format!("{} <~ ", chosen.name)),
+                        self.doc(*m, P_OPEN, false),
+                    ]);
+                    self.names.release(&chosen.name);
+                    self.names.bind_chosen(*v, chosen);
+                    bound += 1;
+                    items.push(stmt);
+                    items.push(Doc::hard());
+                    cur = *k;
+                }
+                _ => {
+                    items.push(self.doc(cur, P_BLOCK, chk));
+                    break;
+                }
+            }
+        }
+        for _ in 0..bound {
+            self.names.unbind();
+        }
+        Doc::align(Doc::concat(items))
+    }
+
+    /// `def f(x T, y U) R:` and the body, for `f = fn x T: fn y U: body`.
+    fn def(&mut self, name: &str, lam: TermId) -> Doc {
+        let s = self.store;
+        let mut params = Vec::new();
+        let mut cur = lam;
+        while let Node::Lam(v, body) = s.node(cur) {
+            let p = self.names.bind(*v, s.var_name(*v));
+            params.push(format!("{p} {}", s.var_type(*v)));
+            cur = *body;
+        }
+        let head = Doc::text(format!("def {name}({}) {}", params.join(", "), s.ty(cur)));
+        let d = self.header(head, cur, false);
+        for _ in &params {
+            self.names.unbind();
+        }
+        d
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod build;
+#[cfg(test)]
+mod roundtrip;
+#[cfg(test)]
+#[rustfmt::skip]
+mod tests;

@@ -1,0 +1,203 @@
+//! A small layout engine (in the style of Wadler's "prettier printer") for the `.hk`
+//! printer: documents made of text, soft and hard line breaks, groups that are printed on
+//! one line when they fit, and indentation that is either relative (`nest`) or pinned to
+//! the current column (`align`).
+//!
+//! It exists so that the printer can build one document per term (binding names exactly
+//! once, in scope order) and let the layout decide line breaks afterwards. It knows
+//! nothing of Hakaru: the offside-rule guarantees (a block's lines start at its column,
+//! continuation lines are further right) follow from how `print` uses `align` and `nest`.
+//!
+//! Every document caches its one-line width (`None` when it contains a hard break), so
+//! deciding whether a group fits costs O(1) and the whole layout is linear in the size of
+//! the document. Layout recursion follows document nesting, which the printer keeps
+//! proportional to term nesting (statement chains are one flat `concat`).
+
+/// A document to lay out.
+#[derive(Debug)]
+pub struct Doc {
+    kind: Kind,
+    /// The width of the document on one line; `None` if it contains a hard line break.
+    flat: Option<usize>,
+}
+
+#[derive(Debug)]
+enum Kind {
+    /// Text without line breaks.
+    Text(String),
+    /// A space when its group is flat, a line break otherwise.
+    Line,
+    /// Always a line break; forces every enclosing group to break.
+    HardLine,
+    Concat(Vec<Doc>),
+    /// Increase the indentation of line breaks inside by this many columns.
+    Nest(usize, Box<Doc>),
+    /// Set the indentation of line breaks inside to the column where this starts.
+    Align(Box<Doc>),
+    /// Lay out flat if it fits in the remaining width, broken otherwise.
+    Group(Box<Doc>),
+}
+
+impl Doc {
+    pub fn text(s: impl Into<String>) -> Doc {
+        let s = s.into();
+        let w = s.chars().count();
+        Doc {
+            kind: Kind::Text(s),
+            flat: Some(w),
+        }
+    }
+
+    pub fn line() -> Doc {
+        Doc {
+            kind: Kind::Line,
+            flat: Some(1),
+        }
+    }
+
+    pub fn hard() -> Doc {
+        Doc {
+            kind: Kind::HardLine,
+            flat: None,
+        }
+    }
+
+    pub fn concat(parts: Vec<Doc>) -> Doc {
+        let flat = parts
+            .iter()
+            .try_fold(0usize, |acc, d| d.flat.map(|w| acc.saturating_add(w)));
+        Doc {
+            kind: Kind::Concat(parts),
+            flat,
+        }
+    }
+
+    pub fn nest(n: usize, d: Doc) -> Doc {
+        let flat = d.flat;
+        Doc {
+            kind: Kind::Nest(n, Box::new(d)),
+            flat,
+        }
+    }
+
+    pub fn align(d: Doc) -> Doc {
+        let flat = d.flat;
+        Doc {
+            kind: Kind::Align(Box::new(d)),
+            flat,
+        }
+    }
+
+    pub fn group(d: Doc) -> Doc {
+        let flat = d.flat;
+        Doc {
+            kind: Kind::Group(Box::new(d)),
+            flat,
+        }
+    }
+
+    /// Lay the document out in `width` columns, starting at column 0.
+    pub fn render(&self, width: usize) -> String {
+        let mut r = Renderer {
+            out: String::new(),
+            col: 0,
+            width,
+        };
+        r.layout(self, 0, false);
+        r.out
+    }
+}
+
+struct Renderer {
+    out: String,
+    col: usize,
+    width: usize,
+}
+
+impl Renderer {
+    fn newline(&mut self, indent: usize) {
+        while self.out.ends_with(' ') {
+            self.out.pop();
+        }
+        self.out.push('\n');
+        self.out.push_str(&" ".repeat(indent));
+        self.col = indent;
+    }
+
+    fn layout(&mut self, d: &Doc, indent: usize, flat: bool) {
+        match &d.kind {
+            Kind::Text(s) => {
+                self.out.push_str(s);
+                self.col += d.flat.unwrap_or(0);
+            }
+            Kind::Line => {
+                if flat {
+                    self.out.push(' ');
+                    self.col += 1;
+                } else {
+                    self.newline(indent);
+                }
+            }
+            Kind::HardLine => self.newline(indent),
+            Kind::Concat(parts) => {
+                for p in parts {
+                    self.layout(p, indent, flat);
+                }
+            }
+            Kind::Nest(n, inner) => self.layout(inner, indent + n, flat),
+            Kind::Align(inner) => {
+                let col = self.col;
+                self.layout(inner, col, flat);
+            }
+            Kind::Group(inner) => {
+                let fits = flat
+                    || inner
+                        .flat
+                        .is_some_and(|w| self.col.saturating_add(w) <= self.width);
+                self.layout(inner, indent, fits);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(args: &[&str]) -> Doc {
+        let mut parts = Vec::new();
+        for (i, a) in args.iter().enumerate() {
+            if i > 0 {
+                parts.push(Doc::text(","));
+                parts.push(Doc::line());
+            }
+            parts.push(Doc::text(*a));
+        }
+        Doc::group(Doc::concat(vec![
+            Doc::text("f("),
+            Doc::align(Doc::concat(parts)),
+            Doc::text(")"),
+        ]))
+    }
+
+    #[test]
+    fn groups_break_only_when_too_wide() {
+        assert_eq!(call(&["a", "b"]).render(80), "f(a, b)");
+        assert_eq!(call(&["aaaa", "bbbb"]).render(8), "f(aaaa,\n  bbbb)");
+    }
+
+    #[test]
+    fn hard_lines_force_breaks_and_nest_indents() {
+        let d = Doc::group(Doc::concat(vec![
+            Doc::text("fn x real:"),
+            Doc::nest(4, Doc::concat(vec![Doc::line(), Doc::text("x")])),
+        ]));
+        assert_eq!(d.render(80), "fn x real: x");
+        let d = Doc::concat(vec![
+            Doc::text("fn x real:"),
+            Doc::nest(4, Doc::concat(vec![Doc::hard(), Doc::text("x")])),
+        ]);
+        assert_eq!(d.flat, None);
+        assert_eq!(d.render(80), "fn x real:\n    x");
+    }
+}

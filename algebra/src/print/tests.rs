@@ -1,0 +1,259 @@
+//! Printer tests: terms built directly in a `Store` and compared with the exact text; then
+//! round trips through the parser and elaborator (load, print, load, alpha-compare; print
+//! twice, same text).
+//! (This file is `#[rustfmt::skip]` so each case stays a one-line table row.)
+
+use super::build::B;
+use super::*;
+use crate::term::{Dist, Node, Pattern, Prim, Transform};
+use crate::types::{Coercion, Type};
+use Type::{Bool, Int, Nat, Prob, Real};
+
+/// Build a term, print it, compare with `expect` (without the final newline).
+fn check(build: impl FnOnce(&B) -> TermId, expect: &str) {
+    check_with(build, &PrintOptions::default(), expect);
+}
+
+fn check_with(build: impl FnOnce(&B) -> TermId, opts: &PrintOptions, expect: &str) {
+    let b = B::new();
+    let t = build(&b);
+    let got = print_with(&b.s.borrow(), t, opts);
+    assert_eq!(got, format!("{expect}\n"), "\n--- got ---\n{got}--- want ---\n{expect}\n");
+}
+
+fn width(width: usize) -> PrintOptions {
+    PrintOptions { ascii: false, width }
+}
+
+fn pat_var(v: crate::term::VarId) -> Box<Pattern> {
+    Box::new(Pattern::Var(v))
+}
+
+#[test]
+fn literals_at_unchecked_positions_print_exact() {
+    check(|b| b.nat(3), "3");
+    check(|b| b.int(3), "+3");
+    check(|b| b.int(-3), "-3");
+    check(|b| b.prob(3), "3/1");
+    check(|b| b.q(1, 2, Prob), "1/2");
+    check(|b| b.real(3), "+3/1");
+    check(|b| b.q(-1, 2, Real), "-1/2");
+    check(|b| b.real(0), "+0/1");
+}
+
+#[test]
+fn literals_at_checked_positions_print_bare() {
+    check(|b| b.normal(b.real(0), b.prob(1)), "normal(0, 1)");
+    check(|b| b.normal(b.real(-3), b.q(1, 2, Prob)), "normal(-3, 1/2)");
+    check(|b| b.normal(b.q(-5, 2, Real), b.prob(2)), "normal(-5/2, 2)");
+    check(|b| b.dist(Dist::Poisson, &[b.prob(2)]), "poisson(2)");
+    check(|b| b.dist(Dist::Counting, &[]), "counting");
+    check(|b| b.prim(Prim::Exp, &[b.real(1)], Prob), "exp(1)");
+    check(|b| b.index(b.var("a", Type::array(Real)), b.nat(0)), "a[0]");
+    check(|b| b.weight(b.prob(2), b.dirac(b.unit())), "weight(2, return ())");
+}
+
+#[test]
+fn arithmetic_operators() {
+    check(|b| b.add(&[b.var("x", Real), b.real(1)]), "x + 1");
+    check(|b| b.add(&[b.var("x", Real), b.real(-3)]), "x - 3");
+    check(|b| b.add(&[b.real(-3), b.var("x", Real)]), "-3 + x");
+    check(|b| b.add(&[b.var("x", Real), b.q(-1, 2, Real)]), "x - 1/2");
+    check(|b| b.add(&[b.var("x", Real), b.neg(b.var("y", Real))]), "x - y");
+    check(|b| b.add(&[b.neg(b.var("x", Real)), b.var("y", Real)]), "-x + y");
+    check(|b| b.add(&[b.var("x", Int), b.neg(b.int(3))]), "x + negate(+3)");
+    check(|b| b.mul(&[b.q(1, 2, Prob), b.var("x", Prob)]), "(1/2) * x");
+    check(|b| b.mul(&[b.var("x", Prob), b.recip(b.var("y", Prob))]), "x / y");
+    check(|b| b.mul(&[b.var("x", Prob), b.recip(b.prob(2))]), "x / 2");
+    check(|b| b.mul(&[b.var("x", Prob), b.recip(b.q(1, 2, Prob))]), "x / (1/2)");
+    check(|b| b.mul(&[b.recip(b.var("x", Prob)), b.var("y", Prob)]), "recip(x) * y");
+    check(|b| b.mul(&[b.var("x", Real), b.real(-3)]), "x * (-3)");
+    check(|b| b.mul(&[b.add(&[b.var("x", Real), b.var("y", Real)]), b.var("z", Real)]), "(x + y) * z");
+    check(|b| b.add(&[b.var("x", Real), b.add(&[b.var("y", Real), b.var("z", Real)])]), "x + (y + z)");
+    check(|b| b.mul(&[b.mul(&[b.var("x", Real), b.var("y", Real)]), b.var("z", Real)]), "(x * y) * z");
+    check(|b| b.neg(b.mul(&[b.var("x", Real), b.var("y", Real)])), "-x * y");
+    check(|b| b.neg(b.neg(b.var("x", Real))), "-(-x)");
+    check(|b| b.add(&[b.var("x", Real), b.neg(b.neg(b.var("y", Real)))]), "x - (-y)");
+    check(|b| b.mul(&[b.pow(b.var("x", Real), b.nat(2)), b.var("y", Real)]), "x ^ 2 * y");
+    check(|b| b.pow(b.neg(b.var("x", Real)), b.nat(2)), "(-x) ^ 2");
+    check(|b| b.pow(b.pow(b.var("x", Real), b.nat(2)), b.nat(3)), "(x ^ 2) ^ 3");
+    check(|b| b.pow(b.var("x", Nat), b.pow(b.nat(2), b.nat(3))), "x ^ 2 ^ 3");
+    check(|b| b.prim(Prim::RealPow, &[b.var("x", Prob), b.q(1, 2, Real)], Prob), "x ** (1/2)");
+    check(|b| b.prim(Prim::RealPow, &[b.var("x", Prob), b.real(-2)], Prob), "x ** (-2)");
+    check(|b| b.pow(b.q(1, 2, Prob), b.nat(2)), "(1/2) ^ 2");
+    check(|b| b.pow(b.real(2), b.nat(2)), "(+2/1) ^ 2");
+}
+
+#[test]
+fn all_literal_operators_fix_their_type_with_the_first_operand() {
+    check(|b| b.add(&[b.real(1), b.real(2)]), "+1/1 + 2");
+    check(|b| b.add(&[b.nat(1), b.nat(2)]), "1 + 2");
+    check(|b| b.mul(&[b.real(3), b.real(4)]), "(+3/1) * 4");
+    check(|b| b.mul(&[b.prob(3), b.recip(b.prob(2))]), "3 * recip(2/1)");
+    check(|b| b.add(&[b.int(-3), b.int(-2)]), "-3 - 2");
+    check(|b| b.cmp(Prim::Lt, b.real(1), b.real(2)), "+1/1 < 2");
+    check(|b| b.prim(Prim::Min, &[b.prob(1), b.prob(2)], Prob), "min(1/1, 2)");
+}
+
+#[test]
+fn negation_and_infinity() {
+    check(|b| b.inf(), "∞");
+    check(|b| b.neg_inf(), "-∞");
+    check_with(|b| b.neg_inf(), &PrintOptions { ascii: true, width: 88 }, "-inf");
+    check(|b| b.dist(Dist::Lebesgue, &[b.neg_inf(), b.real_inf()]), "lebesgue(-∞, ∞)");
+    check(|b| b.real_inf(), "prob2real(∞)");
+    check(|b| b.add(&[b.var("x", Real), b.neg_inf()]), "x - ∞");
+    check(|b| b.add(&[b.var("x", Real), b.real_inf()]), "x + prob2real(∞)");
+}
+
+#[test]
+fn comparisons_logic_and_calls() {
+    check(|b| b.cmp(Prim::Lt, b.var("x", Real), b.real(0)), "x < 0");
+    check(|b| b.cmp(Prim::Le, b.int(0), b.var("x", Int)), "0 <= x");
+    check(|b| b.cmp(Prim::Ne, b.var("x", Nat), b.nat(0)), "x /= 0");
+    check(|b| b.cmp(Prim::Eq, b.add(&[b.var("x", Nat), b.nat(1)]), b.nat(2)), "x + 1 == 2");
+    check(|b| b.prim(Prim::And, &[b.var("p", Bool), b.prim(Prim::Not, &[b.var("q", Bool)], Bool)], Bool), "p && not(q)");
+    check(|b| b.prim(Prim::And, &[b.prim(Prim::Or, &[b.var("p", Bool), b.var("q", Bool)], Bool), b.var("r", Bool)], Bool), "(p || q) && r");
+    check(|b| b.prim(Prim::Or, &[b.prim(Prim::And, &[b.var("p", Bool), b.var("q", Bool)], Bool), b.var("r", Bool)], Bool), "p && q || r");
+    check(|b| b.prim(Prim::Exp, &[b.prim(Prim::Log, &[b.var("x", Prob)], Real)], Prob), "exp(log(x))");
+    check(|b| b.prim(Prim::Max, &[b.var("x", Real), b.real(0)], Real), "max(x, 0)");
+    check(|b| b.prim(Prim::Pi, &[], Prob), "pi");
+    check(|b| b.prim(Prim::Choose, &[b.nat(5), b.nat(2)], Nat), "choose(5, 2)");
+    check(|b| b.prim(Prim::Abs, &[b.int(-2)], Nat), "abs(-2)");
+    check(|b| b.coerce(Coercion::Nat2Real, b.var("x", Nat)), "nat2real(x)");
+    check(|b| b.coerce(Coercion::Real2Prob, b.real(2)), "real2prob(+2/1)");
+    check(|b| b.index(b.var("a", Type::array(Real)), b.var("i", Nat)), "a[i]");
+    check(|b| b.prim(Prim::Size, &[b.var("a", Type::array(Real))], Nat), "size(a)");
+}
+
+#[test]
+fn data_constructors() {
+    check(|b| b.unit(), "()");
+    check(|b| b.pair(b.nat(1), b.pair(b.bool(true), b.real(2))), "(1, true, +2/1)");
+    check(|b| b.pair(b.pair(b.nat(1), b.nat(2)), b.nat(3)), "((1, 2), 3)");
+    check(|b| b.n(Node::Left(b.nat(1)), Type::either(Nat, Real)), "left(1). either(nat, real)");
+    check(|b| b.n(Node::Right(b.real(1)), Type::either(Nat, Real)), "right(+1/1). either(nat, real)");
+    check(|b| b.n(Node::Just(b.nat(1)), Type::maybe(Nat)), "just(1)");
+    check(|b| b.n(Node::Nothing, Type::maybe(Prob)), "nothing. maybe(prob)");
+    check(|b| b.array_lit(Nat, &[]), "[]. array(nat)");
+    check(|b| b.index(b.array_lit(Nat, &[]), b.nat(0)), "([]. array(nat))[0]");
+    check(|b| b.array_lit(Real, &[b.real(1), b.real(2)]), "[+1/1, 2]");
+    check(|b| b.array_lit(Real, &[b.var("x", Real), b.real(2)]), "[x, 2]");
+}
+
+#[test]
+fn measures() {
+    check(|b| b.dirac(b.real(1)), "return +1/1");
+    check(|b| b.reject(Nat), "reject. measure(nat)");
+    check(|b| b.weight(b.q(1, 2, Prob), b.dirac(b.bool(true))), "weight(1/2, return true)");
+    check(|b| b.superpose(&[b.weight(b.q(1, 2, Prob), b.dirac(b.bool(true))), b.weight(b.q(1, 2, Prob), b.dirac(b.bool(false)))]), "weight(1/2, return true) <|> weight(1/2, return false)");
+    check(|b| b.superpose(&[b.dirac(b.nat(1)), b.reject(Nat)]), "return 1 <|> reject. measure(nat)");
+    check(|b| b.dirac(b.prim(Prim::Or, &[b.var("p", Bool), b.var("q", Bool)], Bool)), "return p || q");
+    check(|b| b.dirac(b.superpose(&[b.var("m", Type::measure(Nat)), b.var("n", Type::measure(Nat))])), "return (m <|> n)");
+    check(|b| b.n(Node::Observe(b.var("m", Type::measure(Real)), b.var("v", Real)), Type::measure(Real)), "observe(m, v)");
+    check(|b| b.n(Node::Transform(Transform::Simplify, b.var("m", Type::measure(Real))), Type::measure(Real)), "simplify(m)");
+    check(|b| b.plate("i", b.nat(10), |_| b.std_normal()), "plate i of 10: normal(0, 1)");
+}
+
+#[test]
+fn statements() {
+    check(|b| b.bind("x", b.std_normal(), |x| b.dirac(x)), "x <~ normal(0, 1)\nreturn x");
+    check(|b| b.let_("x", b.nat(3), |x| b.mul(&[x, x])), "x = 3\nx * x");
+    // a measure block as the second argument of weight: aligned at its first token
+    check(|b| b.weight(b.q(1, 2, Prob), b.bind("x", b.std_normal(), |x| b.dirac(x))), "weight(1/2,\n       x <~ normal(0, 1)\n       return x)");
+    // a let inside an operand is parenthesised; the block's column is after `(`
+    check(|b| b.add(&[b.var("y", Nat), b.let_("x", b.nat(3), |x| x)]), "y\n    + (x = 3\n       x)");
+    check(|b| b.let_("x", b.real(1), |x| b.bind("y", b.superpose(&[b.dirac(x), b.dirac(x)]), |y| b.dirac(y))), "x = +1/1\ny <~ return x <|> return x\nreturn y");
+    // a statement chain as a statement's right-hand side
+    check(|b| b.bind("y", b.bind("x", b.std_normal(), |x| b.dirac(x)), |y| b.dirac(y)), "y <~ (x <~ normal(0, 1)\n      return x)\nreturn y");
+    // bind bodies are checked against the chain's measure type; let bodies are not
+    check(|b| b.lam("c", Bool, |c| b.bind("x", b.std_normal(), |_| b.if_(c, b.dirac(b.real(1)), b.dirac(b.real(2))))), "fn c bool:\nx <~ normal(0, 1)\nif c: return +1/1 else: return +2/1");
+}
+
+#[test]
+fn functions_and_defs() {
+    check(|b| b.lam("x", Real, |x| b.lam("y", Real, |y| b.add(&[x, y]))), "fn x real:\nfn y real:\nx + y");
+    check(|b| b.lam("mu", Real, |mu| b.bind("x", b.normal(mu, b.prob(1)), |x| b.dirac(x))), "fn mu real:\nx <~ normal(mu, 1)\nreturn x");
+    check(|b| b.let_("f", b.lam("x", Real, |x| b.add(&[x, b.real(1)])), |f| b.app(f, &[b.real(2)])), "def f(x real) real: x + 1\nf(2)");
+    check(|b| b.let_("f", b.lam("x", Real, |x| b.lam("s", Prob, |s| b.normal(x, s))), |f| b.app(f, &[b.real(0), b.prob(1)])), "def f(x real, s prob) measure(real): normal(x, s)\nf(0, 1)");
+    check(|b| b.let_("f", b.lam("x", Real, |x| b.bind("y", b.normal(x, b.prob(1)), |y| b.dirac(y))), |f| b.app(f, &[b.real(0)])), "def f(x real) measure(real):\n    y <~ normal(x, 1)\n    return y\nf(0)");
+    check(|b| b.pair(b.lam("x", Real, |x| x), b.var("y", Real)), "(fn x real: x, y)");
+    check(|b| b.app(b.lam("x", Real, |x| x), &[b.real(1)]), "(fn x real: x)(+1/1)");
+    check(|b| b.lam("f", Type::fun(Nat, Real), |f| b.app(f, &[b.nat(1)])), "fn f nat -> real:\nf(1)");
+}
+
+#[test]
+fn conditionals_and_match() {
+    check(|b| b.if_(b.var("c", Bool), b.real(1), b.real(2)), "if c: +1/1 else: +2/1");
+    check(|b| b.if_(b.var("c", Bool), b.var("x", Real), b.real(2)), "if c: x else: 2");
+    check(|b| b.bind("k", b.if_(b.var("c", Bool), b.dirac(b.real(1)), b.dirac(b.real(2))), |k| b.dirac(k)), "k <~ if c: return +1/1 else: return +2/1\nreturn k");
+    check(|b| b.if_(b.var("c", Bool), b.if_(b.var("d", Bool), b.nat(1), b.nat(2)), b.nat(3)), "if c:\n    if d: 1 else: 2\nelse:\n    3");
+    check(|b| b.if_(b.var("c", Bool), b.nat(3), b.if_(b.var("d", Bool), b.nat(1), b.nat(2))), "if c: 3 else: if d: 1 else: 2");
+    check(|b| b.add(&[b.var("x", Nat), b.if_(b.var("c", Bool), b.nat(1), b.nat(2))]), "x + (if c: 1 else: 2)");
+    check(|b| { let (a, n) = (b.fresh("a", Real), b.fresh("n", Nat)); b.n(Node::Match(b.var("p", Type::pair(Real, Nat)), vec![(Pattern::Pair(pat_var(a), pat_var(n)), b.v(a))]), Real) }, "match p:\n    (a, n): a");
+    check(|b| { let x = b.fresh("x", Nat); b.n(Node::Match(b.var("e", Type::either(Nat, Bool)), vec![(Pattern::Left(pat_var(x)), b.v(x)), (Pattern::Right(Box::new(Pattern::Wild)), b.if_(b.bool(true), b.nat(1), b.nat(0)))]), Nat) }, "match e:\n    left(x): x\n    right(_): if true: 1 else: 0");
+    check(|b| b.n(Node::Match(b.var("m", Type::maybe(Bool)), vec![(Pattern::Just(Box::new(Pattern::Bool(true))), b.nat(1)), (Pattern::Nothing, b.nat(0)), (Pattern::Unit, b.nat(2))]), Nat), "match m:\n    just(true): 1\n    nothing: 0\n    (): 2");
+}
+
+#[test]
+fn loops_and_reducers() {
+    check(|b| b.array("i", b.nat(3), |i| b.coerce(Coercion::Nat2Real, i)), "array i of 3: nat2real(i)");
+    check(|b| { let a = b.var("a", Type::array(Real)); b.sum("i", b.nat(0), b.prim(Prim::Size, &[a], Nat), |i| b.index(a, i)) }, "summate i from 0 to size(a): a[i]");
+    check(|b| b.prod("i", b.int(0), b.int(10), |i| i), "product i from +0 to 10: i");
+    check(|b| b.integrate("x", b.real(0), b.real_inf(), |x| b.prim(Prim::Exp, &[x], Prob)), "integrate x from 0 to ∞: exp(x)");
+    check(|b| b.bucket("j", b.nat(0), b.nat(5), |_| b.r_add(b.real(1))), "bucket j from 0 to 5: r_add +1/1");
+    check(|b| b.bucket("j", b.nat(0), b.nat(5), |j| b.r_index("b", b.nat(3), j, |_| b.r_add(b.prob(1)))), "bucket j from 0 to 5: r_index b = 3 of j: r_add 1/1");
+    check(|b| b.r_fanout(b.r_nop(), b.r_split(b.var("c", Bool), b.r_add(b.nat(1)), b.r_nop())), "r_fanout r_nop || (r_split c: r_add 1 else: r_nop)");
+    check(|b| b.r_add(b.prim(Prim::Or, &[b.var("p", Bool), b.var("q", Bool)], Bool)), "r_add (p || q)");
+    check(|b| b.chain("s", b.real(0), b.nat(4), |s| b.bind("x", b.normal(s, b.prob(1)), |x| b.dirac(b.pair(x, x)))), "chain s from +0/1 of 4:\n    x <~ normal(s, 1)\n    return (x, x)");
+}
+
+#[test]
+fn long_lines_break() {
+    check_with(|b| b.add(&[b.var("alpha", Real), b.var("bb", Real), b.var("gamma1", Real), b.var("delta", Real)]), &width(16), "alpha\n    + bb\n    + gamma1\n    + delta");
+    check_with(|b| b.normal(b.var("xxxxxxxx", Real), b.var("yyyyyyyy", Prob)), &width(20), "normal(xxxxxxxx,\n       yyyyyyyy)");
+    check_with(|b| b.if_(b.var("c", Bool), b.var("xxxxxxxx", Real), b.var("yyyyyyyy", Real)), &width(20), "if c:\n    xxxxxxxx\nelse:\n    yyyyyyyy");
+    check_with(|b| b.lam("x", Real, |x| b.add(&[x, b.var("yyyyyyyyyyyyyyyy", Real)])), &width(20), "fn x real:\nx + yyyyyyyyyyyyyyyy");
+    check_with(|b| b.superpose(&[b.weight(b.q(1, 3, Prob), b.dirac(b.nat(1))), b.weight(b.q(2, 3, Prob), b.dirac(b.nat(2)))]), &width(30), "weight(1/3, return 1)\n    <|> weight(2/3, return 2)");
+    check_with(|b| b.plate("i", b.var("n", Nat), |_| b.normal(b.var("mmmmmmmmmmmm", Real), b.prob(1))), &width(30), "plate i of n:\n    normal(mmmmmmmmmmmm, 1)");
+    check_with(|b| b.bind("x", b.plate("i", b.var("n", Nat), |_| b.normal(b.var("mmmmmmmmmmmm", Real), b.prob(1))), |x| b.dirac(x)), &width(30), "x <~ plate i of n:\n    normal(mmmmmmmmmmmm, 1)\nreturn x");
+}
+
+#[test]
+fn names_avoid_capture_shadowing_and_builtins() {
+    // two binders with the same hint, the inner one referring to the outer
+    check(|b| b.bind("x", b.std_normal(), |x1| b.bind("x", b.normal(x1, b.prob(1)), |x2| b.dirac(b.pair(x1, x2)))), "x <~ normal(0, 1)\nx1 <~ normal(x, 1)\nreturn (x, x1)");
+    // a binder named like a free variable
+    check(|b| { let xf = b.var("x", Real); b.lam("x", Real, |x| b.add(&[x, xf])) }, "fn x1 real:\nx1 + x");
+    // reserved and built-in names
+    check(|b| b.lam("exp", Real, |e| b.lam("normal", Real, |n| b.lam("true", Real, |t| b.add(&[e, n, t])))), "fn exp1 real:\nfn normal1 real:\nfn true1 real:\nexp1 + normal1 + true1");
+    // invalid hints
+    check(|b| b.lam("", Real, |e| b.lam("1a", Real, |n| b.add(&[e, n]))), "fn x real:\nfn a real:\nx + a");
+    // sibling scopes may reuse a name
+    check(|b| b.pair(b.lam("x", Real, |x| x), b.lam("x", Real, |x| x)), "(fn x real: x, fn x real: x)");
+    // a statement's variable is not reused by binders in its right-hand side
+    check(|b| b.let_("x", b.lam("x", Real, |x| x), |f| b.app(f, &[b.real(1)])), "def x(x1 real) real: x1\nx(1)");
+    // a suffixed name does not collide with a hint that already has that suffix
+    check(|b| b.lam("x", Real, |x| b.lam("x", Real, |x1| b.lam("x1", Real, |x11| b.add(&[x, x1, x11])))), "fn x real:\nfn x1 real:\nfn x11 real:\nx + x1 + x11");
+    // two free variables with one hint stay distinct
+    check(|b| b.add(&[b.var("x", Real), b.var("x", Real)]), "x + x1");
+}
+
+#[test]
+fn deep_statement_chains_print_without_recursing() {
+    let b = B::new();
+    let n = 10_000;
+    let vars: Vec<_> = (0..n).map(|_| b.fresh("x", Nat)).collect();
+    let mut body = b.dirac(b.v(vars[n - 1]));
+    for i in (0..n).rev() {
+        let rhs = if i == 0 { b.nat(0) } else { b.v(vars[i - 1]) };
+        body = b.n(Node::Let(vars[i], rhs, body), b.ty(body));
+    }
+    let text = print_term(&b.s.borrow(), body);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), n + 1);
+    assert_eq!(lines[0], "x = 0");
+    assert_eq!(lines[1], "x1 = x");
+    assert_eq!(lines[n - 1], format!("x{} = x{}", n - 1, n - 2));
+    assert_eq!(lines[n], format!("return x{}", n - 1));
+}
