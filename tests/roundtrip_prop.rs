@@ -124,7 +124,7 @@ proptest! {
     /// `nat2real(3)`): the elaborator produces them, so they must round-trip too.
     #[test]
     fn explicit_calls_on_literals_round_trip(
-        g in arb_program_with(GenConfig { explicit_literal_calls: true })
+        g in arb_program_with(GenConfig { explicit_literal_calls: true, ..GenConfig::default() })
     ) {
         prop_assert!(verify(&g.store, g.term).is_ok(), "{:?}", g);
         let r = round_trip(&g.store, g.term);
@@ -132,16 +132,17 @@ proptest! {
     }
 }
 
-/// Every construct the elaborator can produce shows up among 256 generated programs
+/// Every construct the elaborator can produce shows up among 1024 generated programs
 /// (the generator is deterministic for a fixed runner, so this cannot flake).
 #[test]
 fn generator_covers_every_construct() {
     let mut runner = TestRunner::deterministic();
     let strategy = arb_program_with(GenConfig {
         explicit_literal_calls: true,
+        ..GenConfig::default()
     });
     let mut seen = BTreeSet::new();
-    for _ in 0..256 {
+    for _ in 0..1024 {
         let Ok(tree) = strategy.new_tree(&mut runner) else {
             panic!("the generator strategy cannot fail");
         };

@@ -67,7 +67,7 @@ use proptest::prelude::*;
 use slic_algebra::{Coercion, Dist, Node, Pattern, Prim, Store, TermId, Transform, Type, VarId};
 
 /// Which optional forms the generator produces.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct GenConfig {
     /// Also produce the terms that only an explicit built-in call *on a literal* gives:
     /// `negate(3)` (`Neg(Lit)`), `recip(2)` (`Recip(Lit)`, also first in a product),
@@ -75,6 +75,22 @@ pub struct GenConfig {
     /// (it folds only prefix signs and `/`-only literal chains), but they are outside the
     /// elaborated-normal form the printer is first held to, so they have their own test.
     pub explicit_literal_calls: bool,
+    /// How many non-leaf constructors one program may have.
+    pub fuel: u32,
+    /// The deepest nesting of non-leaf constructors.
+    pub max_depth: u32,
+}
+
+impl Default for GenConfig {
+    /// Programs of a few dozen nodes: big enough to combine constructs, small enough
+    /// that 256 round trips take well under a second.
+    fn default() -> GenConfig {
+        GenConfig {
+            explicit_literal_calls: false,
+            fuel: 45,
+            max_depth: 6,
+        }
+    }
 }
 
 /// A generated program: the store holding it and the root term.
@@ -95,12 +111,9 @@ impl fmt::Debug for GenTerm {
     }
 }
 
-/// How many choice bytes a generated program may read before everything becomes leaves.
-const MAX_CHOICES: usize = 400;
-/// The deepest nesting of non-leaf constructors.
-const MAX_DEPTH: u32 = 6;
-/// How many non-leaf constructors one program may have.
-const FUEL: u32 = 45;
+/// How many choice bytes a generated program reads at most per unit of fuel (the rest
+/// of the program is leaves).
+const CHOICES_PER_FUEL: u32 = 9;
 
 /// Random well-typed closed programs in elaborated-normal form (see the module
 /// documentation).
@@ -110,7 +123,8 @@ pub fn arb_program() -> impl Strategy<Value = GenTerm> {
 
 /// Random well-typed closed programs with the optional forms `config` asks for.
 pub fn arb_program_with(config: GenConfig) -> impl Strategy<Value = GenTerm> {
-    proptest::collection::vec(any::<u8>(), 0..MAX_CHOICES)
+    let max = (config.fuel.max(1) * CHOICES_PER_FUEL) as usize;
+    proptest::collection::vec(any::<u8>(), 0..max)
         .prop_map(move |c| program_from_choices(config, &c))
 }
 
@@ -123,7 +137,7 @@ pub fn program_from_choices(config: GenConfig, choices: &[u8]) -> GenTerm {
         pos: 0,
         store: Store::new(),
         scope: Vec::new(),
-        fuel: FUEL,
+        fuel: config.fuel,
     };
     let nparams = g.below(4);
     let mut params = Vec::new();
@@ -134,7 +148,7 @@ pub fn program_from_choices(config: GenConfig, choices: &[u8]) -> GenTerm {
         g.scope.push(v);
     }
     let body_ty = g.body_type();
-    let mut term = g.expr(&body_ty, Pos::ANY, MAX_DEPTH);
+    let mut term = g.expr(&body_ty, Pos::ANY, config.max_depth);
     for &v in params.iter().rev() {
         let ty = Type::fun(g.store.var_type(v).clone(), g.store.ty(term).clone());
         term = g.store.intern(Node::Lam(v, term), ty);
@@ -288,9 +302,9 @@ const BOOL_BIN: [Prim; 5] = [Prim::Xor, Prim::Iff, Prim::Impl, Prim::Nand, Prim:
 
 /// Binder names: ordinary ones (often reused, so shadowing happens), names of built-ins
 /// (the printer must not confuse them with the built-in), and unusual identifiers.
-const NAMES: [&str; 20] = [
+const NAMES: [&str; 24] = [
     "x", "y", "z", "i", "x", "y", "a", "b", "n", "k", "exp", "pi", "normal", "size", "log",
-    "max", "θ", "x'", "_t", "x1",
+    "max", "θ", "x'", "_t", "x1", "x2", "exp1", "y_1", "counting",
 ];
 
 struct Gen<'a> {
@@ -456,6 +470,7 @@ impl Gen<'_> {
         }
         if !matches!(ty, Type::Fun(..)) {
             o.push((1, Opt::Index));
+            o.push((1, Opt::Transform));
         }
         match ty {
             Type::Nat | Type::Int | Type::Prob | Type::Real => {
@@ -561,7 +576,6 @@ impl Gen<'_> {
                     o.push((5, Opt::Dist));
                     o.push((2, Opt::Observe));
                 }
-                o.push((1, Opt::Transform));
             }
             Type::Fun(..) => {}
         }
@@ -671,7 +685,10 @@ impl Gen<'_> {
             _ => BigInt::from(10u32).pow(20) + BigInt::from(self.below(100)),
         };
         let den = if ty.is_field() && self.chance(50) {
-            BigInt::from(2 + self.below(6))
+            match self.weighted(&[12, 1]) {
+                0 => BigInt::from(2 + self.below(6)),
+                _ => BigInt::from(3u32).pow(41),
+            }
         } else {
             BigInt::from(1)
         };
@@ -700,7 +717,15 @@ impl Gen<'_> {
             }
             Opt::LetFun => {
                 let nargs = 1 + self.below(2);
-                let params: Vec<Type> = (0..nargs).map(|_| self.data_type(1)).collect();
+                let params: Vec<Type> = (0..nargs)
+                    .map(|_| {
+                        if self.chance(10) {
+                            Type::fun(self.numeric(), self.numeric())
+                        } else {
+                            self.data_type(1)
+                        }
+                    })
+                    .collect();
                 let ret = self.data_type(1);
                 let f = self.lambda(&params, &ret, d);
                 let fty = self.store.ty(f).clone();
@@ -1019,8 +1044,12 @@ impl Gen<'_> {
                     .into_iter()
                     .filter(|x| x.support_type() == t)
                     .collect();
-                let dist = ds[self.below(ds.len())];
-                let m = self.dist(dist, d);
+                let m = if self.chance(70) {
+                    let dist = ds[self.below(ds.len())];
+                    self.dist(dist, d)
+                } else {
+                    self.expr(ty, Pos::ANY, d)
+                };
                 let v = self.expr(&t, Pos::ANY, d);
                 self.store.intern(Node::Observe(m, v), ty.clone())
             }
@@ -1191,6 +1220,13 @@ impl Gen<'_> {
                     Pattern::Pair(Box::new(p), Box::new(q))
                 }
                 Type::Unit => Pattern::Unit,
+                Type::Bool => Pattern::Bool(self.chance(50)),
+                Type::Maybe(t) if self.chance(50) => Pattern::Just(Box::new(self.sub_pattern(t))),
+                Type::Maybe(_) => Pattern::Nothing,
+                Type::Either(a, _) if self.chance(50) => {
+                    Pattern::Left(Box::new(self.sub_pattern(a)))
+                }
+                Type::Either(_, b) => Pattern::Right(Box::new(self.sub_pattern(b))),
                 _ => Pattern::Wild,
             },
             _ => Pattern::Var(self.fresh(ty.clone())),
