@@ -9,6 +9,15 @@
 //! about meaning: it prints exactly the term it is given, and it never panics, whatever
 //! the term (an ill-typed term prints as best it can; `verify` is the place to reject it).
 //!
+//! ```
+//! use slic_algebra::{front, print, Store};
+//! let mut store = Store::new();
+//! let src = "fn mu real:\n  x <~ normal(mu, 1.0)\n  weight(0.5, return x - 3)\n";
+//! let t = front::load(&mut store, src).unwrap();
+//! let text = print::print_term(&store, t);
+//! assert_eq!(text, "fn mu real:\nx <~ normal(mu, 1)\nweight(1/2, return x - 3)\n");
+//! ```
+//!
 //! # Literals and the elaborator's checking positions
 //! A literal prints in its *bare* form (`3`, `-3`, `1/2`) only where the elaborator checks
 //! it against its own type (argument of `normal`, operand of a sum with a non-literal
@@ -24,14 +33,15 @@
 //! Variables print with their hints, renamed with numeric suffixes where a hint would
 //! capture or shadow another variable or hide a built-in (see `names`).
 //!
-//! Recursion follows term nesting; statement chains (`Let`/`Bind`) and the leading `fn`s
-//! of a file are walked iteratively, so 10,000-statement programs print fine.
+//! Statement chains (`Let`/`Bind`) and the `fn`s of a file are walked iteratively, so
+//! 10,000-statement programs print without deep recursion; other recursion follows term
+//! nesting and moves to a fresh stack segment when the stack runs low.
 
 mod doc;
 mod names;
 
 use num_rational::BigRational;
-use num_traits::Signed;
+use num_traits::{Signed, Zero};
 use rustc_hash::FxHashSet;
 
 use crate::term::{Node, Pattern, Prim, Store, TermId, VarId};
@@ -142,6 +152,10 @@ fn is_lit(store: &Store, t: TermId) -> bool {
     matches!(store.node(t), Node::Lit(_))
 }
 
+fn is_zero_lit(store: &Store, t: TermId) -> bool {
+    matches!(store.node(t), Node::Lit(v) if v.is_zero())
+}
+
 fn is_infinity(store: &Store, t: TermId) -> bool {
     matches!(store.node(t), Node::Prim(Prim::Infinity, a) if a.is_empty())
 }
@@ -238,23 +252,9 @@ impl Printer<'_> {
         self.names.get(v, self.store.var_name(v))
     }
 
-    /// The whole file: leading `fn`s flush left, then the body as a block at column 0.
+    /// The whole file: a block at column 0 whose `fn`s print flush left.
     fn top(&mut self, t: TermId) -> Doc {
-        let mut items = Vec::new();
-        let mut bound = 0;
-        let mut cur = t;
-        while let Node::Lam(v, body) = self.store.node(cur) {
-            let name = self.names.bind(*v, self.store.var_name(*v));
-            items.push(Doc::text(format!("fn {name} {}:", self.store.var_type(*v))));
-            items.push(Doc::hard());
-            bound += 1;
-            cur = *body;
-        }
-        items.push(self.block(cur, false));
-        for _ in 0..bound {
-            self.names.unbind();
-        }
-        Doc::concat(items)
+        self.block(t, false, true)
     }
 
     /// The precedence of the form `doc_inner` prints for `t`.
@@ -315,6 +315,13 @@ impl Printer<'_> {
 
     /// `t` printed where a form of precedence `need` or tighter is required.
     fn doc(&mut self, t: TermId, need: u8, checked: bool) -> Doc {
+        // Recursion follows term nesting, which passes may make deep: grow the stack.
+        stacker::maybe_grow(doc::RED_ZONE, doc::STACK_SEGMENT, || {
+            self.doc_here(t, need, checked)
+        })
+    }
+
+    fn doc_here(&mut self, t: TermId, need: u8, checked: bool) -> Doc {
         if self.prec(t, checked) < need {
             let inner = self.doc_inner(t, checked);
             return Doc::concat(vec![Doc::text("("), Doc::align(inner), Doc::text(")")]);
@@ -363,7 +370,7 @@ impl Printer<'_> {
                     self.call(c.name(), &[(*e, false)])
                 }
             }
-            Node::Let(..) | Node::Bind(..) => self.block(t, checked),
+            Node::Let(..) | Node::Bind(..) => self.block(t, checked, false),
             Node::Lam(v, body) => {
                 let name = self.names.bind(*v, s.var_name(*v));
                 let head = Doc::text(format!("fn {name} {}", s.var_type(*v)));
@@ -720,7 +727,10 @@ impl Printer<'_> {
                 let mut ops = Vec::new();
                 for (i, &a) in args.iter().enumerate() {
                     let op = match s.node(a) {
-                        Node::Prim(Prim::Recip, r) if i > 0 && r.len() == 1 && !fold_risk => {
+                        // `x / 0` is refused by the elaborator: write `recip(0/1)`.
+                        Node::Prim(Prim::Recip, r)
+                            if i > 0 && r.len() == 1 && !fold_risk && !is_zero_lit(s, r[0]) =>
+                        {
                             ("/", Operand::Term(r[0]), P_POW, is_lit(s, r[0]))
                         }
                         _ => ("*", Operand::Term(a), P_POW, is_lit(s, a)),
@@ -811,8 +821,10 @@ impl Printer<'_> {
     }
 
     /// A block: statements one per line at one column, then the final expression.
-    /// Walks the statement chain iteratively.
-    fn block(&mut self, t: TermId, checked: bool) -> Doc {
+    /// Walks the statement chain iteratively. In the file's top block (`file`), `fn x T:`
+    /// headers also print one per line at the block's column, their bodies continuing the
+    /// block (as Hakaru prints a file's parameters).
+    fn block(&mut self, t: TermId, checked: bool, file: bool) -> Doc {
         let s = self.store;
         let mut items = Vec::new();
         let mut bound = 0usize;
@@ -836,6 +848,14 @@ impl Printer<'_> {
                     bound += 1;
                     items.push(stmt);
                     items.push(Doc::hard());
+                    cur = *body;
+                    chk = false;
+                }
+                Node::Lam(v, body) if file => {
+                    let name = self.names.bind(*v, s.var_name(*v));
+                    items.push(Doc::text(format!("fn {name} {}:", s.var_type(*v))));
+                    items.push(Doc::hard());
+                    bound += 1;
                     cur = *body;
                     chk = false;
                 }

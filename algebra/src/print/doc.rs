@@ -11,7 +11,10 @@
 //! Every document caches its one-line width (`None` when it contains a hard break), so
 //! deciding whether a group fits costs O(1) and the whole layout is linear in the size of
 //! the document. Layout recursion follows document nesting, which the printer keeps
-//! proportional to term nesting (statement chains are one flat `concat`).
+//! proportional to term nesting (statement chains are one flat `concat`); it moves to a
+//! fresh stack segment when the stack runs low, and dropping a document is iterative, so
+//! even a term nested 100,000 deep (which only a program transformation can build) lays
+//! out without overflowing the stack.
 
 /// A document to lay out.
 #[derive(Debug)]
@@ -108,6 +111,32 @@ impl Doc {
     }
 }
 
+/// Stack that must be left before a recursion step runs on the current stack.
+pub(crate) const RED_ZONE: usize = 128 << 10;
+/// Size of each extra stack segment.
+pub(crate) const STACK_SEGMENT: usize = 4 << 20;
+
+impl Drop for Doc {
+    // The derived drop recurses once per nesting level; take the children out instead.
+    fn drop(&mut self) {
+        let mut stack = Vec::new();
+        take_children(&mut self.kind, &mut stack);
+        while let Some(mut d) = stack.pop() {
+            take_children(&mut d.kind, &mut stack);
+        }
+    }
+}
+
+fn take_children(k: &mut Kind, out: &mut Vec<Doc>) {
+    match k {
+        Kind::Concat(parts) => out.append(parts),
+        Kind::Nest(_, inner) | Kind::Align(inner) | Kind::Group(inner) => {
+            out.push(std::mem::replace(&mut **inner, Doc::text("")));
+        }
+        Kind::Text(_) | Kind::Line | Kind::HardLine => {}
+    }
+}
+
 struct Renderer {
     out: String,
     col: usize,
@@ -125,6 +154,12 @@ impl Renderer {
     }
 
     fn layout(&mut self, d: &Doc, indent: usize, flat: bool) {
+        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+            self.layout_here(d, indent, flat)
+        });
+    }
+
+    fn layout_here(&mut self, d: &Doc, indent: usize, flat: bool) {
         match &d.kind {
             Kind::Text(s) => {
                 self.out.push_str(s);

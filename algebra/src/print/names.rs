@@ -76,6 +76,7 @@ const RESERVED: &[&str] = &[
 /// Is `name` a word a variable must not print as?
 pub fn is_reserved(name: &str) -> bool {
     RESERVED.contains(&name)
+        || crate::syntax::is_reserved(name)
         || Prim::from_name(name).is_some()
         || Dist::from_name(name).is_some()
         || Coercion::from_name(name).is_some()

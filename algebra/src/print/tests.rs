@@ -67,6 +67,7 @@ fn arithmetic_operators() {
     check(|b| b.mul(&[b.var("x", Prob), b.recip(b.prob(2))]), "x / 2");
     check(|b| b.mul(&[b.var("x", Prob), b.recip(b.q(1, 2, Prob))]), "x / (1/2)");
     check(|b| b.mul(&[b.recip(b.var("x", Prob)), b.var("y", Prob)]), "recip(x) * y");
+    check(|b| b.mul(&[b.var("x", Prob), b.recip(b.prob(0))]), "x * recip(0/1)");
     check(|b| b.mul(&[b.var("x", Real), b.real(-3)]), "x * (-3)");
     check(|b| b.mul(&[b.add(&[b.var("x", Real), b.var("y", Real)]), b.var("z", Real)]), "(x + y) * z");
     check(|b| b.add(&[b.var("x", Real), b.add(&[b.var("y", Real), b.var("z", Real)])]), "x + (y + z)");
@@ -180,6 +181,11 @@ fn functions_and_defs() {
     check(|b| b.pair(b.lam("x", Real, |x| x), b.var("y", Real)), "(fn x real: x, y)");
     check(|b| b.app(b.lam("x", Real, |x| x), &[b.real(1)]), "(fn x real: x)(+1/1)");
     check(|b| b.lam("f", Type::fun(Nat, Real), |f| b.app(f, &[b.nat(1)])), "fn f nat -> real:\nf(1)");
+    // a file's parameters print flush left after its defs, and statements may follow them
+    check(|b| b.let_("f", b.lam("x", Real, |x| x), |f| b.lam("y", Real, |y| b.bind("z", b.normal(b.app(f, &[y]), b.prob(1)), |z| b.dirac(z)))), "def f(x real) real: x\nfn y real:\nz <~ normal(f(y), 1)\nreturn z");
+    // elsewhere a lambda's block body is indented
+    check(|b| b.let_("g", b.lam("x", Real, |x| b.lam("y", Real, |y| b.let_("s", b.add(&[x, y]), |s| b.mul(&[s, s])))), |g| g), "def g(x real, y real) real:\n    s = x + y\n    s * s\ng");
+    check(|b| b.pair(b.lam("x", Real, |x| b.let_("s", b.add(&[x, x]), |s| s)), b.unit()), "(fn x real:\n     s = x + x\n     s,\n ())");
 }
 
 #[test]
@@ -256,4 +262,18 @@ fn deep_statement_chains_print_without_recursing() {
     assert_eq!(lines[1], "x1 = x");
     assert_eq!(lines[n - 1], format!("x{} = x{}", n - 1, n - 2));
     assert_eq!(lines[n], format!("return x{}", n - 1));
+}
+
+#[test]
+fn deeply_nested_terms_print_without_overflowing_the_stack() {
+    // 20,000 nested negations: only a program transformation builds such a term.
+    let b = B::new();
+    let mut t = b.var("x", Real);
+    for _ in 0..20_000 {
+        t = b.neg(t);
+    }
+    let text = print_term(&b.s.borrow(), t);
+    assert!(text.starts_with("-(-(-("), "{}", &text[..40]);
+    assert!(text.contains("(-(-x))))"));
+    assert_eq!(text.matches('x').count(), 1);
 }

@@ -2,7 +2,7 @@
 //! written in that module's documentation (offside rule on token columns).
 //!
 //! It is a recursive-descent parser with precedence climbing for binary operators. Layout
-//! is handled by one question, [`Parser::look`]: is the next token part of what is being
+//! is handled by one question, `Parser::look`: is the next token part of what is being
 //! parsed (same line, or a later line at a column greater than the current block's), does
 //! it start the next item of the current block (a later line at the block's column), or
 //! does it end the block (a smaller column)? Blocks set the column; `(`, `[` and `,`
@@ -15,7 +15,7 @@
 //! collected in a loop and folded into nested `Let`/`Bind`/`Def` afterwards; any
 //! construct that would build a tree deeper than the limit (long `^` chains, chained
 //! `a[i][j]...`, long tuples, repeated annotations) is refused. Each nesting step checks
-//! the remaining stack and moves to a fresh segment when it runs low ([`grow`]), so the
+//! the remaining stack and moves to a fresh segment when it runs low (`grow`, using `stacker`), so the
 //! limit holds on small thread stacks and in unoptimised builds too. The first error stops
 //! the parse (recovery would mostly report follow-on noise).
 //!
