@@ -159,13 +159,59 @@ fn generator_covers_every_construct() {
 
 fn expected_constructs() -> Vec<String> {
     let mut out: Vec<String> = [
-        "Var", "Lit:nat", "Lit:int", "Lit:prob", "Lit:real", "Lit<0", "Lit:fraction", "Bool",
-        "Unit", "Pair", "Left", "Right", "Just", "Nothing", "Let", "Lam", "App", "If",
-        "ArrayLit[]", "ArrayLit", "Array", "Index", "Summate", "Product", "Integrate",
-        "Bucket", "RAdd", "RNop", "RIndex", "RSplit", "RFanout", "Dirac", "Weight", "Reject",
-        "Superpose", "Bind", "Plate", "Chain", "Observe", "Simplify", "Summarize",
-        "Pat:Wild", "Pat:Var", "Pat:Unit", "Pat:Bool", "Pat:Pair", "Pat:Left", "Pat:Right",
-        "Pat:Just", "Pat:Nothing", "Neg(Lit)", "Recip(Lit)", "Coerce(Lit)",
+        "Var",
+        "Lit:nat",
+        "Lit:int",
+        "Lit:prob",
+        "Lit:real",
+        "Lit<0",
+        "Lit:fraction",
+        "Bool",
+        "Unit",
+        "Pair",
+        "Left",
+        "Right",
+        "Just",
+        "Nothing",
+        "Let",
+        "Lam",
+        "App",
+        "If",
+        "ArrayLit[]",
+        "ArrayLit",
+        "Array",
+        "Index",
+        "Summate",
+        "Product",
+        "Integrate",
+        "Bucket",
+        "RAdd",
+        "RNop",
+        "RIndex",
+        "RSplit",
+        "RFanout",
+        "Dirac",
+        "Weight",
+        "Reject",
+        "Superpose",
+        "Bind",
+        "Plate",
+        "Chain",
+        "Observe",
+        "Simplify",
+        "Summarize",
+        "Pat:Wild",
+        "Pat:Var",
+        "Pat:Unit",
+        "Pat:Bool",
+        "Pat:Pair",
+        "Pat:Left",
+        "Pat:Right",
+        "Pat:Just",
+        "Pat:Nothing",
+        "Neg(Lit)",
+        "Recip(Lit)",
+        "Coerce(Lit)",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -307,7 +353,10 @@ impl B {
         self.n(Node::Dirac(e), ty)
     }
     fn normal(&mut self, mu: TermId, sd: TermId) -> TermId {
-        self.n(Node::Dist(Dist::Normal, vec![mu, sd]), Type::measure(Type::Real))
+        self.n(
+            Node::Dist(Dist::Normal, vec![mu, sd]),
+            Type::measure(Type::Real),
+        )
     }
     fn normal_default(&mut self) -> TermId {
         let zero = self.lit(0, 1, Type::Real);
@@ -347,29 +396,35 @@ fn tricky() -> Vec<(&'static str, Build)> {
             let body = b.lam(p, m);
             b.lam(x, body)
         }),
-        ("a real literal that is a whole number, first in a sum", |b| {
-            let x = b.var("x", Type::Real);
-            let five = b.lit(5, 1, Type::Real);
-            let xv = b.v(x);
-            let s = b.p(Prim::Add, vec![five, xv], Type::Real);
-            let pair_lit = b.lit(-7, 2, Type::Real);
-            let ty = Type::pair(Type::Real, Type::Real);
-            let pr = b.n(Node::Pair(s, pair_lit), ty);
-            b.lam(x, pr)
-        }),
-        ("nested lets shadowing one name, the outer used inside", |b| {
-            let x1 = b.var("x", Type::Nat);
-            let x2 = b.var("x", Type::Nat);
-            let one = b.lit(1, 1, Type::Nat);
-            let v1 = b.v(x1);
-            let inner_rhs = b.p(Prim::Add, vec![v1, one], Type::Nat);
-            let v2 = b.v(x2);
-            let v1 = b.v(x1);
-            let body = b.p(Prim::Mul, vec![v2, v1], Type::Nat);
-            let inner = b.let_(x2, inner_rhs, body);
-            let three = b.lit(3, 1, Type::Nat);
-            b.let_(x1, three, inner)
-        }),
+        (
+            "a real literal that is a whole number, first in a sum",
+            |b| {
+                let x = b.var("x", Type::Real);
+                let five = b.lit(5, 1, Type::Real);
+                let xv = b.v(x);
+                let s = b.p(Prim::Add, vec![five, xv], Type::Real);
+                let pair_lit = b.lit(-7, 2, Type::Real);
+                let ty = Type::pair(Type::Real, Type::Real);
+                let pr = b.n(Node::Pair(s, pair_lit), ty);
+                b.lam(x, pr)
+            },
+        ),
+        (
+            "nested lets shadowing one name, the outer used inside",
+            |b| {
+                let x1 = b.var("x", Type::Nat);
+                let x2 = b.var("x", Type::Nat);
+                let one = b.lit(1, 1, Type::Nat);
+                let v1 = b.v(x1);
+                let inner_rhs = b.p(Prim::Add, vec![v1, one], Type::Nat);
+                let v2 = b.v(x2);
+                let v1 = b.v(x1);
+                let body = b.p(Prim::Mul, vec![v2, v1], Type::Nat);
+                let inner = b.let_(x2, inner_rhs, body);
+                let three = b.lit(3, 1, Type::Nat);
+                b.let_(x1, three, inner)
+            },
+        ),
         ("a binder named exp used beside the built-in exp", |b| {
             let e = b.var("exp", Type::Real);
             let ev = b.v(e);
@@ -461,7 +516,10 @@ fn tricky() -> Vec<(&'static str, Build)> {
             let inf = b.p(Prim::Infinity, vec![], Type::Prob);
             let inf_r = b.coerce(Coercion::Prob2Real, inf);
             let minf = b.p(Prim::Neg, vec![inf_r], Type::Real);
-            let leb = b.n(Node::Dist(Dist::Lebesgue, vec![minf, inf_r]), Type::measure(Type::Real));
+            let leb = b.n(
+                Node::Dist(Dist::Lebesgue, vec![minf, inf_r]),
+                Type::measure(Type::Real),
+            );
             let x = b.var("x", Type::Real);
             let xv = b.v(x);
             let s = b.p(Prim::Add, vec![xv, pow], Type::Real);
@@ -521,7 +579,10 @@ fn tricky() -> Vec<(&'static str, Build)> {
             let kv = b.coerce(Coercion::Nat2Real, kv);
             let radd_k = b.n(Node::RAdd(kv), Type::Real);
             let nop = b.n(Node::RNop, Type::Unit);
-            let fan = b.n(Node::RFanout(radd_k, nop), Type::pair(Type::Real, Type::Unit));
+            let fan = b.n(
+                Node::RFanout(radd_k, nop),
+                Type::pair(Type::Real, Type::Unit),
+            );
             let idx = b.n(
                 Node::RIndex(k, three, aj, fan),
                 Type::array(Type::pair(Type::Real, Type::Unit)),
@@ -560,8 +621,14 @@ fn tricky() -> Vec<(&'static str, Build)> {
             let i = b.var("i", Type::Nat);
             let iv = b.v(i);
             let ir = b.coerce(Coercion::Nat2Prob, iv);
-            let pois = b.n(Node::Dist(Dist::Poisson, vec![ir]), Type::measure(Type::Nat));
-            let plate = b.n(Node::Plate(i, ten, pois), Type::measure(Type::array(Type::Nat)));
+            let pois = b.n(
+                Node::Dist(Dist::Poisson, vec![ir]),
+                Type::measure(Type::Nat),
+            );
+            let plate = b.n(
+                Node::Plate(i, ten, pois),
+                Type::measure(Type::array(Type::Nat)),
+            );
             let w = b.var("w", Type::array(Type::Nat));
             let inner = b.bind(w, plate, ch);
             b.let_(f, fun, inner)

@@ -303,8 +303,8 @@ const BOOL_BIN: [Prim; 5] = [Prim::Xor, Prim::Iff, Prim::Impl, Prim::Nand, Prim:
 /// Binder names: ordinary ones (often reused, so shadowing happens), names of built-ins
 /// (the printer must not confuse them with the built-in), and unusual identifiers.
 const NAMES: [&str; 24] = [
-    "x", "y", "z", "i", "x", "y", "a", "b", "n", "k", "exp", "pi", "normal", "size", "log",
-    "max", "θ", "x'", "_t", "x1", "x2", "exp1", "y_1", "counting",
+    "x", "y", "z", "i", "x", "y", "a", "b", "n", "k", "exp", "pi", "normal", "size", "log", "max",
+    "θ", "x'", "_t", "x1", "x2", "exp1", "y_1", "counting",
 ];
 
 struct Gen<'a> {
@@ -462,15 +462,20 @@ impl Gen<'_> {
             o.push((6, Opt::Var));
         }
         o.push((2, Opt::Let));
-        o.push((1, Opt::LetFun));
+        o.push((2, Opt::LetFun));
         o.push((2, Opt::If));
         o.push((2, Opt::Match));
         if !self.functions_to(ty).is_empty() {
-            o.push((5, Opt::App));
+            o.push((12, Opt::App));
         }
         if !matches!(ty, Type::Fun(..)) {
             o.push((1, Opt::Index));
-            o.push((1, Opt::Transform));
+            if matches!(
+                ty,
+                Type::Measure(_) | Type::Real | Type::Bool | Type::Pair(..)
+            ) {
+                o.push((1, Opt::Transform));
+            }
         }
         match ty {
             Type::Nat | Type::Int | Type::Prob | Type::Real => {
@@ -558,18 +563,18 @@ impl Gen<'_> {
                 o.push((2, Opt::Right));
             }
             Type::Measure(t) => {
+                if let Type::Array(_) = **t {
+                    o.push((4, Opt::Plate));
+                }
                 o.push((3, Opt::Dirac));
                 o.push((3, Opt::Weight));
                 if allow(Head::Superpose) {
                     o.push((2, Opt::Superpose));
                 }
                 o.push((8, Opt::Bind));
-                if matches!(**t, Type::Array(_)) {
-                    o.push((3, Opt::Plate));
-                }
                 if let Type::Pair(a, _) = &**t {
                     if matches!(**a, Type::Array(_)) {
-                        o.push((2, Opt::Chain));
+                        o.push((8, Opt::Chain));
                     }
                 }
                 if Dist::ALL.iter().any(|d| d.support_type() == **t) {
@@ -668,7 +673,8 @@ impl Gen<'_> {
             Type::Nat => self.store.prim(Prim::Floor, vec![pi], Type::Nat),
             Type::Int => {
                 let n = self.store.prim(Prim::Floor, vec![pi], Type::Nat);
-                self.store.intern(Node::Coerce(Coercion::Nat2Int, n), Type::Int)
+                self.store
+                    .intern(Node::Coerce(Coercion::Nat2Int, n), Type::Int)
             }
             Type::Real => self
                 .store
@@ -726,7 +732,12 @@ impl Gen<'_> {
                         }
                     })
                     .collect();
-                let ret = self.data_type(1);
+                // Mostly a function giving the requested type, so the body can call it.
+                let ret = if self.chance(60) {
+                    ty.clone()
+                } else {
+                    self.data_type(1)
+                };
                 let f = self.lambda(&params, &ret, d);
                 let fty = self.store.ty(f).clone();
                 let v = self.fresh(fty);
@@ -791,7 +802,9 @@ impl Gen<'_> {
                 if p == Prim::Mul
                     && !self.config.explicit_literal_calls
                     && args.iter().all(|&t| literalish(&self.store, t))
-                    && args.iter().any(|&t| !matches!(self.store.node(t), Node::Lit(_)))
+                    && args
+                        .iter()
+                        .any(|&t| !matches!(self.store.node(t), Node::Lit(_)))
                 {
                     let pos = Pos {
                         no_lit: true,
@@ -815,7 +828,11 @@ impl Gen<'_> {
                 self.store.prim(Prim::Pow, vec![a, n], ty.clone())
             }
             Opt::MinMax => {
-                let p = if self.chance(50) { Prim::Max } else { Prim::Min };
+                let p = if self.chance(50) {
+                    Prim::Max
+                } else {
+                    Prim::Min
+                };
                 let a = self.expr(ty, Pos::ANY, d);
                 let b = self.expr(ty, Pos::ANY, d);
                 self.store.prim(p, vec![a, b], ty.clone())
@@ -851,7 +868,11 @@ impl Gen<'_> {
                 self.store.prim(Prim::Size, vec![a], Type::Nat)
             }
             Opt::Summate | Opt::Product => {
-                let bound = if self.chance(25) { Type::Int } else { Type::Nat };
+                let bound = if self.chance(25) {
+                    Type::Int
+                } else {
+                    Type::Nat
+                };
                 let lo = self.expr(&bound, Pos::ANY, d);
                 let hi = self.expr(&bound, Pos::ANY, d);
                 let i = self.fresh(bound);
@@ -872,7 +893,8 @@ impl Gen<'_> {
                 self.scope.push(x);
                 let body = self.expr(ty, Pos::ANY, d);
                 self.scope.pop();
-                self.store.intern(Node::Integrate(x, lo, hi, body), ty.clone())
+                self.store
+                    .intern(Node::Integrate(x, lo, hi, body), ty.clone())
             }
             Opt::Bucket => {
                 let lo = self.expr(&Type::Nat, Pos::ANY, d);
@@ -991,10 +1013,10 @@ impl Gen<'_> {
             }
             Opt::Bind => {
                 // Now and then the type a `chain` gives, which other requests rarely ask for.
-                let t = if self.chance(8) {
-                    Type::pair(Type::array(self.numeric()), self.numeric())
-                } else {
-                    self.data_type(1)
+                let t = match self.weighted(&[16, 1, 2]) {
+                    0 => self.data_type(1),
+                    1 => Type::pair(Type::array(self.numeric()), self.numeric()),
+                    _ => Type::array(self.numeric()),
                 };
                 let m = self.expr(&Type::measure(t.clone()), Pos::ANY, d);
                 let x = self.fresh(t);
@@ -1270,11 +1292,7 @@ fn pattern_text(store: &Store, p: &Pattern) -> String {
         Pattern::Var(v) => var(store, *v),
         Pattern::Unit => "()".into(),
         Pattern::Bool(b) => b.to_string(),
-        Pattern::Pair(a, b) => format!(
-            "({}, {})",
-            pattern_text(store, a),
-            pattern_text(store, b)
-        ),
+        Pattern::Pair(a, b) => format!("({}, {})", pattern_text(store, a), pattern_text(store, b)),
         Pattern::Left(a) => format!("left({})", pattern_text(store, a)),
         Pattern::Right(a) => format!("right({})", pattern_text(store, a)),
         Pattern::Just(a) => format!("just({})", pattern_text(store, a)),
