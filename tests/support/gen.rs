@@ -50,11 +50,12 @@
 //!   type) and the body any numeric type; `integrate` has real bounds and a prob body;
 //!   `array`/`plate`/`chain` sizes and `bucket` bounds are nat; an `r_index` bucket count
 //!   never mentions the bucket variable.
-//! - Binder names are identifiers the parser accepts as binders (no reserved words, no
-//!   constructor names such as `true`/`nothing`); names of built-ins (`exp`, `pi`, ...),
-//!   shadowing of outer names and two pattern variables of one name do occur (the
-//!   elaborator would reject `(x, x)`, an alpha-equivalent renaming would not), so the
-//!   printer's renaming is exercised.
+//! - Binder names are hints (the round trip compares up to alpha-equivalence), so the
+//!   generator also uses hints no text could give, and the printer must rename them:
+//!   names of built-ins and constructors (`exp`, `pi`, `left`, `true`, `nothing`),
+//!   reserved words (`if`), non-identifiers (`1x`, the empty name), shadowing of outer
+//!   names that are still used inside, and two pattern variables of one name (`(x, x)`,
+//!   which the elaborator would reject).
 //!
 //! Terms violating these are not errors of the printer when they fail to round-trip.
 
@@ -300,11 +301,13 @@ const TRIG: [Prim; 12] = [
 
 const BOOL_BIN: [Prim; 5] = [Prim::Xor, Prim::Iff, Prim::Impl, Prim::Nand, Prim::Nor];
 
-/// Binder names: ordinary ones (often reused, so shadowing happens), names of built-ins
-/// (the printer must not confuse them with the built-in), and unusual identifiers.
-const NAMES: [&str; 24] = [
+/// Binder name hints: ordinary ones (often reused, so shadowing happens), names of
+/// built-ins and constructors (the printer must not confuse them with the built-in), unusual
+/// identifiers, and hints that are not identifiers at all (the printer must rename them).
+const NAMES: [&str; 30] = [
     "x", "y", "z", "i", "x", "y", "a", "b", "n", "k", "exp", "pi", "normal", "size", "log", "max",
-    "θ", "x'", "_t", "x1", "x2", "exp1", "y_1", "counting",
+    "θ", "x'", "_t", "x1", "x2", "exp1", "y_1", "counting", "left", "true", "if", "nothing", "1x",
+    "",
 ];
 
 struct Gen<'a> {
