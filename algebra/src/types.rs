@@ -101,6 +101,26 @@ impl Type {
         })
     }
 
+    /// Least upper bound in the order that safe coercions induce, lifted covariantly through
+    /// `array`, `measure`, `pair`, `either` and `maybe` (function types join only when
+    /// equal). `measure(nat) ⊔ measure(real) = measure(real)`: the branches of
+    /// `if c: return n else: return x` get one type. `None` when there is no common type.
+    pub fn join(&self, other: &Type) -> Option<Type> {
+        use Type::*;
+        if self == other {
+            return Some(self.clone());
+        }
+        Some(match (self, other) {
+            (a, b) if a.is_numeric() && b.is_numeric() => a.numeric_join(b)?,
+            (Array(a), Array(b)) => Type::array(a.join(b)?),
+            (Measure(a), Measure(b)) => Type::measure(a.join(b)?),
+            (Maybe(a), Maybe(b)) => Type::maybe(a.join(b)?),
+            (Pair(a1, b1), Pair(a2, b2)) => Type::pair(a1.join(a2)?, b1.join(b2)?),
+            (Either(a1, b1), Either(a2, b2)) => Type::either(a1.join(a2)?, b1.join(b2)?),
+            _ => return None,
+        })
+    }
+
     /// The smallest ring above a numeric type: `nat -> int`, `prob -> real`.
     pub fn ring_above(&self) -> Option<Type> {
         match self {
@@ -248,6 +268,21 @@ mod tests {
         assert_eq!(Nat.numeric_join(&Int), Some(Int));
         assert_eq!(Real.numeric_join(&Nat), Some(Real));
         assert_eq!(Bool.numeric_join(&Nat), None);
+    }
+
+    #[test]
+    fn join_lifts_through_constructors() {
+        use Type::*;
+        let mn = Type::measure(Nat);
+        let mr = Type::measure(Real);
+        assert_eq!(mn.join(&mr), Some(mr.clone()));
+        let p1 = Type::pair(Nat, Type::array(Prob));
+        let p2 = Type::pair(Int, Type::array(Nat));
+        assert_eq!(p1.join(&p2), Some(Type::pair(Int, Type::array(Prob))));
+        assert_eq!(mn.join(&Type::array(Nat)), None);
+        let f = Type::fun(Nat, Nat);
+        assert_eq!(f.join(&Type::fun(Nat, Real)), None);
+        assert_eq!(f.join(&f), Some(f.clone()));
     }
 
     #[test]

@@ -129,7 +129,12 @@ impl Elab<'_> {
     ) -> R<TermId> {
         let mut vars = Vec::with_capacity(params.len());
         let mut failed = false;
-        for (x, t) in params {
+        for (i, (x, t)) in params.iter().enumerate() {
+            // A repeated name would make the earlier argument unreachable: surely a slip.
+            if params[..i].iter().any(|(y, _)| y.name == x.name) {
+                self.err(x.span, format!("parameter '{}' is declared twice", x.name));
+                failed = true;
+            }
             match self.resolve_type(t) {
                 Ok(ty) => vars.push(self.bind(&x.name, ty)),
                 Err(Failed) => failed = true,
@@ -219,8 +224,10 @@ impl Elab<'_> {
         let mut out = Vec::with_capacity(items.len());
         for (e, t) in items.iter().zip(done) {
             let r = match t {
-                Some(t) => self.coerce(t, &target, e.span),
-                None => self.check(e, &target),
+                Some(t) if self.fits_by_coercion(t, &target) => self.coerce(t, &target, e.span),
+                // e.g. `return 0` inferred as measure(nat) beside a measure(real) branch:
+                // elaborate it again against the joined type
+                _ => self.check(e, &target),
             };
             match r {
                 Ok(t) => out.push(t),
@@ -349,8 +356,8 @@ impl Elab<'_> {
         let mut failed = false;
         for (((_, body), (_, binds)), slot) in arms.iter().zip(pats).zip(bodies.iter_mut()) {
             let r = match *slot {
-                Some(t) => self.coerce(t, &target, body.span),
-                None => {
+                Some(t) if self.fits_by_coercion(t, &target) => self.coerce(t, &target, body.span),
+                _ => {
                     let mark = self.mark();
                     self.rebind(binds);
                     let r = self.check(body, &target);
@@ -367,6 +374,13 @@ impl Elab<'_> {
             return Err(Failed);
         }
         Ok(target)
+    }
+
+    /// Can `t` be fitted to `target` without elaborating it again (same type, or a numeric
+    /// coercion)?
+    fn fits_by_coercion(&self, t: TermId, target: &Type) -> bool {
+        let ty = self.ty(t);
+        ty == *target || (ty.is_numeric() && target.is_numeric())
     }
 
     /// Puts a pattern's variables back in scope.
@@ -420,15 +434,13 @@ impl Elab<'_> {
     }
 }
 
-/// The one type of several branches: the join if all are numeric, else the first's.
+/// The one type of several branches: their join (numeric types join in the coercion
+/// lattice, also under `measure(..)`, `array(..)`, pairs...); when there is none, the
+/// first branch's type, so the mismatch is reported against it.
 fn branch_type(first: &Type, all: &[Type]) -> Type {
-    if all.iter().all(Type::is_numeric) {
-        all.iter().fold(first.clone(), |j, t| {
-            j.numeric_join(t).unwrap_or(Type::Real)
-        })
-    } else {
-        first.clone()
-    }
+    all.iter()
+        .try_fold(first.clone(), |j, t| j.join(t))
+        .unwrap_or_else(|| first.clone())
 }
 
 /// A pattern as the user wrote it, for messages; subpatterns nested deeper than a few

@@ -346,7 +346,7 @@ const ERRORS: &[(&str, &str, usize, usize)] = &[
     ("fn x real: x ** 2", "'**' expects prob, found real", 1, 12),
     ("summate i from 0 to 1.5: i", "loop bounds must be nat or int, found prob", 1, 16),
     ("integrate x from 0 to 1: x", "expected prob, found real", 1, 26),
-    ("return 1 <|> return true", "expected measure(nat), found measure(bool)", 1, 14),
+    ("return 1 <|> return true", "expected nat, found bool", 1, 21),
     ("1 <|> 2", "expected a measure, found nat", 1, 1),
     ("plate i of 3: 4", "expected a measure, found nat", 1, 15),
     ("-3. nat", "expected nat, found int", 1, 1),
