@@ -26,7 +26,7 @@ def write(name, data):
 def main():
     write(
         "nonutf8.hk",
-        b"# expect: utf-8\n"
+        b"# expect: not valid utf-8\n"
         b"# why: the comment on line 4 holds the bytes 0xff 0xfe, which are not valid UTF-8;\n"
         b"#   the file must be refused with a clear encoding error, not a panic or garbage\n"
         b"# a comment with bad bytes: \xff\xfe here\n"
