@@ -1,0 +1,64 @@
+//! Command-line syntax of `slic-cas` (clap), and its validation into the plain data the
+//! commands take. Validation happens here, once; commands never see raw strings.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "slic-cas",
+    version,
+    about = "Exact computer algebra and compilation for Hakaru probabilistic programs",
+    long_about = "slic-cas reads Hakaru measure terms (.hk files), checks their types, prints \
+                  them in canonical layout, and samples from them with the reference \
+                  interpreter."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Type-check a program and print its type (e.g. `nat -> measure(real)`).
+    Check(FileArg),
+    /// Print a program in canonical layout.
+    Fmt(FmtArgs),
+    /// Draw weighted samples from a measure with the reference interpreter.
+    Sample(SampleArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct FileArg {
+    /// The .hk file to read.
+    pub file: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct FmtArgs {
+    /// The .hk file to read.
+    pub file: PathBuf,
+    /// Print `inf` instead of `∞` (plain ASCII output).
+    #[arg(long)]
+    pub ascii: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct SampleArgs {
+    /// The .hk file to read: a measure, or a function (`fn x T: ...`) returning one.
+    pub file: PathBuf,
+    /// The function's arguments as a JSON array, in order (`[0.5, [1, 2]]`); `@FILE`
+    /// reads the array from a file.
+    #[arg(long)]
+    pub args: Option<String>,
+    /// How many weighted samples to draw.
+    #[arg(short = 'n', long = "samples", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub samples: u64,
+    /// Seed of the random number generator (equal seeds give equal output).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Print one JSON summary (mass, mean, sd, probabilities) instead of the samples.
+    #[arg(long)]
+    pub summary: bool,
+}
