@@ -1,3 +1,81 @@
-//! Shared helpers for the end-to-end tests and benchmarks.
+//! Shared helpers for the end-to-end tests and the benchmarks: finding corpus files,
+//! reading their header comments (`# args:`, `# expect:`), running work on a thread with a
+//! large stack, and generating large programs.
+//!
+//! Nothing here is an algorithm of slic-cas; it only feeds the library crates inputs.
 
 pub mod gen;
+
+use std::path::{Path, PathBuf};
+
+/// The repository root (this package's manifest directory).
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every `.hk` file below `corpus/<sub>` (recursively), sorted.
+pub fn corpus_files(sub: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    collect(&root().join("corpus").join(sub), &mut out);
+    out.sort();
+    out
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            collect(&p, out);
+        } else if p.extension().is_some_and(|x| x == "hk") {
+            out.push(p);
+        }
+    }
+}
+
+/// The value of a `# key: value` header comment in a corpus file, if present.
+pub fn header(text: &str, key: &str) -> Option<String> {
+    let prefix = format!("# {key}:");
+    text.lines()
+        .take_while(|l| l.starts_with('#') || l.trim().is_empty())
+        .find_map(|l| l.strip_prefix(&prefix).map(|v| v.trim().to_string()))
+}
+
+/// Run `f` on a thread with a 512 MiB stack (deep programs recurse deeply; the CLI does
+/// the same) and return its result, propagating panics.
+pub fn with_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let handle = std::thread::Builder::new()
+        .stack_size(512 * 1024 * 1024)
+        .spawn(f)
+        .expect("spawn test thread");
+    match handle.join() {
+        Ok(v) => v,
+        Err(e) => std::panic::resume_unwind(e),
+    }
+}
+
+/// A well-typed program of about `lines` lines: two parameters, then a long chain of
+/// binds, lets, weights and conditionals mixing every numeric type, returning a pair.
+/// Used by the front-end benchmark and the stress tests.
+pub fn generated_program(lines: usize) -> String {
+    let mut s = String::with_capacity(lines * 40);
+    s.push_str("fn a real:\nfn b prob:\n");
+    s.push_str("x0 <~ normal(a, b)\n");
+    s.push_str("y0 = x0 * 2 + a - 1/2\n");
+    let mut i = 1;
+    while 4 + 4 * i <= lines {
+        let p = i - 1;
+        s.push_str(&format!("x{i} <~ normal(y{p} * 3/4 - x{p}, b + {i})\n"));
+        s.push_str(&format!(
+            "y{i} = if x{i} < y{p}: exp(x{i}) * b else: real2prob(x{i} ^ 2 + 1)\n"
+        ));
+        s.push_str(&format!("z{i} = prob2real(y{i}) + x{i} / (1 + b)\n"));
+        s.push_str(&format!("w{i} <~ weight(y{i} + 1/{i}, return ())\n"));
+        i += 1;
+    }
+    let last = i - 1;
+    s.push_str(&format!("return (x{last}, z{last})\n"));
+    s
+}
