@@ -200,7 +200,7 @@ impl<'s> Elab<'s> {
         if let Some(c) = Coercion::safe(&have, want) {
             if let Node::Lit(v) = self.store.node(t) {
                 let v = v.clone();
-                return Ok(self.store.lit(v, want.clone()));
+                return Ok(self.store.lit(v.into_big(), want.clone()));
             }
             return Ok(self.store.intern(Node::Coerce(c, t), want.clone()));
         }

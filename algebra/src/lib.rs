@@ -22,6 +22,7 @@ pub mod alpha;
 pub mod diag;
 pub mod elab;
 pub mod front;
+pub mod num;
 pub mod print;
 pub mod syntax;
 pub mod term;
@@ -29,5 +30,6 @@ pub mod types;
 pub mod verify;
 
 pub use diag::{Diagnostic, LineIndex, Span};
+pub use num::Rational;
 pub use term::{Dist, Node, Pattern, Prim, Store, TermId, Transform, VarId, VarInfo};
 pub use types::{Coercion, Type};

@@ -16,8 +16,12 @@
 
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use rustc_hash::FxHashMap;
+use std::hash::BuildHasher;
 
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
+
+use crate::num::Rational;
 use crate::types::{Coercion, Type};
 
 /// A term in a [`Store`].
@@ -331,7 +335,7 @@ impl Pattern {
 pub enum Node {
     Var(VarId),
     /// An exact numeric literal; the term's type (nat, int, prob or real) says which.
-    Lit(BigRational),
+    Lit(Rational),
     Bool(bool),
     Unit,
     Pair(TermId, TermId),
@@ -474,12 +478,28 @@ pub struct VarInfo {
 }
 
 /// The arena of hash-consed, typed terms and of variables.
-#[derive(Default, Clone, Debug)]
+///
+/// The index holds only ids; a lookup compares the probe against the arena, so each node
+/// is stored once (interning is on every path that builds terms: it must not clone).
+#[derive(Default, Clone)]
 pub struct Store {
     nodes: Vec<Node>,
     types: Vec<Type>,
-    index: FxHashMap<(Node, Type), TermId>,
+    index: HashTable<TermId>,
     vars: Vec<VarInfo>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("terms", &self.nodes.len())
+            .field("vars", &self.vars.len())
+            .finish()
+    }
+}
+
+fn key_hash(node: &Node, ty: &Type) -> u64 {
+    FxBuildHasher.hash_one((node, ty))
 }
 
 impl Store {
@@ -490,14 +510,21 @@ impl Store {
     /// The id of `node` with type `ty`, creating it if it is new. The caller vouches that
     /// `ty` is the node's type (`verify` checks whole terms).
     pub fn intern(&mut self, node: Node, ty: Type) -> TermId {
-        let key = (node, ty);
-        if let Some(&id) = self.index.get(&key) {
+        let hash = key_hash(&node, &ty);
+        let (nodes, types) = (&self.nodes, &self.types);
+        let found = self.index.find(hash, |&id| {
+            nodes[id.index()] == node && types[id.index()] == ty
+        });
+        if let Some(&id) = found {
             return id;
         }
         let id = TermId(u32::try_from(self.nodes.len()).expect("more than 2^32 terms"));
-        self.nodes.push(key.0.clone());
-        self.types.push(key.1.clone());
-        self.index.insert(key, id);
+        self.nodes.push(node);
+        self.types.push(ty);
+        let (nodes, types) = (&self.nodes, &self.types);
+        self.index.insert_unique(hash, id, |&other| {
+            key_hash(&nodes[other.index()], &types[other.index()])
+        });
         id
     }
 
@@ -549,7 +576,7 @@ impl Store {
     /// An exact numeric literal of numeric type `ty`.
     pub fn lit(&mut self, value: BigRational, ty: Type) -> TermId {
         debug_assert!(ty.is_numeric());
-        self.intern(Node::Lit(value), ty)
+        self.intern(Node::Lit(Rational::new(value)), ty)
     }
 
     /// An integer literal of numeric type `ty`.

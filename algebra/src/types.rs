@@ -6,8 +6,10 @@
 //! only states these facts; it does not decide where coercions go (see `elab`).
 
 use std::fmt;
+use std::sync::Arc;
 
-/// A Hakaru type. Cheap to compare and hash; clone is a small tree copy.
+/// A Hakaru type. Cheap to compare, hash and clone: children are shared (`Arc`), so a
+/// clone is a reference-count bump, not a tree copy (the elaborator clones types often).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Type {
     Nat,
@@ -16,32 +18,32 @@ pub enum Type {
     Real,
     Unit,
     Bool,
-    Array(Box<Type>),
-    Measure(Box<Type>),
-    Pair(Box<Type>, Box<Type>),
-    Either(Box<Type>, Box<Type>),
-    Maybe(Box<Type>),
-    Fun(Box<Type>, Box<Type>),
+    Array(Arc<Type>),
+    Measure(Arc<Type>),
+    Pair(Arc<Type>, Arc<Type>),
+    Either(Arc<Type>, Arc<Type>),
+    Maybe(Arc<Type>),
+    Fun(Arc<Type>, Arc<Type>),
 }
 
 impl Type {
     pub fn array(t: Type) -> Type {
-        Type::Array(Box::new(t))
+        Type::Array(Arc::new(t))
     }
     pub fn measure(t: Type) -> Type {
-        Type::Measure(Box::new(t))
+        Type::Measure(Arc::new(t))
     }
     pub fn pair(a: Type, b: Type) -> Type {
-        Type::Pair(Box::new(a), Box::new(b))
+        Type::Pair(Arc::new(a), Arc::new(b))
     }
     pub fn either(a: Type, b: Type) -> Type {
-        Type::Either(Box::new(a), Box::new(b))
+        Type::Either(Arc::new(a), Arc::new(b))
     }
     pub fn maybe(t: Type) -> Type {
-        Type::Maybe(Box::new(t))
+        Type::Maybe(Arc::new(t))
     }
     pub fn fun(a: Type, b: Type) -> Type {
-        Type::Fun(Box::new(a), Box::new(b))
+        Type::Fun(Arc::new(a), Arc::new(b))
     }
 
     /// `nat`, `int`, `prob` or `real`.

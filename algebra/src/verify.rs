@@ -250,7 +250,7 @@ impl Checker<'_> {
                     Ok(())
                 } else {
                     Err(self.err(VerifyErrorKind::LiteralOutOfType {
-                        value: q.clone(),
+                        value: q.as_big().clone(),
                         ty: ty.clone(),
                     }))
                 }

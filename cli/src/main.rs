@@ -15,6 +15,11 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+/// Terms and syntax trees are many small allocations; mimalloc makes the front end about
+/// a quarter faster than the system allocator (benches/frontend.rs).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Stack for the worker thread: deep programs recurse deeply (see the module doc).
 const WORKER_STACK_BYTES: usize = 512 * 1024 * 1024;
 

@@ -766,7 +766,7 @@ impl Gen<'_> {
                     let Type::Fun(_, rest) = fty else {
                         unreachable!("functions_to returned a non-function")
                     };
-                    fty = *rest;
+                    fty = (*rest).clone();
                     t = self.store.intern(Node::App(t, x), fty.clone());
                 }
                 t
@@ -1035,7 +1035,7 @@ impl Gen<'_> {
                 let n = self.expr(&Type::Nat, Pos::ANY, d);
                 let i = self.fresh(Type::Nat);
                 self.scope.push(i);
-                let m = self.expr(&Type::measure(*t), Pos::ANY, d);
+                let m = self.expr(&Type::measure((*t).clone()), Pos::ANY, d);
                 self.scope.pop();
                 self.store.intern(Node::Plate(i, n, m), ty.clone())
             }
@@ -1043,14 +1043,18 @@ impl Gen<'_> {
                 let Type::Pair(arr, state) = measure_arg(ty) else {
                     unreachable!("Chain option for a non-pair measure")
                 };
-                let Type::Array(a) = *arr else {
+                let Type::Array(a) = &*arr else {
                     unreachable!("Chain option for a non-array first component")
                 };
                 let s0 = self.expr(&state, Pos::ANY, d);
                 let n = self.expr(&Type::Nat, Pos::ANY, d);
                 let s = self.fresh((*state).clone());
                 self.scope.push(s);
-                let m = self.expr(&Type::measure(Type::pair(*a, *state)), Pos::ANY, d);
+                let m = self.expr(
+                    &Type::measure(Type::pair((**a).clone(), (*state).clone())),
+                    Pos::ANY,
+                    d,
+                );
                 self.scope.pop();
                 self.store.intern(Node::Chain(s, s0, n, m), ty.clone())
             }

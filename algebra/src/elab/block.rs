@@ -2,6 +2,8 @@
 //! (walked iteratively, built bottom-up), `if`, `match` and its patterns, `<|>`, and the
 //! shared rule that gives several branches one type. Must not recurse once per statement.
 
+use std::sync::Arc;
+
 use super::{needs_expected, Elab, Failed, R};
 use crate::diag::Span;
 use crate::syntax::ast::{ChainOp, Expr, ExprKind, Ident, Pat, PatKind, TypeExpr};
@@ -71,7 +73,7 @@ impl Elab<'_> {
                     let param = self.resolve_type(t)?;
                     expected = match expected {
                         None => None,
-                        Some(Type::Fun(a, b)) if *a == param => Some(*b),
+                        Some(Type::Fun(a, b)) if *a == param => Some(Arc::unwrap_or_clone(b)),
                         Some(want) => {
                             return Err(self.err(
                                 cur.span,
@@ -159,7 +161,7 @@ impl Elab<'_> {
     pub(super) fn infer_measure(&mut self, m: &Expr) -> R<(TermId, Type)> {
         let t = self.infer(m)?;
         match self.ty(t) {
-            Type::Measure(elem) => Ok((t, *elem)),
+            Type::Measure(elem) => Ok((t, Arc::unwrap_or_clone(elem))),
             other => Err(self.err(m.span, format!("expected a measure, found {other}"))),
         }
     }

@@ -3,6 +3,8 @@
 //! transforms, and application of user functions one argument at a time. A name bound
 //! by the program always wins over a built-in of the same name.
 
+use std::sync::Arc;
+
 use super::{takes, Elab, Failed, R};
 use crate::diag::Span;
 use crate::syntax::ast::Expr;
@@ -193,10 +195,10 @@ impl Elab<'_> {
                 return Err(self.err(span, "internal error: ran out of parameters"));
             };
             match self.check_arg(arg, &a, who) {
-                Ok(x) => checked.push((x, *b.clone())),
+                Ok(x) => checked.push((x, (*b).clone())),
                 Err(Failed) => failed = true,
             }
-            cur = *b;
+            cur = Arc::unwrap_or_clone(b);
         }
         if failed {
             return Err(Failed);
@@ -488,7 +490,7 @@ impl Elab<'_> {
     pub(super) fn infer_array(&mut self, a: &Expr, who: &str) -> R<(TermId, Type)> {
         let t = self.infer(a)?;
         match self.ty(t) {
-            Type::Array(elem) => Ok((t, *elem)),
+            Type::Array(elem) => Ok((t, Arc::unwrap_or_clone(elem))),
             other => Err(self.err(a.span, format!("'{who}' expects an array, found {other}"))),
         }
     }

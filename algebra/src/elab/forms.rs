@@ -2,6 +2,8 @@
 //! `summate`, `product`, `integrate`, and `bucket` with its reducers. Reducers are only
 //! elaborated here, directly under a `bucket` or inside another reducer.
 
+use std::sync::Arc;
+
 use super::{Elab, Failed, R};
 use crate::diag::Span;
 use crate::syntax::ast::{Expr, ExprKind, Ident};
@@ -93,7 +95,7 @@ impl Elab<'_> {
         let ix = self.check(i, &Type::Nat);
         let arr = arr?;
         let elem = match self.ty(arr) {
-            Type::Array(elem) => *elem,
+            Type::Array(elem) => Arc::unwrap_or_clone(elem),
             other => return Err(self.err(a.span, format!("expected an array, found {other}"))),
         };
         let ix = ix?;
@@ -169,7 +171,7 @@ impl Elab<'_> {
     fn chain_body(&mut self, m: &Expr, state: &Type) -> R<(TermId, Type)> {
         let (t, elem) = self.infer_measure(m)?;
         match elem {
-            Type::Pair(a, st) if *st == *state => Ok((t, *a)),
+            Type::Pair(a, st) if *st == *state => Ok((t, Arc::unwrap_or_clone(a))),
             other => Err(self.err(
                 m.span,
                 format!(

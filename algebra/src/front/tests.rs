@@ -519,7 +519,7 @@ mod random {
                 let t = load(&mut s, &src);
                 prop_assert!(t.is_ok(), "{}: {:?}", src, t);
                 if let Ok(t) = t {
-                    prop_assert_eq!(s.node(t), &crate::term::Node::Lit(value));
+                    prop_assert_eq!(s.node(t), &crate::term::Node::Lit(value.into()));
                     prop_assert_eq!(s.ty(t).to_string(), ty);
                 }
             }

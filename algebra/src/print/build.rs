@@ -2,6 +2,8 @@
 //! printer, alpha-equivalence and verifier tests read as one-liners. Each method computes
 //! the node's type by the core typing rules (it does not check them: `verify` does).
 
+use std::sync::Arc;
+
 use std::cell::RefCell;
 
 use num_bigint::BigInt;
@@ -39,7 +41,7 @@ impl B {
     }
     pub fn q(&self, n: i64, d: i64, ty: Type) -> TermId {
         let q = BigRational::new(BigInt::from(n), BigInt::from(d));
-        self.n(Node::Lit(q), ty)
+        self.n(Node::Lit(q.into()), ty)
     }
     pub fn nat(&self, n: i64) -> TermId {
         self.q(n, 1, Type::Nat)
@@ -145,7 +147,7 @@ impl B {
         let mut t = f;
         for &a in args {
             let ty = match self.ty(t) {
-                Type::Fun(_, r) => *r,
+                Type::Fun(_, r) => Arc::unwrap_or_clone(r),
                 other => other,
             };
             t = self.n(Node::App(t, a), ty);

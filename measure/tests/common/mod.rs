@@ -89,7 +89,7 @@ impl B {
     }
     pub fn app(&mut self, f: TermId, a: TermId) -> TermId {
         let ty = match self.ty(f) {
-            Type::Fun(_, r) => *r,
+            Type::Fun(_, r) => (*r).clone(),
             other => other,
         };
         self.s.intern(Node::App(f, a), ty)
