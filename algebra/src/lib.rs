@@ -23,6 +23,7 @@ pub mod diag;
 pub mod elab;
 pub mod front;
 pub mod num;
+pub mod poly;
 pub mod print;
 pub mod syntax;
 pub mod term;

@@ -69,6 +69,94 @@ impl Hash for Rational {
     }
 }
 
+impl Rational {
+    pub fn zero() -> Rational {
+        Rational::from_integer(0)
+    }
+
+    pub fn one() -> Rational {
+        Rational::from_integer(1)
+    }
+
+    pub fn is_zero(&self) -> bool {
+        num_traits::Zero::is_zero(&self.0)
+    }
+
+    pub fn is_one(&self) -> bool {
+        num_traits::One::is_one(&self.0)
+    }
+
+    pub fn is_integer(&self) -> bool {
+        self.0.is_integer()
+    }
+
+    pub fn is_negative(&self) -> bool {
+        num_traits::Signed::is_negative(&self.0)
+    }
+
+    /// `self^n` for any integer n (`0^n` for negative n is `None`).
+    pub fn pow(&self, n: i64) -> Option<Rational> {
+        if n < 0 && self.is_zero() {
+            return None;
+        }
+        let e = i32::try_from(n).ok()?;
+        Some(Rational(num_traits::Pow::pow(&self.0, e)))
+    }
+
+    /// `1 / self`, `None` for zero.
+    pub fn recip(&self) -> Option<Rational> {
+        (!self.is_zero()).then(|| Rational(self.0.recip()))
+    }
+
+    /// The nearest `f64` (±inf when out of range).
+    pub fn to_f64(&self) -> f64 {
+        num_traits::ToPrimitive::to_f64(&self.0).unwrap_or_else(|| {
+            // out of f64's range: the sign of an infinity, or 0 for tiny magnitudes
+            let big = self.0.numer().bits() > self.0.denom().bits();
+            match (big, self.is_negative()) {
+                (true, true) => f64::NEG_INFINITY,
+                (true, false) => f64::INFINITY,
+                (false, _) => 0.0,
+            }
+        })
+    }
+}
+
+macro_rules! rational_binop {
+    ($trait:ident, $method:ident) => {
+        impl std::ops::$trait<&Rational> for &Rational {
+            type Output = Rational;
+            fn $method(self, rhs: &Rational) -> Rational {
+                Rational(std::ops::$trait::$method(&self.0, &rhs.0))
+            }
+        }
+        impl std::ops::$trait for Rational {
+            type Output = Rational;
+            fn $method(self, rhs: Rational) -> Rational {
+                Rational(std::ops::$trait::$method(self.0, rhs.0))
+            }
+        }
+    };
+}
+
+rational_binop!(Add, add);
+rational_binop!(Sub, sub);
+rational_binop!(Mul, mul);
+
+impl std::ops::Neg for Rational {
+    type Output = Rational;
+    fn neg(self) -> Rational {
+        Rational(-self.0)
+    }
+}
+
+impl std::ops::Neg for &Rational {
+    type Output = Rational;
+    fn neg(self) -> Rational {
+        Rational(-&self.0)
+    }
+}
+
 impl std::fmt::Display for Rational {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.0.fmt(f)

@@ -41,7 +41,7 @@ mod doc;
 mod names;
 
 use num_rational::BigRational;
-use num_traits::{Signed, Zero};
+use num_traits::Signed;
 use rustc_hash::FxHashSet;
 
 use crate::term::{Node, Pattern, Prim, Store, TermId, VarId};

@@ -12,7 +12,7 @@
 use std::fmt;
 
 use num_rational::BigRational;
-use num_traits::Signed;
+
 use rustc_hash::FxHashSet;
 
 use crate::term::{Node, Pattern, Prim, Store, TermId};

@@ -63,7 +63,6 @@ use std::fmt;
 
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use num_traits::Zero;
 use proptest::prelude::*;
 use slic_algebra::{Coercion, Dist, Node, Pattern, Prim, Store, TermId, Transform, Type, VarId};
 
