@@ -19,6 +19,7 @@
 //! mean beyond their syntax and types (sampling and integration live in `slic-measure`).
 
 pub mod alpha;
+pub mod assume;
 pub mod diag;
 pub mod elab;
 pub mod front;
