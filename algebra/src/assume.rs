@@ -24,7 +24,6 @@ impl Tri {
             Tri::False
         }
     }
-
 }
 
 impl std::ops::Not for Tri {

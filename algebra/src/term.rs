@@ -184,6 +184,36 @@ impl Prim {
             .map(|&(n, _)| n)
     }
 
+    /// The trigonometric and hyperbolic functions and their inverses (real -> real).
+    pub fn is_trig(self) -> bool {
+        use Prim::*;
+        matches!(
+            self,
+            Sin | Cos | Tan | Asin | Acos | Atan | Sinh | Cosh | Tanh | Asinh | Acosh | Atanh
+        )
+    }
+
+    /// `(argument types, result type)` of the primitives whose types are fixed; `None`
+    /// for the ones typed by their operands (arithmetic, comparisons, `abs`, ...). The one
+    /// table the elaborator, the verifier and the interpreter agree on.
+    pub fn fixed_signature(self) -> Option<(Vec<Type>, Type)> {
+        use Type::{Bool, Nat, Prob, Real};
+        Some(match self {
+            Prim::Exp | Prim::GammaFunc => (vec![Real], Prob),
+            Prim::Log => (vec![Prob], Real),
+            Prim::Sqrt => (vec![Prob], Prob),
+            Prim::Pi | Prim::Infinity => (vec![], Prob),
+            Prim::NatRoot => (vec![Prob, Nat], Prob),
+            Prim::RealPow => (vec![Prob, Real], Prob),
+            Prim::Choose => (vec![Nat, Nat], Nat),
+            Prim::BetaFunc => (vec![Prob, Prob], Prob),
+            p if p.is_trig() => (vec![Real], Real),
+            Prim::Not => (vec![Bool], Bool),
+            Prim::Xor | Prim::Iff | Prim::Impl | Prim::Nand | Prim::Nor => (vec![Bool, Bool], Bool),
+            _ => return None,
+        })
+    }
+
     /// How many arguments a primitive takes; `None` for the n-ary ones.
     pub fn arity(self) -> Option<usize> {
         use Prim::*;
@@ -624,6 +654,68 @@ mod tests {
         assert_eq!(Dist::Counting.param_types(), vec![]);
         assert_eq!(Dist::Normal.param_types(), vec![Type::Real, Type::Prob]);
         assert_eq!(Dist::Categorical.support_type(), Type::Nat);
+    }
+
+    #[test]
+    fn fixed_signatures_match_arities() {
+        let all = [
+            Prim::Add,
+            Prim::Mul,
+            Prim::Neg,
+            Prim::Recip,
+            Prim::Pow,
+            Prim::RealPow,
+            Prim::NatRoot,
+            Prim::Exp,
+            Prim::Log,
+            Prim::Sqrt,
+            Prim::Pi,
+            Prim::Infinity,
+            Prim::Abs,
+            Prim::Signum,
+            Prim::Floor,
+            Prim::Erf,
+            Prim::Choose,
+            Prim::GammaFunc,
+            Prim::BetaFunc,
+            Prim::Min,
+            Prim::Max,
+            Prim::Sin,
+            Prim::Cos,
+            Prim::Tan,
+            Prim::Asin,
+            Prim::Acos,
+            Prim::Atan,
+            Prim::Sinh,
+            Prim::Cosh,
+            Prim::Tanh,
+            Prim::Asinh,
+            Prim::Acosh,
+            Prim::Atanh,
+            Prim::Lt,
+            Prim::Le,
+            Prim::Eq,
+            Prim::Ne,
+            Prim::And,
+            Prim::Or,
+            Prim::Not,
+            Prim::Xor,
+            Prim::Iff,
+            Prim::Impl,
+            Prim::Nand,
+            Prim::Nor,
+            Prim::Size,
+            Prim::Reduce,
+        ];
+        let mut fixed = 0;
+        for p in all {
+            if let Some((params, _)) = p.fixed_signature() {
+                assert_eq!(Some(params.len()), p.arity(), "{p:?}");
+                fixed += 1;
+            }
+        }
+        // exp gammaFunc log sqrt pi ∞ natroot ** choose betaFunc, 12 trig, not, 5 logic
+        assert_eq!(fixed, 28);
     }
 
     #[test]

@@ -485,21 +485,15 @@ impl Checker<'_> {
                 self.class("result", ty, ty.is_numeric(), Expected::Numeric)?;
                 fixed(&[ty.clone(), n], ty.clone())
             }
-            RealPow => fixed(&[pr.clone(), r], pr),
-            NatRoot => fixed(&[pr.clone(), n], pr),
-            Exp => fixed(&[r], pr),
-            Log => fixed(&[pr], r),
-            Sqrt => fixed(std::slice::from_ref(&pr), pr.clone()),
-            Pi | Infinity => fixed(&[], pr),
             Abs => overloaded(&[(i, n), (r, pr)]),
             Signum => overloaded(&[(i.clone(), i), (r.clone(), r)]),
             Floor => overloaded(&[(pr, n), (r, i)]),
             Erf => overloaded(&[(r.clone(), r), (pr.clone(), pr)]),
-            Choose => fixed(&[n.clone(), n.clone()], n),
-            GammaFunc => fixed(&[r], pr),
-            BetaFunc => fixed(&[pr.clone(), pr.clone()], pr),
-            Sin | Cos | Tan | Asin | Acos | Atan | Sinh | Cosh | Tanh | Asinh | Acosh | Atanh => {
-                fixed(std::slice::from_ref(&r), r.clone())
+            RealPow | NatRoot | Exp | Log | Sqrt | Pi | Infinity | Choose | GammaFunc
+            | BetaFunc | Sin | Cos | Tan | Asin | Acos | Atan | Sinh | Cosh | Tanh | Asinh
+            | Acosh | Atanh => {
+                let (params, res) = p.fixed_signature().unwrap_or((Vec::new(), Type::Prob));
+                fixed(&params, res)
             }
             Lt | Le => {
                 let a = arg(0);

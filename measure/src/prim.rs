@@ -360,21 +360,7 @@ pub fn apply(p: Prim, args: &[Value]) -> EvalResult<Value> {
                 b.clone()
             }
         }
-        (
-            Prim::Sin
-            | Prim::Cos
-            | Prim::Tan
-            | Prim::Asin
-            | Prim::Acos
-            | Prim::Atan
-            | Prim::Sinh
-            | Prim::Cosh
-            | Prim::Tanh
-            | Prim::Asinh
-            | Prim::Acosh
-            | Prim::Atanh,
-            [Real(x)],
-        ) => Real(real_fn(p, *x)),
+        (_, [Real(x)]) if p.is_trig() => Real(real_fn(p, *x)),
         (Prim::Lt | Prim::Le, [a, b]) => {
             // Comparisons with NaN are false, as in IEEE.
             match cmp_values(p, a, b)? {

@@ -58,36 +58,6 @@ fn unary_numeric(p: Prim) -> Option<(bool, ResultType)> {
     })
 }
 
-/// Argument and result types of the primitives whose types are fixed.
-fn fixed_signature(p: Prim) -> Option<(Vec<Type>, Type)> {
-    use Type::{Bool, Nat, Prob, Real};
-    Some(match p {
-        Prim::Exp | Prim::GammaFunc => (vec![Real], Prob),
-        Prim::Log => (vec![Prob], Real),
-        Prim::Sqrt => (vec![Prob], Prob),
-        Prim::Pi | Prim::Infinity => (vec![], Prob),
-        Prim::NatRoot => (vec![Prob, Nat], Prob),
-        Prim::RealPow => (vec![Prob, Real], Prob),
-        Prim::Choose => (vec![Nat, Nat], Nat),
-        Prim::BetaFunc => (vec![Prob, Prob], Prob),
-        Prim::Sin
-        | Prim::Cos
-        | Prim::Tan
-        | Prim::Asin
-        | Prim::Acos
-        | Prim::Atan
-        | Prim::Sinh
-        | Prim::Cosh
-        | Prim::Tanh
-        | Prim::Asinh
-        | Prim::Acosh
-        | Prim::Atanh => (vec![Real], Real),
-        Prim::Not => (vec![Bool], Bool),
-        Prim::Xor | Prim::Iff | Prim::Impl | Prim::Nand | Prim::Nor => (vec![Bool, Bool], Bool),
-        _ => return None,
-    })
-}
-
 impl Elab<'_> {
     /// A name on its own: a variable, or a built-in constant.
     pub(super) fn name(&mut self, name: &str, expected: Option<&Type>, span: Span) -> R<TermId> {
@@ -404,7 +374,7 @@ impl Elab<'_> {
         }
         // Each kind of primitive has its own function, which keeps this frame (on the
         // recursion path of nested calls) small.
-        if let Some((params, result)) = fixed_signature(p) {
+        if let Some((params, result)) = p.fixed_signature() {
             return self.fixed_prim(p, name, args, &params, result);
         }
         if let Some((field, result)) = unary_numeric(p) {
