@@ -85,10 +85,11 @@ impl Knowledge {
                 }
             }
         }
-        if kb.bounds.values().any(|iv| match (&iv.lo, &iv.hi) {
-            (Some(lo), Some(hi)) => lo > hi,
-            _ => false,
-        }) {
+        let empty = kb.bounds.keys().any(|&a| {
+            let iv = kb.interval(n.store, a);
+            matches!((&iv.lo, &iv.hi), (Some(lo), Some(hi)) if lo > hi)
+        });
+        if empty {
             kb.inconsistent = true;
         }
         kb

@@ -380,12 +380,22 @@ impl Norm<'_> {
                 return self.bool(!unit);
             }
         }
+        // absorption: `a && (a || b)` is `a`, `a || (a && b)` is `a`
+        flat.retain(|&op| match self.store.node(op) {
+            Node::Prim(_, ys) if is_junction(self.store, op) => !ys.iter().any(|y| set.contains(y)),
+            _ => true,
+        });
         match flat.len() {
             0 => self.bool(unit),
             1 => flat[0],
             _ => self.store.prim(me, flat, Type::Bool),
         }
     }
+}
+
+/// Is `t` an `&&` or `||` chain?
+fn is_junction(store: &Store, t: TermId) -> bool {
+    matches!(store.node(t), Node::Prim(Prim::And | Prim::Or, _))
 }
 
 /// Is `c` a negated form (`not x`, `a /= b`) that a piecewise condition is not kept in?
