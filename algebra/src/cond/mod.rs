@@ -37,7 +37,7 @@ mod decide;
 pub mod linear;
 pub mod order;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use crate::assume::{Context, Tri};
 use crate::num::Rational;
