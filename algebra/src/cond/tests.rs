@@ -275,6 +275,7 @@ fn decide_table() {
 pub(crate) mod oracle {
     use crate::num::Rational;
     use crate::term::{Node, Prim, Store, TermId, VarId};
+    use crate::types::Coercion;
 
     #[derive(Clone, Debug, PartialEq)]
     pub enum Val {
@@ -295,7 +296,14 @@ pub(crate) mod oracle {
             Node::Var(v) => Val::Num(env(*v)?),
             Node::Lit(q) => Val::Num(q.clone()),
             Node::Bool(b) => Val::Bool(*b),
-            Node::Coerce(c, x) if c.is_safe() => Val::Num(num(*x)?),
+            Node::Coerce(c, x) => {
+                let v = num(*x)?;
+                Val::Num(match c {
+                    Coercion::Real2Int => Rational::new(v.floor()),
+                    Coercion::Int2Nat | Coercion::Real2Prob if v.is_negative() => return None,
+                    _ => v,
+                })
+            }
             Node::If(c, a, b) => {
                 if boolean(*c)? {
                     eval(s, *a, env)?
@@ -337,7 +345,7 @@ pub(crate) mod oracle {
 }
 
 /// Random linear conditions as text, from a seed (a tiny xorshift generator).
-pub(crate) struct Gen(u64);
+pub(crate) struct Gen(pub(crate) u64);
 
 impl Gen {
     pub(crate) fn next(&mut self, n: u64) -> u64 {
@@ -347,7 +355,7 @@ impl Gen {
         self.0 % n
     }
 
-    fn linear(&mut self, atoms: &[&str]) -> String {
+    pub(crate) fn linear(&mut self, atoms: &[&str]) -> String {
         let mut s = format!("{}", self.next(7) as i64 - 3);
         for _ in 0..self.next(3) + 1 {
             let a = atoms[self.next(atoms.len() as u64) as usize];

@@ -59,3 +59,83 @@ fn solve_table() {
         .collect();
     assert!(bad.is_empty(), "\n{}", bad.join("\n"));
 }
+
+/// One random equation in j (nat) with i (nat) and k (int), maybe a range on j: for
+/// every assignment in a box and every j in its range, the equation holds exactly when
+/// the condition holds and j is the value.
+fn random_solve(seed: u64) -> Result<bool, String> {
+    use crate::cond::tests::oracle::{eval, Val};
+    use crate::cond::tests::Gen;
+    use crate::num::Rational;
+    let mut g = Gen(seed | 1);
+    let c = g.next(3) + 1;
+    let lhs = g.linear(&["i", "k"]);
+    let rhs = g.linear(&["i", "k"]);
+    let eq = format!("{lhs} == {c}*j + {rhs}");
+    let mut facts = Vec::new();
+    if g.next(2) == 0 {
+        let lo = ["0", "1", "i"][g.next(3) as usize];
+        let hi = ["3", "i", "i + 2"][g.next(3) as usize];
+        facts.push(format!("j: {lo}..{hi}"));
+    }
+    let refs: Vec<&str> = facts.iter().map(String::as_str).collect();
+    let mut s = Store::new();
+    let (ctx, vs, q) = setup(&mut s, "i nat, j nat, k int", &refs, &[&eq]);
+    let Some(sol) = solve_linear(&mut s, &ctx, q[0], vs[1]) else {
+        return Ok(false);
+    };
+    let range = ctx.range_of(vs[1]);
+    let r = Rational::from_integer;
+    for i in 0..5 {
+        for k in -3..4 {
+            for j in 0..8 {
+                let env = |v| {
+                    [r(i), r(j), r(k)]
+                        .get(vs.iter().position(|&w| w == v)?)
+                        .cloned()
+                };
+                let num = |t| match eval(&s, t, &env) {
+                    Some(Val::Num(q)) => Some(q),
+                    _ => None,
+                };
+                if let Some((lo, hi)) = range {
+                    let (lo, hi) = (num(lo).ok_or("lo")?, num(hi).ok_or("hi")?);
+                    if !(lo <= r(j) && r(j) < hi) {
+                        continue;
+                    }
+                }
+                let holds = eval(&s, q[0], &env) == Some(Val::Bool(true));
+                let cond = match eval(&s, sol.condition, &env) {
+                    Some(Val::Bool(b)) => b,
+                    _ => return Err(format!("{eq}: cannot evaluate the condition")),
+                };
+                let solved = cond && num(sol.value).ok_or("value")? == r(j);
+                if holds != solved {
+                    return Err(format!(
+                        "{eq} {facts:?} at i={i} j={j} k={k}: holds {holds}, but value {} cond {}",
+                        show(&s, sol.value),
+                        show(&s, sol.condition)
+                    ));
+                }
+            }
+        }
+    }
+    Ok(true)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+    #[test]
+    fn solutions_keep_meaning(seed in proptest::prelude::any::<u64>()) {
+        random_solve(seed).map_err(proptest::test_runner::TestCaseError::fail)?;
+    }
+}
+
+/// Most random equations are solved (the proptest is not vacuous).
+#[test]
+fn random_equations_are_solved() {
+    let solved = (0..50u64)
+        .filter(|&seed| random_solve(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)) == Ok(true))
+        .count();
+    assert!(solved >= 40, "only {solved} of 50 solved");
+}
