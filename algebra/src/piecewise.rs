@@ -21,7 +21,7 @@ use crate::term::{Node, Store, TermId, VarId};
 use crate::types::Type;
 
 /// Stack headroom for recursion over nested `if`s (grown on demand).
-const RED_ZONE: usize = 64 << 10;
+const RED_ZONE: usize = 256 << 10;
 const STACK_SEGMENT: usize = 1 << 20;
 
 /// The simplified `if cond: then else: els` of type `ty` under `ctx`:

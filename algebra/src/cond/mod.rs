@@ -47,7 +47,7 @@ use decide::Knowledge;
 pub use linear::{linear_form, strip_safe, Linear};
 
 /// Stack headroom for recursion over nested conditions (grown on demand).
-const RED_ZONE: usize = 64 << 10;
+const RED_ZONE: usize = 256 << 10;
 const STACK_SEGMENT: usize = 1 << 20;
 
 /// The relation of a normalised comparison `form REL 0`.
@@ -183,7 +183,7 @@ impl Comparison {
 
 /// The canonical form of the bool term `c` under `ctx` (see the module doc).
 pub fn canonical(store: &mut Store, ctx: &Context, c: TermId) -> TermId {
-    let mut n = Norm { store };
+    let mut n = Norm::new(store);
     let t = n.norm(c, false);
     let kb = Knowledge::new(&mut n, ctx);
     if kb.inconsistent {
@@ -204,14 +204,14 @@ pub fn and(store: &mut Store, ctx: &Context, conds: Vec<TermId>) -> TermId {
 
 /// The canonical form of `not(c)` (no context).
 pub fn negate(store: &mut Store, c: TermId) -> TermId {
-    Norm { store }.norm(c, true)
+    Norm::new(store).norm(c, true)
 }
 
 /// Decides the bool term `c` under `ctx`: `True`/`False` only when that holds for every
 /// assignment of the free variables consistent with `ctx` (types, ranges, conditions);
 /// `Unknown` otherwise. See `cond/decide.rs` for exactly what is decided.
 pub fn decide(store: &mut Store, ctx: &Context, c: TermId) -> Tri {
-    let mut n = Norm { store };
+    let mut n = Norm::new(store);
     let t = n.norm(c, false);
     let kb = Knowledge::new(&mut n, ctx);
     if kb.inconsistent {
@@ -223,6 +223,17 @@ pub fn decide(store: &mut Store, ctx: &Context, c: TermId) -> Tri {
 /// The structural normaliser (no context).
 pub(crate) struct Norm<'s> {
     pub(crate) store: &'s mut Store,
+    /// Results so far: shared subterms are normalised once (terms are DAGs).
+    memo: rustc_hash::FxHashMap<(TermId, bool), TermId>,
+}
+
+impl<'s> Norm<'s> {
+    pub(crate) fn new(store: &'s mut Store) -> Norm<'s> {
+        Norm {
+            store,
+            memo: Default::default(),
+        }
+    }
 }
 
 impl Norm<'_> {
@@ -239,7 +250,12 @@ impl Norm<'_> {
 
     /// The canonical form of `t` (or of `not t` when `neg`).
     pub(crate) fn norm(&mut self, t: TermId, neg: bool) -> TermId {
-        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.norm_here(t, neg))
+        if let Some(&r) = self.memo.get(&(t, neg)) {
+            return r;
+        }
+        let r = stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.norm_here(t, neg));
+        self.memo.insert((t, neg), r);
+        r
     }
 
     fn norm_here(&mut self, t: TermId, neg: bool) -> TermId {

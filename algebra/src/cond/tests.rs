@@ -542,3 +542,46 @@ fn random_cases_are_often_decided() {
     }
     assert!(decided >= 20, "only {decided} of 100 random cases decided");
 }
+
+/// Deep terms do not overflow the stack, shared subterms are not walked once per path.
+#[test]
+fn deep_and_shared_terms() {
+    use crate::term::Prim;
+    use crate::types::Type;
+    let mut s = Store::new();
+    let x = s.fresh_var("x", Type::Int);
+    let b = s.fresh_var("b", Type::Bool);
+    let xt = s.var_term(x);
+    let bt = s.var_term(b);
+    // 2^200 x through a doubling DAG
+    let mut d = xt;
+    for _ in 0..200 {
+        d = s.prim(Prim::Add, vec![d, d], Type::Int);
+    }
+    let zero = s.int_lit(0, Type::Int);
+    let c = s.prim(Prim::Le, vec![d, zero], Type::Bool);
+    let r = canonical(&mut s, &Context::new(), c);
+    assert_eq!(show(&s, r), "x <= 0");
+    // bool DAG: c_{k+1} = c_k && (c_k || b)
+    let mut e = bt;
+    for _ in 0..200 {
+        let o = s.prim(Prim::Or, vec![e, bt], Type::Bool);
+        e = s.prim(Prim::And, vec![e, o], Type::Bool);
+    }
+    let r = canonical(&mut s, &Context::new(), e);
+    assert_eq!(show(&s, r), "b");
+    // 100,000 nested negations
+    let mut n = xt;
+    for _ in 0..100_000 {
+        n = s.prim(Prim::Neg, vec![n], Type::Int);
+    }
+    let c = s.prim(Prim::Lt, vec![n, zero], Type::Bool);
+    let r = canonical(&mut s, &Context::new(), c);
+    assert_eq!(show(&s, r), "x + 1 <= 0"); // an even number of negations
+    let mut nb = bt;
+    for _ in 0..100_000 {
+        nb = s.prim(Prim::Not, vec![nb], Type::Bool);
+    }
+    let r = canonical(&mut s, &Context::new(), nb);
+    assert_eq!(show(&s, r), "b");
+}
