@@ -91,3 +91,29 @@ fn guarded_shapes() {
     crate::verify::verify(&s, sum).unwrap();
     round_trips(&mut s, &vs, sum).unwrap();
 }
+
+/// A chain of `if`s whose two branches are one shared `if` finishes (the budget bounds
+/// the walk; without it this is 2^60 visits) and stays well typed.
+#[test]
+fn shared_if_chains_are_bounded() {
+    use crate::assume::Context;
+    let mut s = Store::new();
+    let x = s.fresh_var("x", Type::Real);
+    let mut t = s.var_term(x);
+    for k in 0..60 {
+        let b = s.fresh_var(&format!("b{k}"), Type::Bool);
+        let c = s.var_term(b);
+        let two = s.int_lit(2, Type::Real);
+        let e = s.prim(crate::term::Prim::Mul, vec![two, t], Type::Real);
+        let inner = s.intern(Node::If(c, t, e), Type::Real);
+        let b2 = s.fresh_var(&format!("d{k}"), Type::Bool);
+        let d = s.var_term(b2);
+        t = s.intern(Node::If(d, inner, inner), Type::Real);
+    }
+    let Node::If(c, a, b) = *s.node(t) else {
+        unreachable!()
+    };
+    let r = simplify_if(&mut s, &Context::new(), c, a, b, &Type::Real);
+    crate::verify::verify(&s, r).unwrap();
+    assert_eq!(s.ty(r), &Type::Real);
+}
