@@ -26,7 +26,8 @@
 //!   `a /= b`). It is written `P + c OP N` (or `P OP N + c`): P the atoms with positive
 //!   coefficients, N the others negated, the constant on the side where it is positive,
 //!   each side a sum of atoms (in order) then the constant, both sides at the join of the
-//!   atoms' types (nat if all atoms are nat); comparisons of constants are evaluated;
+//!   atoms' types (nat if all atoms are nat); comparisons of constants are evaluated; a
+//!   comparison with `∞` as a term of either side is left as written (an opaque atom);
 //! - a bool `if c: a else: b` has canonical parts, folds to `&&`/`||` when a branch is a
 //!   constant, and has a condition that is not a `not` or a `/=` (the branches swap).
 //!
@@ -137,7 +138,17 @@ impl Comparison {
         };
         let la = linear_form(store, a);
         let lb = linear_form(store, b);
-        Some(Comparison::new(store, rel, la.sub(store, &lb)))
+        let lin = la.sub(store, &lb);
+        let infinite = |l: &Linear| {
+            l.terms
+                .iter()
+                .any(|&(x, _)| matches!(store.node(x), Node::Prim(Prim::Infinity, _)))
+        };
+        if infinite(&la) || infinite(&lb) {
+            // `x + ∞ < ∞ + 1` is not `x < 1`: comparisons with ∞ stay as written
+            return None;
+        }
+        Some(Comparison::new(store, rel, lin))
     }
 
     /// The negation: `not(L <= 0)` is `-L < 0`, `not(L == 0)` is `L /= 0`, normalised.

@@ -183,6 +183,8 @@ const CANONICAL: &[(&str, &str, &str)] = &[
     ("i nat, y array(nat)", "i == y[i]", "i == y[i]"),
     ("i nat, y array(nat), j nat", "y[j] == i", "i == y[j]"),
     ("x real, y real", "x * y < 1", "x * y < 1"),
+    ("x real", "x < ∞", "x < prob2real(∞)"),
+    ("x real", "x + ∞ < ∞ + 1", "x + prob2real(∞) < prob2real(∞ + 1)"),
     ("i nat, n nat, x real", "(i < n || x < 0) && i < n", "i + 1 <= n"),
 ];
 
