@@ -12,6 +12,7 @@
 //! and nothing here uses floating point except [`Poly::eval_f64`].
 
 use std::cmp::Ordering;
+use std::collections::hash_map::Entry;
 
 use rustc_hash::FxHashMap;
 
@@ -19,10 +20,16 @@ use crate::num::Rational;
 
 mod div;
 mod gcd;
+mod heu;
 pub mod ratfun;
 pub mod ring;
 
-pub use gcd::{gcd, lcm};
+#[cfg(test)]
+mod proptests;
+#[cfg(test)]
+mod testing;
+
+pub use gcd::{gcd, lcm, MAX_PRS_DEGREE};
 pub use ratfun::RatFun;
 pub use ring::PolyRing;
 
@@ -382,12 +389,15 @@ impl Poly {
         );
         for (ma, ca) in &self.terms {
             for (mb, cb) in &other.terms {
-                let m = ma.mul(mb);
                 let c = ca * cb;
-                match acc.get_mut(&m) {
-                    Some(d) => *d = &*d + &c,
-                    None => {
-                        acc.insert(m, c);
+                // one hash per product: the entry API instead of a lookup then an insert
+                match acc.entry(ma.mul(mb)) {
+                    Entry::Occupied(mut e) => {
+                        let s = e.get() + &c;
+                        *e.get_mut() = s;
+                    }
+                    Entry::Vacant(e) => {
+                        e.insert(c);
                     }
                 }
             }
@@ -442,6 +452,45 @@ impl Poly {
                     .fold(c.to_f64(), |acc, &(v, e)| acc * value(v).powi(e as i32))
             })
             .sum()
+    }
+}
+
+/// `x0^2*x1 - 3/2*x2` style, terms in lex order (for messages and debugging; the
+/// canonical layer prints through terms instead).
+impl std::fmt::Display for Poly {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.terms.is_empty() {
+            return f.write_str("0");
+        }
+        for (i, (m, c)) in self.terms.iter().enumerate() {
+            let (neg, abs) = if c.is_negative() {
+                (true, -c)
+            } else {
+                (false, c.clone())
+            };
+            match (i, neg) {
+                (0, true) => f.write_str("-")?,
+                (0, false) => {}
+                (_, true) => f.write_str(" - ")?,
+                (_, false) => f.write_str(" + ")?,
+            }
+            let mut first = true;
+            if !abs.is_one() || m.is_one() {
+                write!(f, "{abs}")?;
+                first = false;
+            }
+            for &(v, e) in m.pairs() {
+                if !first {
+                    f.write_str("*")?;
+                }
+                first = false;
+                write!(f, "x{v}")?;
+                if e > 1 {
+                    write!(f, "^{e}")?;
+                }
+            }
+        }
+        Ok(())
     }
 }
 
