@@ -10,8 +10,8 @@
 //! Correctness does not rest on the heuristic: with `xi > 2 min(|a|, |b|) + 2` (max-norms),
 //! a primitive candidate that divides both operands is their gcd (the paper's theorem), and
 //! every candidate is checked by exact division. When the checks fail a few times, or
-//! `xi` grows past [`MAX_XI_BITS`] (many variables or high degrees make the images huge),
-//! the caller falls back to the PRS. It must not be used on non-integer coefficients.
+//! `xi` grows past [`MAX_XI_BITS`] or the images past [`MAX_IMAGE_BITS`] (many variables or
+//! high degrees make them huge), the caller falls back to the PRS. It must not be used on non-integer coefficients.
 
 use num_bigint::BigInt;
 use num_integer::Integer;
@@ -23,6 +23,9 @@ use crate::num::Rational;
 
 /// The largest evaluation point tried, in bits.
 pub const MAX_XI_BITS: u64 = 4096;
+
+/// The largest image size tried: bits of the evaluation point times the degree.
+pub const MAX_IMAGE_BITS: u64 = 1 << 18;
 
 /// Evaluation points tried per variable before giving up.
 const ATTEMPTS: usize = 6;
@@ -83,7 +86,8 @@ fn heu(a: &Poly, b: &Poly) -> Option<Poly> {
     let bound = a.degree_in(v).min(b.degree_in(v));
     let mut xi: BigInt = max_norm(&a)?.min(max_norm(&b)?) * 2 + 29;
     for _ in 0..ATTEMPTS {
-        if xi.bits() > MAX_XI_BITS {
+        let degree = u64::from(a.degree_in(v).max(b.degree_in(v)));
+        if xi.bits() > MAX_XI_BITS || xi.bits().saturating_mul(degree) > MAX_IMAGE_BITS {
             return None;
         }
         let at = Poly::constant(rational(xi.clone()));

@@ -383,6 +383,11 @@ impl Poly {
             let (m, c) = &small.terms[0];
             return large.mul_term(m, c);
         }
+        if let (Some(ia), Some(ib)) = (small_integers(self), small_integers(other)) {
+            if let Some(p) = self.mul_integers(&ia, other, &ib) {
+                return p;
+            }
+        }
         let mut acc: FxHashMap<Monomial, Rational> = FxHashMap::with_capacity_and_hasher(
             self.terms.len() * other.terms.len(),
             Default::default(),
@@ -406,6 +411,46 @@ impl Poly {
             acc.into_iter().filter(|(_, c)| !c.is_zero()).collect();
         terms.sort_unstable_by(|a, b| lex(&b.0, &a.0));
         Poly { terms }
+    }
+
+    /// [`Poly::mul`] when every coefficient is an `i64` (`ia`, `ib`, in term order):
+    /// accumulates in `i128` without rational normalisation; `None` on overflow (the caller
+    /// then takes the general path, which gives the same result).
+    fn mul_integers(&self, ia: &[i64], other: &Poly, ib: &[i64]) -> Option<Poly> {
+        let mut acc: FxHashMap<Monomial, i128> = FxHashMap::with_capacity_and_hasher(
+            self.terms.len() * other.terms.len(),
+            Default::default(),
+        );
+        for ((ma, _), &ca) in self.terms.iter().zip(ia) {
+            for ((mb, _), &cb) in other.terms.iter().zip(ib) {
+                // |ca * cb| <= 2^126 always fits; only the sums can overflow
+                let c = i128::from(ca) * i128::from(cb);
+                match acc.entry(ma.mul(mb)) {
+                    Entry::Occupied(mut e) => {
+                        let s = e.get().checked_add(c)?;
+                        *e.get_mut() = s;
+                    }
+                    Entry::Vacant(e) => {
+                        e.insert(c);
+                    }
+                }
+            }
+        }
+        let mut terms: Vec<(Monomial, Rational)> = acc
+            .into_iter()
+            .filter(|(_, c)| *c != 0)
+            .map(|(m, c)| {
+                let q = match i64::try_from(c) {
+                    Ok(small) => Rational::from_integer(small),
+                    Err(_) => Rational::new(num_rational::BigRational::from_integer(
+                        num_bigint::BigInt::from(c),
+                    )),
+                };
+                (m, q)
+            })
+            .collect();
+        terms.sort_unstable_by(|a, b| lex(&b.0, &a.0));
+        Some(Poly { terms })
     }
 
     /// `self^n` by repeated squaring.
@@ -453,6 +498,21 @@ impl Poly {
             })
             .sum()
     }
+}
+
+/// The coefficients as `i64`s when all are integers of that size.
+fn small_integers(p: &Poly) -> Option<Vec<i64>> {
+    p.terms
+        .iter()
+        .map(|(_, c)| {
+            let big = c.as_big();
+            if big.is_integer() {
+                num_traits::ToPrimitive::to_i64(big.numer())
+            } else {
+                None
+            }
+        })
+        .collect()
 }
 
 /// `x0^2*x1 - 3/2*x2` style, terms in lex order (for messages and debugging; the

@@ -139,7 +139,7 @@ proptest! {
         let x = RatFun::new(a.clone(), b.clone());
         let y = RatFun::new(a.mul(&c), b.mul(&c));
         prop_assert_eq!(&x, &y);
-        let x = x.unwrap_or_default_zero();
+        let x = x.unwrap_or_else(RatFun::zero);
         prop_assert!(x.den().leading_coefficient().is_some_and(Rational::is_one));
         prop_assert!(gcd(x.num(), x.den()).as_constant().is_some() || x.is_zero());
     }
@@ -178,15 +178,5 @@ proptest! {
             a.mul(&b).substitute(v, &s),
             a.substitute(v, &s).mul(&b.substitute(v, &s))
         );
-    }
-}
-
-trait OrZero {
-    fn unwrap_or_default_zero(self) -> RatFun;
-}
-
-impl OrZero for Option<RatFun> {
-    fn unwrap_or_default_zero(self) -> RatFun {
-        self.unwrap_or_else(RatFun::zero)
     }
 }
