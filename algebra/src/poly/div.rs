@@ -127,7 +127,15 @@ impl Poly {
     /// Repeatedly divides the leading term in [`super::lex`] order by the leading term of
     /// `d`. Each quotient term must stay within the quotient's degree bounds (per variable
     /// and total), so a divisor that does not divide is rejected after few steps.
+    ///
+    /// Cost: one step per quotient term, so at most the number of monomials within those
+    /// bounds; callers that only probe use [`Poly::div_exact_within`].
     pub fn div_exact(&self, d: &Poly) -> Option<Poly> {
+        self.div_exact_within(d, usize::MAX)
+    }
+
+    /// [`Poly::div_exact`], giving up (`None`) after `max_terms` quotient terms.
+    pub fn div_exact_within(&self, d: &Poly, max_terms: usize) -> Option<Poly> {
         let (dm, dc) = d.leading()?;
         if self.is_zero() {
             return Some(Poly::zero());
@@ -151,6 +159,9 @@ impl Poly {
         let mut r = self.clone();
         let mut q = Vec::new();
         while let Some((rm, rc)) = r.leading() {
+            if q.len() >= max_terms {
+                return None;
+            }
             let qm = rm.div(dm)?;
             if qm.total_degree() > total {
                 return None;
@@ -173,7 +184,7 @@ impl Poly {
     /// `v` and `e = max(deg_v self - deg_v d + 1, 0)`, returns `(q, r)` with
     /// `l^e * self = q * d + r` and `deg_v r < deg_v d`. `None` when `d` is zero.
     ///
-    /// The work is linear in the degree: `None` too above [`super::gcd::MAX_PRS_DEGREE`].
+    /// The work is linear in the degree: `None` too above [`super::MAX_PRS_DEGREE`].
     pub fn pseudo_div_rem_in(&self, d: &Poly, v: u32) -> Option<(Poly, Poly)> {
         if d.is_zero() || self.degree_in(v).max(d.degree_in(v)) > MAX_PRS_DEGREE {
             return None;
@@ -195,7 +206,7 @@ impl Poly {
     /// and `deg_v r < deg_v d`, when every step's division by the leading coefficient of `d`
     /// in `v` is exact (always when that coefficient is a constant, e.g. univariate over
     /// Q). `None` when `d` is zero or a step is not exact, or when a degree in `v` exceeds
-    /// [`super::gcd::MAX_PRS_DEGREE`] (the work is linear in the degree).
+    /// [`super::MAX_PRS_DEGREE`] (the work is linear in the degree).
     pub fn div_rem_in(&self, d: &Poly, v: u32) -> Option<(Poly, Poly)> {
         if self.degree_in(v).max(d.degree_in(v)) > MAX_PRS_DEGREE {
             return None;

@@ -18,10 +18,11 @@
 //!
 //! Every recursive call has strictly fewer variables in the union of its operands, and
 //! every PRS step lowers the degree in `v`, so the algorithm terminates; recursion runs on a
-//! growing stack. Degrees above [`MAX_PRS_DEGREE`] are not fed to a PRS (its dense
-//! representation and step count grow with the degree): there only trial division is
-//! tried, and the gcd reported is 1 when it fails. A result of 1 is always safe (a fraction
-//! that is merely not fully reduced); the same fallback covers a division that is exact in
+//! growing stack. Degrees (in any variable) above [`MAX_PRS_DEGREE`] are not fed to a PRS
+//! (its dense representation, step count and coefficient exponents grow with them): there
+//! only trial division is tried (up to [`TRIAL_DIVISION_TERMS`] quotient terms), and the gcd
+//! reported is 1 when it fails. A result of 1 is always safe (a fraction that is merely not
+//! fully reduced); the same fallback covers a division that is exact in
 //! theory but fails (which would be a bug: the proptests check divisibility).
 //!
 //! Results are normalised ([`Poly::normalize`]): coprime integer coefficients, positive
@@ -32,8 +33,11 @@ use super::heu::gcd_heuristic;
 use super::{Monomial, Poly};
 use crate::num::Rational;
 
-/// The largest degree in the main variable a pseudo-remainder sequence is run on.
+/// The largest degree (in any variable) a pseudo-remainder sequence is run on.
 pub const MAX_PRS_DEGREE: u32 = 2000;
+
+/// The most quotient terms a trial division (beyond [`MAX_PRS_DEGREE`]) may produce.
+pub const TRIAL_DIVISION_TERMS: usize = 10_000;
 
 /// Stack left when a recursive call moves to a new segment, and that segment's size.
 const RED_ZONE: usize = 64 << 10;
@@ -154,11 +158,13 @@ fn gcd_no_monomial(a: &Poly, b: &Poly, method: Method) -> Option<Poly> {
         return gcd_with_coefficients(a, b, v, method);
     }
     // same variables on both sides: the main variable is a common one of least degree
-    let (deg, v) = da
+    let (_, v) = da
         .iter()
         .filter_map(|&(v, ea)| has(&db, v).map(|j| (ea.max(db[j].1), v)))
         .min()?;
-    if deg > MAX_PRS_DEGREE {
+    // PRS coefficients multiply, so every variable's degree counts, not only v's
+    let highest = da.iter().chain(&db).map(|p| p.1).max().unwrap_or(0);
+    if highest > MAX_PRS_DEGREE {
         return trial_division(a, b);
     }
     let (pa, pb) = (a.dense_in(v), b.dense_in(v));
@@ -184,10 +190,11 @@ fn gcd_no_monomial(a: &Poly, b: &Poly, method: Method) -> Option<Poly> {
 /// The gcd when one operand divides the other, else 1 (the fallback for large degrees).
 fn trial_division(a: &Poly, b: &Poly) -> Option<Poly> {
     // a wrong guess fails on the degree bounds before any work
-    if a.div_exact(b).is_some() {
+    if a.div_exact_within(b, TRIAL_DIVISION_TERMS).is_some() {
         Some(b.clone())
     } else {
-        b.div_exact(a).map(|_| a.clone())
+        b.div_exact_within(a, TRIAL_DIVISION_TERMS)
+            .map(|_| a.clone())
     }
 }
 
@@ -374,5 +381,10 @@ mod tests {
         let big = format!("x^{} - 1", MAX_PRS_DEGREE + 2);
         check(&big, "x - 1", "x - 1");
         check(&big, &format!("x^{} - 1", MAX_PRS_DEGREE + 2), &big);
+        // and huge degrees stop at once (here the true gcd is 1 as well)
+        let t = std::time::Instant::now();
+        check("x^4000000000 + 1", "x^3 + 1", "1");
+        check("x^4000000000*y + 1", "x^3*y^2 + x + y", "1");
+        assert!(t.elapsed().as_secs() < 5);
     }
 }

@@ -29,7 +29,7 @@ mod proptests;
 #[cfg(test)]
 mod testing;
 
-pub use gcd::{gcd, lcm, MAX_PRS_DEGREE};
+pub use gcd::{gcd, lcm, MAX_PRS_DEGREE, TRIAL_DIVISION_TERMS};
 pub use ratfun::RatFun;
 pub use ring::PolyRing;
 
@@ -471,7 +471,7 @@ impl Poly {
     }
 
     /// The coefficients of `self` as a polynomial in `v`: `(degree, coefficient)` pairs,
-    /// degree decreasing, coefficients free of `v` (the Q(others)[v] view).
+    /// degree decreasing, coefficients free of `v` (the `Q(others)[v]` view).
     pub fn coefficients_in(&self, v: u32) -> Vec<(u32, Poly)> {
         let mut by_degree: FxHashMap<u32, Vec<(Monomial, Rational)>> = FxHashMap::default();
         for (m, c) in &self.terms {

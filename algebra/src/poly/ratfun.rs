@@ -8,6 +8,14 @@
 //! equality (`==`, `Hash`) is mathematical equality. The denominator is never zero:
 //! constructors and `div`/`recip`/`pow` return `None` instead.
 //!
+//! ```
+//! use slic_algebra::poly::{Poly, RatFun};
+//! let (x, one) = (Poly::var(0), Poly::one());
+//! // (x^2 - 1) / (x - 1) = x + 1
+//! let r = RatFun::new(x.mul(&x).sub(&one), x.sub(&one));
+//! assert_eq!(r, Some(RatFun::from_poly(x.add(&one))));
+//! ```
+//!
 //! Generic over the [`PolyRing`] backend (default [`Poly`]); nothing here depends on how
 //! polynomials are stored. No floating point except [`RatFun::eval_f64`].
 
