@@ -6,14 +6,32 @@
 //! by [`lex`] order descending, so equal polynomials have equal representations and
 //! `==`/`Hash` are structural.
 //!
-//! This file holds the representation and ring operations. Division, gcd and rational
-//! functions build on it in sibling modules. Nothing here knows about terms.
+//! This file holds the representation and ring operations. Division, contents and calculus
+//! (`div.rs`), the multivariate gcd (`gcd.rs`), rational functions (`ratfun.rs`) and the
+//! backend trait (`ring.rs`) build on it in sibling modules. Nothing here knows about terms,
+//! and nothing here uses floating point except [`Poly::eval_f64`].
 
 use std::cmp::Ordering;
+use std::collections::hash_map::Entry;
 
 use rustc_hash::FxHashMap;
 
 use crate::num::Rational;
+
+mod div;
+mod gcd;
+mod heu;
+pub mod ratfun;
+pub mod ring;
+
+#[cfg(test)]
+mod proptests;
+#[cfg(test)]
+mod testing;
+
+pub use gcd::{gcd, lcm, MAX_PRS_DEGREE, TRIAL_DIVISION_TERMS};
+pub use ratfun::RatFun;
+pub use ring::PolyRing;
 
 /// A power product `x_v1^e1 * x_v2^e2 * ...`: `(variable, exponent)` pairs with strictly
 /// increasing variables and positive exponents. The empty monomial is 1.
@@ -205,6 +223,43 @@ impl Poly {
         Poly { terms }
     }
 
+    /// From terms whose monomials are pairwise distinct and whose coefficients are non-zero,
+    /// in any order (cheaper than [`Poly::from_terms`]: no hashing).
+    fn from_distinct_terms(mut terms: Vec<(Monomial, Rational)>) -> Poly {
+        terms.sort_unstable_by(|a, b| lex(&b.0, &a.0));
+        Poly { terms }
+    }
+
+    /// `self + c * m * other` in one merge.
+    fn add_mul_term(&self, other: &Poly, m: &Monomial, c: &Rational) -> Poly {
+        if c.is_zero() || other.is_zero() {
+            return self.clone();
+        }
+        let a = &self.terms;
+        let mut out = Vec::with_capacity(a.len() + other.terms.len());
+        let mut i = 0;
+        for (n, d) in &other.terms {
+            // multiplying by one monomial keeps lex order
+            let nm = n.mul(m);
+            let nc = d * c;
+            while i < a.len() && lex(&a[i].0, &nm) == Ordering::Greater {
+                out.push(a[i].clone());
+                i += 1;
+            }
+            if i < a.len() && a[i].0 == nm {
+                let s = &a[i].1 + &nc;
+                if !s.is_zero() {
+                    out.push((nm, s));
+                }
+                i += 1;
+            } else {
+                out.push((nm, nc));
+            }
+        }
+        out.extend_from_slice(&a[i..]);
+        Poly { terms: out }
+    }
+
     /// The terms, monomials strictly decreasing in [`lex`] order.
     pub fn terms(&self) -> &[(Monomial, Rational)] {
         &self.terms
@@ -328,18 +383,26 @@ impl Poly {
             let (m, c) = &small.terms[0];
             return large.mul_term(m, c);
         }
+        if let (Some(ia), Some(ib)) = (small_integers(self), small_integers(other)) {
+            if let Some(p) = self.mul_integers(&ia, other, &ib) {
+                return p;
+            }
+        }
         let mut acc: FxHashMap<Monomial, Rational> = FxHashMap::with_capacity_and_hasher(
             self.terms.len() * other.terms.len(),
             Default::default(),
         );
         for (ma, ca) in &self.terms {
             for (mb, cb) in &other.terms {
-                let m = ma.mul(mb);
                 let c = ca * cb;
-                match acc.get_mut(&m) {
-                    Some(d) => *d = &*d + &c,
-                    None => {
-                        acc.insert(m, c);
+                // one hash per product: the entry API instead of a lookup then an insert
+                match acc.entry(ma.mul(mb)) {
+                    Entry::Occupied(mut e) => {
+                        let s = e.get() + &c;
+                        *e.get_mut() = s;
+                    }
+                    Entry::Vacant(e) => {
+                        e.insert(c);
                     }
                 }
             }
@@ -348,6 +411,46 @@ impl Poly {
             acc.into_iter().filter(|(_, c)| !c.is_zero()).collect();
         terms.sort_unstable_by(|a, b| lex(&b.0, &a.0));
         Poly { terms }
+    }
+
+    /// [`Poly::mul`] when every coefficient is an `i64` (`ia`, `ib`, in term order):
+    /// accumulates in `i128` without rational normalisation; `None` on overflow (the caller
+    /// then takes the general path, which gives the same result).
+    fn mul_integers(&self, ia: &[i64], other: &Poly, ib: &[i64]) -> Option<Poly> {
+        let mut acc: FxHashMap<Monomial, i128> = FxHashMap::with_capacity_and_hasher(
+            self.terms.len() * other.terms.len(),
+            Default::default(),
+        );
+        for ((ma, _), &ca) in self.terms.iter().zip(ia) {
+            for ((mb, _), &cb) in other.terms.iter().zip(ib) {
+                // |ca * cb| <= 2^126 always fits; only the sums can overflow
+                let c = i128::from(ca) * i128::from(cb);
+                match acc.entry(ma.mul(mb)) {
+                    Entry::Occupied(mut e) => {
+                        let s = e.get().checked_add(c)?;
+                        *e.get_mut() = s;
+                    }
+                    Entry::Vacant(e) => {
+                        e.insert(c);
+                    }
+                }
+            }
+        }
+        let mut terms: Vec<(Monomial, Rational)> = acc
+            .into_iter()
+            .filter(|(_, c)| *c != 0)
+            .map(|(m, c)| {
+                let q = match i64::try_from(c) {
+                    Ok(small) => Rational::from_integer(small),
+                    Err(_) => Rational::new(num_rational::BigRational::from_integer(
+                        num_bigint::BigInt::from(c),
+                    )),
+                };
+                (m, q)
+            })
+            .collect();
+        terms.sort_unstable_by(|a, b| lex(&b.0, &a.0));
+        Some(Poly { terms })
     }
 
     /// `self^n` by repeated squaring.
@@ -368,7 +471,7 @@ impl Poly {
     }
 
     /// The coefficients of `self` as a polynomial in `v`: `(degree, coefficient)` pairs,
-    /// degree decreasing, coefficients free of `v` (the Q(others)[v] view).
+    /// degree decreasing, coefficients free of `v` (the `Q(others)[v]` view).
     pub fn coefficients_in(&self, v: u32) -> Vec<(u32, Poly)> {
         let mut by_degree: FxHashMap<u32, Vec<(Monomial, Rational)>> = FxHashMap::default();
         for (m, c) in &self.terms {
@@ -394,6 +497,60 @@ impl Poly {
                     .fold(c.to_f64(), |acc, &(v, e)| acc * value(v).powi(e as i32))
             })
             .sum()
+    }
+}
+
+/// The coefficients as `i64`s when all are integers of that size.
+fn small_integers(p: &Poly) -> Option<Vec<i64>> {
+    p.terms
+        .iter()
+        .map(|(_, c)| {
+            let big = c.as_big();
+            if big.is_integer() {
+                num_traits::ToPrimitive::to_i64(big.numer())
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// `x0^2*x1 - 3/2*x2` style, terms in lex order (for messages and debugging; the
+/// canonical layer prints through terms instead).
+impl std::fmt::Display for Poly {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.terms.is_empty() {
+            return f.write_str("0");
+        }
+        for (i, (m, c)) in self.terms.iter().enumerate() {
+            let (neg, abs) = if c.is_negative() {
+                (true, -c)
+            } else {
+                (false, c.clone())
+            };
+            match (i, neg) {
+                (0, true) => f.write_str("-")?,
+                (0, false) => {}
+                (_, true) => f.write_str(" - ")?,
+                (_, false) => f.write_str(" + ")?,
+            }
+            let mut first = true;
+            if !abs.is_one() || m.is_one() {
+                write!(f, "{abs}")?;
+                first = false;
+            }
+            for &(v, e) in m.pairs() {
+                if !first {
+                    f.write_str("*")?;
+                }
+                first = false;
+                write!(f, "x{v}")?;
+                if e > 1 {
+                    write!(f, "^{e}")?;
+                }
+            }
+        }
+        Ok(())
     }
 }
 
