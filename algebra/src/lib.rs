@@ -22,6 +22,7 @@ pub mod alpha;
 pub mod assume;
 pub mod diag;
 pub mod elab;
+pub mod eval;
 pub mod front;
 pub mod num;
 pub mod poly;
