@@ -23,6 +23,7 @@ pub mod assume;
 pub mod cond;
 pub mod diag;
 pub mod elab;
+pub mod eval;
 pub mod front;
 pub mod num;
 pub mod piecewise;
