@@ -156,18 +156,84 @@ fn is_zero_lit(store: &Store, t: TermId) -> bool {
     matches!(store.node(t), Node::Lit(v) if v.is_zero())
 }
 
-fn is_infinity(store: &Store, t: TermId) -> bool {
-    matches!(store.node(t), Node::Prim(Prim::Infinity, a) if a.is_empty())
+/// The type a literal of value `v` has when printed bare (`3` nat, `-3` int, `1/2` prob,
+/// `-1/2` real): what the elaborator joins for it at a joined position.
+fn natural_type(v: &BigRational) -> Type {
+    match (v.is_integer(), v.is_negative()) {
+        (true, false) => Type::Nat,
+        (true, true) => Type::Int,
+        (false, false) => Type::Prob,
+        (false, true) => Type::Real,
+    }
 }
 
-/// `prob2real(∞)`
-fn is_real_infinity(store: &Store, t: TermId) -> bool {
-    matches!(store.node(t), Node::Coerce(Coercion::Prob2Real, e) if is_infinity(store, *e))
+/// Whether the elaborator, checking the printed form of `e` against a type, infers `e` and
+/// then fits it (so a safe coercion around `e` is re-inserted): variables, built-in calls
+/// and operators, coercion calls, indexing, applications and the numeric loops. Not
+/// literals (re-typed instead), nor the forms that pass the expected type into their
+/// parts (`if`, `match`, blocks, `simplify`, ...).
+fn infers_then_fits(store: &Store, e: TermId) -> bool {
+    matches!(
+        store.node(e),
+        Node::Var(_)
+            | Node::Prim(..)
+            | Node::Coerce(..)
+            | Node::Index(..)
+            | Node::App(..)
+            | Node::Summate(..)
+            | Node::Product(..)
+            | Node::Integrate(..)
+            | Node::Bucket(..)
+    )
 }
 
-/// `-∞` as the elaborator builds it: `Neg[prob2real(∞)]`.
-fn is_neg_infinity(store: &Store, t: TermId) -> bool {
-    matches!(store.node(t), Node::Prim(Prim::Neg, a) if a.len() == 1 && is_real_infinity(store, a[0]))
+/// `e` when `t` is `Coerce(c, e)` with `c` the safe coercion from e's type to t's type and
+/// `e` a form that `infers_then_fits`: where the elaborator checks `e` against t's type, it
+/// inserts exactly this coercion, so `t` may print as `e` there.
+fn implicit_arg(store: &Store, t: TermId) -> Option<TermId> {
+    match store.node(t) {
+        Node::Coerce(c, e)
+            if Coercion::safe(store.ty(*e), store.ty(t)) == Some(*c)
+                && infers_then_fits(store, *e) =>
+        {
+            Some(*e)
+        }
+        _ => None,
+    }
+}
+
+/// Whether `t` prints with a leading prefix minus (`-x`): in a `+` chain, such an operand
+/// is read as subtracted, so a coercion around it must stay explicit there.
+fn prints_negated(store: &Store, t: TermId) -> bool {
+    matches!(store.node(t), Node::Prim(Prim::Neg, a) if a.len() == 1 && !is_lit(store, a[0]))
+}
+
+/// How the elaborator raises a joined type: a `+` chain that subtracts to a ring, a `*`
+/// chain that divides to a field, and so do the one-argument overloaded primitives.
+#[derive(Clone, Copy)]
+enum Raise {
+    Not,
+    Ring,
+    Field,
+}
+
+impl Raise {
+    fn apply(self, t: Type) -> Option<Type> {
+        match self {
+            Raise::Not => Some(t),
+            Raise::Ring => t.ring_above(),
+            Raise::Field => t.field_above(),
+        }
+    }
+
+    /// How a one-argument overloaded primitive raises its operand (`None`: it does not).
+    fn of_unary(p: Prim) -> Option<Raise> {
+        match p {
+            Prim::Neg | Prim::Signum | Prim::Abs => Some(Raise::Ring),
+            Prim::Recip | Prim::Erf | Prim::Floor => Some(Raise::Field),
+            _ => None,
+        }
+    }
 }
 
 /// The text of a literal and its precedence (see the module doc for the two forms).
@@ -229,8 +295,8 @@ enum Operand {
     Term(TermId),
     /// A negative literal printed as its absolute value (after `-`).
     AbsLit(TermId),
-    /// `∞` (after `-`, for `-∞` as an operand).
-    Infinity,
+    /// `-x`: the first operand of a sum, negated.
+    Neg(TermId),
 }
 
 struct Printer<'a> {
@@ -257,9 +323,26 @@ impl Printer<'_> {
         self.block(t, false, true)
     }
 
-    /// The precedence of the form `doc_inner` prints for `t`.
+    /// What prints for `t` at a position that is `checked` or not: at a checked position a
+    /// safe coercion the elaborator re-inserts prints as its argument (which is inferred,
+    /// so it prints unchecked); otherwise `t` itself.
+    fn shown(&self, t: TermId, checked: bool) -> (TermId, bool) {
+        match implicit_arg(self.store, t) {
+            Some(e) if checked => (e, false),
+            _ => (t, checked),
+        }
+    }
+
+    /// What to print for `t` where the elaborator checks it against its type, but where
+    /// `t` prints unchecked (so its literals keep their exact forms).
+    fn at_check(&self, t: TermId) -> TermId {
+        implicit_arg(self.store, t).unwrap_or(t)
+    }
+
+    /// The precedence of the form `doc` prints for `t`.
     fn prec(&self, t: TermId, checked: bool) -> u8 {
         let s = self.store;
+        let (t, checked) = self.shown(t, checked);
         match s.node(t) {
             Node::Lit(v) => lit_text(v, s.ty(t), checked).1,
             Node::Left(_) | Node::Right(_) | Node::Nothing | Node::Reject => P_ANN,
@@ -322,6 +405,7 @@ impl Printer<'_> {
     }
 
     fn doc_here(&mut self, t: TermId, need: u8, checked: bool) -> Doc {
+        let (t, checked) = self.shown(t, checked);
         if self.prec(t, checked) < need {
             let inner = self.doc_inner(t, checked);
             return Doc::concat(vec![Doc::text("("), Doc::align(inner), Doc::text(")")]);
@@ -345,30 +429,40 @@ impl Printer<'_> {
                     cur = *b;
                 }
                 parts.push(cur);
+                // A checked pair checks its components.
+                if checked {
+                    parts = parts.into_iter().map(|p| self.at_check(p)).collect();
+                }
                 let docs = parts
                     .into_iter()
                     .map(|p| self.doc(p, P_BLOCK, false))
                     .collect();
                 Self::bracketed("(", docs, ")")
             }
+            // `left(e). T` checks `e` against its side of `T`.
             Node::Left(e) => {
-                let d = self.call("left", &[(*e, false)]);
+                let d = self.call("left", &[(self.at_check(*e), false)]);
                 Self::annotated(d, ty)
             }
             Node::Right(e) => {
-                let d = self.call("right", &[(*e, false)]);
+                let d = self.call("right", &[(self.at_check(*e), false)]);
                 Self::annotated(d, ty)
             }
-            Node::Just(e) => self.call("just", &[(*e, false)]),
+            Node::Just(e) => {
+                let e = if checked { self.at_check(*e) } else { *e };
+                self.call("just", &[(e, false)])
+            }
             Node::Nothing => Self::annotated(Doc::text("nothing"), ty),
             Node::Reject => Self::annotated(Doc::text("reject"), ty),
-            Node::Prim(p, args) => self.prim(*p, args),
+            Node::Prim(p, args) => self.prim(*p, args, ty),
             Node::Coerce(c, e) => {
-                if checked && *c == Coercion::Prob2Real && is_infinity(s, *e) {
-                    Doc::text(self.inf())
+                // The argument of a coercion call is checked against its source type.
+                let e = if *s.ty(*e) == c.from_type() {
+                    self.at_check(*e)
                 } else {
-                    self.call(c.name(), &[(*e, false)])
-                }
+                    *e
+                };
+                self.call(c.name(), &[(e, false)])
             }
             Node::Let(..) | Node::Bind(..) => self.block(t, checked, false),
             Node::Lam(v, body) => {
@@ -380,8 +474,8 @@ impl Printer<'_> {
             }
             Node::App(..) => self.app(t),
             Node::If(c, a, b) => {
-                let ck = self.branch_checked(ty, checked, &[*a, *b]);
-                self.if_doc("if", *c, *a, *b, ck[0], ck[1])
+                let br = self.branches(ty, checked, &[*a, *b]);
+                self.if_doc("if", *c, br[0].0, br[1].0, br[0].1, br[1].1)
             }
             Node::Match(e, arms) => self.match_doc(t, *e, arms, checked),
             Node::ArrayLit(xs) => {
@@ -390,10 +484,20 @@ impl Printer<'_> {
                 }
                 let lits: Vec<bool> = xs.iter().map(|&x| is_lit(s, x)).collect();
                 let ck = nary_checked(&lits);
-                let docs = xs
-                    .iter()
+                // Checked: each element is checked against the element type; inferred:
+                // the elements are joined.
+                let shown = match ty.array_of() {
+                    Some(_) if checked => xs.iter().map(|&x| self.at_check(x)).collect(),
+                    Some(elem) => {
+                        let items: Vec<(TermId, bool)> = xs.iter().map(|&x| (x, false)).collect();
+                        self.join_elision(elem, &items, false, Raise::Not)
+                    }
+                    None => xs.clone(),
+                };
+                let docs = shown
+                    .into_iter()
                     .zip(ck)
-                    .map(|(&x, c)| self.doc(x, P_BLOCK, c))
+                    .map(|(x, c)| self.doc(x, P_BLOCK, c))
                     .collect();
                 Self::bracketed("[", docs, "]")
             }
@@ -483,7 +587,11 @@ impl Printer<'_> {
                 let args: Vec<(TermId, bool)> = args.iter().map(|&a| (a, true)).collect();
                 self.call(d.name(), &args)
             }
-            Node::Observe(m, v) => self.call("observe", &[(*m, false), (*v, false)]),
+            // `observe(m, v)` checks `v` against m's element type.
+            Node::Observe(m, v) => {
+                let v = self.at_check(*v);
+                self.call("observe", &[(*m, false), (v, false)])
+            }
             Node::Transform(tr, e) => self.call(tr.name(), &[(*e, false)]),
         }
     }
@@ -537,13 +645,15 @@ impl Printer<'_> {
         real_bounds: bool,
     ) -> Doc {
         let s = self.store;
-        let ck = if real_bounds {
-            vec![true, true]
+        let (ck, bounds) = if real_bounds {
+            (vec![true, true], vec![lo, hi])
         } else {
-            nary_checked(&[is_lit(s, lo), is_lit(s, hi)])
+            // `summate`, `product` and `bucket` join their bounds.
+            let ck = nary_checked(&[is_lit(s, lo), is_lit(s, hi)]);
+            (ck, self.join_elision(s.ty(lo), &[(lo, false), (hi, false)], false, Raise::Not))
         };
-        let lo = self.doc(lo, P_SUP, ck[0]);
-        let hi = self.doc(hi, P_SUP, ck[1]);
+        let lo = self.doc(bounds[0], P_SUP, ck[0]);
+        let hi = self.doc(bounds[1], P_SUP, ck[1]);
         let name = self.names.bind(v, s.var_name(v));
         let head = Doc::concat(vec![
             Doc::text(format!("{kw} {name} from ")),
@@ -551,24 +661,30 @@ impl Printer<'_> {
             Doc::text(" to "),
             hi,
         ]);
+        // An `integrate` body is checked against prob.
+        let body = if real_bounds { self.at_check(body) } else { body };
         let d = self.header(head, body, false);
         self.names.unbind();
         d
     }
 
-    /// Whether each branch of an `if`/`match` of type `ty` prints checked.
-    fn branch_checked(&self, ty: &Type, checked: bool, branches: &[TermId]) -> Vec<bool> {
+    /// What prints for each branch of an `if`/`match` of type `ty`, and whether it prints
+    /// checked.
+    fn branches(&self, ty: &Type, checked: bool, branches: &[TermId]) -> Vec<(TermId, bool)> {
         if checked {
-            return vec![true; branches.len()];
+            return branches.iter().map(|&b| (b, true)).collect();
         }
         // In infer mode the elaborator joins the branches' types (numeric types only),
         // then checks each branch against the join: literals may print bare only when
-        // some branch is a non-literal (printed unchecked, so it infers `ty`).
+        // some branch is a non-literal (printed unchecked, so it infers `ty`), and safe
+        // coercions print implicitly where the join comes out as `ty` without them.
         let lits: Vec<bool> = branches.iter().map(|&b| is_lit(self.store, b)).collect();
         if ty.is_numeric() && lits.iter().any(|l| !l) {
-            lits
+            let items: Vec<(TermId, bool)> = branches.iter().map(|&b| (b, false)).collect();
+            let shown = self.join_elision(ty, &items, false, Raise::Not);
+            shown.into_iter().zip(lits).collect()
         } else {
-            vec![false; branches.len()]
+            branches.iter().map(|&b| (b, false)).collect()
         }
     }
 
@@ -600,21 +716,21 @@ impl Printer<'_> {
         checked: bool,
     ) -> Doc {
         let bodies: Vec<TermId> = arms.iter().map(|(_, b)| *b).collect();
-        let ck = self.branch_checked(self.store.ty(t), checked, &bodies);
+        let shown = self.branches(self.store.ty(t), checked, &bodies);
         let mut parts = vec![
             Doc::text("match "),
             self.doc(e, P_SUP, false),
             Doc::text(":"),
         ];
         let mut arm_docs = Vec::new();
-        for ((pat, body), c) in arms.iter().zip(ck) {
+        for ((pat, _), (body, c)) in arms.iter().zip(shown) {
             let mut vars = Vec::new();
             pat.vars(&mut vars);
             for &v in &vars {
                 self.names.bind(v, self.store.var_name(v));
             }
             let p = self.pattern(pat);
-            let body = self.doc(*body, P_BLOCK, c);
+            let body = self.doc(body, P_BLOCK, c);
             for _ in &vars {
                 self.names.unbind();
             }
@@ -681,7 +797,7 @@ impl Printer<'_> {
                     }
                     _ => self.doc(x, need, checked),
                 },
-                Operand::Infinity => Doc::text(self.inf()),
+                Operand::Neg(x) => Doc::concat(vec![Doc::text("-"), self.doc(x, P_MUL, false)]),
             };
             if i == 0 {
                 first = Some(d);
@@ -697,48 +813,11 @@ impl Printer<'_> {
         Doc::group(Doc::concat(parts))
     }
 
-    fn prim(&mut self, p: Prim, args: &[TermId]) -> Doc {
+    fn prim(&mut self, p: Prim, args: &[TermId], ty: &Type) -> Doc {
         let s = self.store;
         match (p, args) {
-            (Prim::Add, _) if args.len() >= 2 => {
-                let mut ops = Vec::new();
-                for (i, &a) in args.iter().enumerate() {
-                    let need = if i == 0 { P_PREFIX } else { P_FRAC };
-                    let (op, operand, lit) = match s.node(a) {
-                        Node::Lit(v) if i > 0 && v.is_negative() => ("-", Operand::AbsLit(a), true),
-                        _ if i > 0 && is_neg_infinity(s, a) => ("-", Operand::Infinity, false),
-                        Node::Prim(Prim::Neg, n) if i > 0 && n.len() == 1 && !is_lit(s, n[0]) => {
-                            ("-", Operand::Term(n[0]), false)
-                        }
-                        Node::Lit(_) => ("+", Operand::Term(a), true),
-                        _ => ("+", Operand::Term(a), false),
-                    };
-                    ops.push((op, operand, need, lit));
-                }
-                self.nary_chain(ops)
-            }
-            (Prim::Mul, _) if args.len() >= 2 => {
-                // `3 / 2` would fold into the literal 3/2: when every operand after a
-                // literal first one is a literal's reciprocal, write `recip` instead.
-                let fold_risk = is_lit(s, args[0])
-                    && args[1..].iter().all(|&a| {
-                        matches!(s.node(a), Node::Prim(Prim::Recip, r) if r.len() == 1 && is_lit(s, r[0]))
-                    });
-                let mut ops = Vec::new();
-                for (i, &a) in args.iter().enumerate() {
-                    let op = match s.node(a) {
-                        // `x / 0` is refused by the elaborator: write `recip(0/1)`.
-                        Node::Prim(Prim::Recip, r)
-                            if i > 0 && r.len() == 1 && !fold_risk && !is_zero_lit(s, r[0]) =>
-                        {
-                            ("/", Operand::Term(r[0]), P_POW, is_lit(s, r[0]))
-                        }
-                        _ => ("*", Operand::Term(a), P_POW, is_lit(s, a)),
-                    };
-                    ops.push(op);
-                }
-                self.nary_chain(ops)
-            }
+            (Prim::Add, _) if args.len() >= 2 => self.sum(args, ty),
+            (Prim::Mul, _) if args.len() >= 2 => self.product(args, ty),
             (Prim::And | Prim::Or, _) if args.len() >= 2 => {
                 let (op, need) = if p == Prim::And {
                     ("&&", P_CMP)
@@ -752,12 +831,11 @@ impl Printer<'_> {
                 self.chain(ops)
             }
             (Prim::Neg, [x]) => {
-                if is_real_infinity(s, *x) {
-                    Doc::text(format!("-{}", self.inf()))
-                } else if is_lit(s, *x) {
+                if is_lit(s, *x) {
                     self.call("negate", &[(*x, false)])
                 } else {
-                    Doc::concat(vec![Doc::text("-"), self.doc(*x, P_MUL, false)])
+                    let x = self.raised_arg(p, *x);
+                    Doc::concat(vec![Doc::text("-"), self.doc(x, P_MUL, false)])
                 }
             }
             (Prim::Pow | Prim::RealPow, [a, b]) => {
@@ -776,9 +854,10 @@ impl Printer<'_> {
                     _ => "/=",
                 };
                 let ck = nary_checked(&[is_lit(s, *a), is_lit(s, *b)]);
+                let shown = self.join_elision(s.ty(*a), &[(*a, false), (*b, false)], false, Raise::Not);
                 let ops = vec![
-                    ("", Operand::Term(*a), P_ANN, ck[0]),
-                    (op, Operand::Term(*b), P_ANN, ck[1]),
+                    ("", Operand::Term(shown[0]), P_ANN, ck[0]),
+                    (op, Operand::Term(shown[1]), P_ANN, ck[1]),
                 ];
                 self.chain(ops)
             }
@@ -786,8 +865,10 @@ impl Printer<'_> {
             (Prim::Infinity, []) => Doc::text(self.inf()),
             (Prim::Min | Prim::Max, _) => {
                 let lits: Vec<bool> = args.iter().map(|&a| is_lit(s, a)).collect();
+                let items: Vec<(TermId, bool)> = args.iter().map(|&a| (a, false)).collect();
+                let shown = self.join_elision(ty, &items, false, Raise::Not);
                 let args: Vec<(TermId, bool)> =
-                    args.iter().copied().zip(nary_checked(&lits)).collect();
+                    shown.into_iter().zip(nary_checked(&lits)).collect();
                 self.call(p.name().unwrap_or("min"), &args)
             }
             _ => {
@@ -800,10 +881,158 @@ impl Printer<'_> {
                 let args: Vec<(TermId, bool)> = args
                     .iter()
                     .enumerate()
-                    .map(|(i, &a)| (a, prim_arg_checked(p, i)))
+                    .map(|(i, &a)| {
+                        let shown = match (p, i) {
+                            // `reduce(f, z, a)` checks `z` against a's element type.
+                            (Prim::Reduce, 1) => self.at_check(a),
+                            _ if args.len() == 1 => self.raised_arg(p, a),
+                            _ => a,
+                        };
+                        (shown, prim_arg_checked(p, i))
+                    })
                     .collect();
                 self.call(&name, &args)
             }
+        }
+    }
+
+    /// `a + b - c ...`: a negated operand (not a literal's negation, which prints as
+    /// `negate(..)`) prints after `-` (first: with a prefix `-`), which the elaborator
+    /// reads as a negated operand of the chain; a negative literal after the first prints
+    /// as `- |v|`, which it folds back.
+    fn sum(&mut self, args: &[TermId], ty: &Type) -> Doc {
+        let s = self.store;
+        let items: Vec<(TermId, bool)> = args
+            .iter()
+            .map(|&a| match s.node(a) {
+                Node::Prim(Prim::Neg, n) if n.len() == 1 && !is_lit(s, n[0]) => (n[0], true),
+                _ => (a, false),
+            })
+            .collect();
+        let shown = self.join_elision(ty, &items, true, Raise::Ring);
+        let mut ops = Vec::new();
+        for (i, (&(item, negated), x)) in items.iter().zip(shown).enumerate() {
+            let need = if i == 0 { P_PREFIX } else { P_FRAC };
+            let (op, operand, lit) = match s.node(item) {
+                _ if negated && i == 0 => ("+", Operand::Neg(x), false),
+                _ if negated => ("-", Operand::Term(x), false),
+                Node::Lit(v) if i > 0 && v.is_negative() => ("-", Operand::AbsLit(item), true),
+                Node::Lit(_) => ("+", Operand::Term(item), true),
+                _ => ("+", Operand::Term(x), false),
+            };
+            ops.push((op, operand, need, lit));
+        }
+        self.nary_chain(ops)
+    }
+
+    /// `a * b / c ...`: a reciprocal after the first operand prints after `/`, unless the
+    /// chain would then fold into a literal or divide by a literal zero.
+    fn product(&mut self, args: &[TermId], ty: &Type) -> Doc {
+        let s = self.store;
+        // `3 / 2` would fold into the literal 3/2: when every operand after a literal
+        // first one is a literal's reciprocal, write `recip` instead.
+        let fold_risk = is_lit(s, args[0])
+            && args[1..].iter().all(|&a| {
+                matches!(s.node(a), Node::Prim(Prim::Recip, r) if r.len() == 1 && is_lit(s, r[0]))
+            });
+        let items: Vec<(TermId, bool)> = args
+            .iter()
+            .enumerate()
+            .map(|(i, &a)| match s.node(a) {
+                // `x / 0` is refused by the elaborator: write `recip(0/1)`.
+                Node::Prim(Prim::Recip, r)
+                    if i > 0 && r.len() == 1 && !fold_risk && !is_zero_lit(s, r[0]) =>
+                {
+                    (r[0], true)
+                }
+                _ => (a, false),
+            })
+            .collect();
+        let shown = self.join_elision(ty, &items, false, Raise::Field);
+        let ops = items
+            .iter()
+            .zip(shown)
+            .map(|(&(item, divisor), x)| {
+                let op = if divisor { "/" } else { "*" };
+                (op, Operand::Term(x), P_POW, is_lit(s, item))
+            })
+            .collect();
+        self.nary_chain(ops)
+    }
+
+    /// The operands to print at a position the elaborator types by joining: `items` are
+    /// the operands with whether each is inverted in the printed chain (`- x`, `/ x`,
+    /// which raise the join as `raise` says); `sum` for the operands of `+`. A safe
+    /// coercion of a non-literal operand prints implicitly (as its argument) when the join
+    /// the elaborator computes from the printed operands (literals at their natural
+    /// types) is still `ty`: all of them if that works, else all but the first (which,
+    /// explicit, keeps the join at `ty`). Literals print bare here (some operand is not
+    /// a literal), as `nary_checked` says.
+    fn join_elision(
+        &self,
+        ty: &Type,
+        items: &[(TermId, bool)],
+        sum: bool,
+        raise: Raise,
+    ) -> Vec<TermId> {
+        let s = self.store;
+        let mut shown: Vec<TermId> = items.iter().map(|&(t, _)| t).collect();
+        if !ty.is_numeric() {
+            return shown;
+        }
+        let args: Vec<Option<TermId>> = items
+            .iter()
+            .map(|&(t, inverted)| {
+                implicit_arg(s, t).filter(|&e| inverted || !sum || !prints_negated(s, e))
+            })
+            .collect();
+        let Some(first) = args.iter().position(Option::is_some) else {
+            return shown;
+        };
+        let raise = if items.iter().any(|&(_, inverted)| inverted) {
+            raise
+        } else {
+            Raise::Not
+        };
+        // The chain's type when every coercion but the one at `keep` prints implicitly.
+        let join = |keep: Option<usize>| -> Option<Type> {
+            let mut j: Option<Type> = None;
+            for (i, (&(t, _), arg)) in items.iter().zip(&args).enumerate() {
+                let ti = match (s.node(t), arg) {
+                    (Node::Lit(v), _) => natural_type(v),
+                    (_, Some(e)) if keep != Some(i) => s.ty(*e).clone(),
+                    _ => s.ty(t).clone(),
+                };
+                j = Some(match j {
+                    None => ti,
+                    Some(j) => j.numeric_join(&ti)?,
+                });
+            }
+            raise.apply(j?)
+        };
+        let keep = if join(None).as_ref() == Some(ty) {
+            None
+        } else if join(Some(first)).as_ref() == Some(ty) {
+            Some(first)
+        } else {
+            return shown;
+        };
+        for (i, arg) in args.into_iter().enumerate() {
+            if let (Some(e), true) = (arg, keep != Some(i)) {
+                shown[i] = e;
+            }
+        }
+        shown
+    }
+
+    /// The argument to print for `p(x)`, `p` a one-argument overloaded primitive: the
+    /// elaborator raises the operand to a ring (`-`, `abs`, `signum`) or a field (`recip`,
+    /// `erf`, `floor`), so the safe coercion that raising inserts prints implicitly.
+    fn raised_arg(&self, p: Prim, x: TermId) -> TermId {
+        let s = self.store;
+        match (Raise::of_unary(p), implicit_arg(s, x)) {
+            (Some(r), Some(e)) if r.apply(s.ty(e).clone()).as_ref() == Some(s.ty(x)) => e,
+            _ => x,
         }
     }
 
@@ -896,7 +1125,8 @@ impl Printer<'_> {
             cur = *body;
         }
         let head = Doc::text(format!("def {name}({}) {}", params.join(", "), s.ty(cur)));
-        let d = self.header(head, cur, false);
+        // The body is checked against the result type written in the head.
+        let d = self.header(head, self.at_check(cur), false);
         for _ in &params {
             self.names.unbind();
         }
