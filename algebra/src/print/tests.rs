@@ -125,7 +125,9 @@ fn safe_coercions_print_implicitly_at_checked_positions() {
     check(|b| b.coerce(Coercion::Real2Prob, b.coerce(Coercion::Nat2Real, b.var("n", Nat))), "real2prob(n)");
     check(|b| b.let_("f", b.lam("n", Nat, |n| b.coerce(Coercion::Nat2Real, n)), |f| b.app(f, &[b.nat(2)])), "def f(n nat) real: n\nf(2)");
     check(|b| b.n(Node::Left(b.coerce(Coercion::Nat2Real, b.var("n", Nat))), Type::either(Real, Bool)), "left(n). either(real, bool)");
-    check(|b| b.lam("c", Bool, |c| b.bind("x", b.std_normal(), |x| b.if_(c, b.dirac(b.pair(x, b.coerce(Coercion::Nat2Real, b.var("n", Nat)))), b.dirac(b.pair(x, x))))), "fn c bool:\nx <~ normal(0, 1)\nif c: return (x, n) else: return (x, x)");
+    check(|b| b.lam("f", Type::fun(Type::measure(Type::pair(Real, Real)), Real), |f| b.app(f, &[b.dirac(b.pair(b.var("x", Real), b.coerce(Coercion::Nat2Real, b.var("n", Nat))))])), "fn f measure(pair(real, real)) -> real:\nf(return (x, n))");
+    // an unchecked pair infers its components
+    check(|b| b.lam("c", Bool, |c| b.bind("x", b.std_normal(), |x| b.if_(c, b.dirac(b.pair(x, b.coerce(Coercion::Nat2Real, b.var("n", Nat)))), b.dirac(b.pair(x, x))))), "fn c bool:\nx <~ normal(0, 1)\nif c: return (x, nat2real(n)) else: return (x, x)");
     check(|b| b.n(Node::Observe(b.std_normal(), b.coerce(Coercion::Nat2Real, b.var("n", Nat))), Type::measure(Real)), "observe(normal(0, 1), n)");
     // stays explicit: a literal argument, forms that take the expected type inside,
     // unchecked positions, unsafe coercions
