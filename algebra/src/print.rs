@@ -650,7 +650,10 @@ impl Printer<'_> {
         } else {
             // `summate`, `product` and `bucket` join their bounds.
             let ck = nary_checked(&[is_lit(s, lo), is_lit(s, hi)]);
-            (ck, self.join_elision(s.ty(lo), &[(lo, false), (hi, false)], false, Raise::Not))
+            (
+                ck,
+                self.join_elision(s.ty(lo), &[(lo, false), (hi, false)], false, Raise::Not),
+            )
         };
         let lo = self.doc(bounds[0], P_SUP, ck[0]);
         let hi = self.doc(bounds[1], P_SUP, ck[1]);
@@ -662,7 +665,11 @@ impl Printer<'_> {
             hi,
         ]);
         // An `integrate` body is checked against prob.
-        let body = if real_bounds { self.at_check(body) } else { body };
+        let body = if real_bounds {
+            self.at_check(body)
+        } else {
+            body
+        };
         let d = self.header(head, body, false);
         self.names.unbind();
         d
@@ -854,7 +861,8 @@ impl Printer<'_> {
                     _ => "/=",
                 };
                 let ck = nary_checked(&[is_lit(s, *a), is_lit(s, *b)]);
-                let shown = self.join_elision(s.ty(*a), &[(*a, false), (*b, false)], false, Raise::Not);
+                let shown =
+                    self.join_elision(s.ty(*a), &[(*a, false), (*b, false)], false, Raise::Not);
                 let ops = vec![
                     ("", Operand::Term(shown[0]), P_ANN, ck[0]),
                     (op, Operand::Term(shown[1]), P_ANN, ck[1]),

@@ -492,7 +492,7 @@ impl Gen<'_> {
                 }
                 o.push((1, Opt::Pow));
                 o.push((1, Opt::MinMax));
-                o.push((3, Opt::Coerce));
+                o.push((5, Opt::Coerce));
                 o.push((1, Opt::Reduce));
                 o.push((1, Opt::Summate));
                 o.push((1, Opt::Product));
@@ -592,6 +592,11 @@ impl Gen<'_> {
     /// The smallest term of `ty` allowed at `pos` (structural in the type, so it always
     /// terminates).
     fn leaf(&mut self, ty: &Type, pos: Pos) -> TermId {
+        // Now and then a variable of a lower numeric type, safely coerced: the printer
+        // leaves such coercions implicit where the elaborator re-inserts them.
+        if let Some(v) = self.lower_var(ty) {
+            return v;
+        }
         let vars = self.vars_of(ty);
         if !vars.is_empty() && (pos.no_lit || self.chance(40)) {
             let v = vars[self.below(vars.len())];
@@ -665,6 +670,25 @@ impl Gen<'_> {
                 self.store.intern(Node::Lam(v, body), ty.clone())
             }
         }
+    }
+
+    /// With a chance of a quarter, `Coerce(c, x)` for a variable `x` in scope whose type
+    /// `c` safely coerces to `ty`; `None` on byte 0 or when there is no such variable.
+    fn lower_var(&mut self, ty: &Type) -> Option<TermId> {
+        if !ty.is_numeric() {
+            return None;
+        }
+        let lower: Vec<(VarId, Coercion)> = self
+            .scope
+            .iter()
+            .filter_map(|&v| Coercion::safe(self.store.var_type(v), ty).map(|c| (v, c)))
+            .collect();
+        if lower.is_empty() || !self.chance(25) {
+            return None;
+        }
+        let (v, c) = lower[self.below(lower.len())];
+        let x = self.var_term(v);
+        Some(self.store.intern(Node::Coerce(c, x), ty.clone()))
     }
 
     /// A closed non-literal term of a numeric type, for positions that forbid literals

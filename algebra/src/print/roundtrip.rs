@@ -208,7 +208,11 @@ fn check_fmt(src: &str, expect: &str) {
         Ok(text) => text,
         Err(e) => panic!("round trip of\n{src}\nfailed: {e}"),
     };
-    assert_eq!(got, format!("{expect}\n"), "\n--- got ---\n{got}--- want ---\n{expect}\n");
+    assert_eq!(
+        got,
+        format!("{expect}\n"),
+        "\n--- got ---\n{got}--- want ---\n{expect}\n"
+    );
 }
 
 #[test]
@@ -219,12 +223,30 @@ fn implicit_coercions_stay_implicit() {
         "def bern(p prob) measure(bool):\n    i <~ categorical([p, real2prob(1 - p)])\n    return i == 0\nbern(1/2)",
     );
     check_fmt("fn x real: fn n nat: x + n", "fn x real:\nfn n nat:\nx + n");
-    check_fmt("fn n nat: fn m nat: nat2real(n) + m", "fn n nat:\nfn m nat:\nnat2real(n) + m");
-    check_fmt("fn n nat: fn m nat: nat2real(n + m)", "fn n nat:\nfn m nat:\nnat2real(n + m)");
-    check_fmt("fn n nat: fn m nat: normal(n + m, n)", "fn n nat:\nfn m nat:\nnormal(n + m, n)");
-    check_fmt("fn p prob: fn i int: if p < i: -p else: i", "fn p prob:\nfn i int:\nif p < i: -p else: i");
-    check_fmt("fn p prob: fn n nat: [p, n, 1]", "fn p prob:\nfn n nat:\n[p, n, 1]");
-    check_fmt("fn n nat: fn k int: summate i from n to k: i * n", "fn n nat:\nfn k int:\nsummate i from n to k: i * n");
+    check_fmt(
+        "fn n nat: fn m nat: nat2real(n) + m",
+        "fn n nat:\nfn m nat:\nnat2real(n) + m",
+    );
+    check_fmt(
+        "fn n nat: fn m nat: nat2real(n + m)",
+        "fn n nat:\nfn m nat:\nnat2real(n + m)",
+    );
+    check_fmt(
+        "fn n nat: fn m nat: normal(n + m, n)",
+        "fn n nat:\nfn m nat:\nnormal(n + m, n)",
+    );
+    check_fmt(
+        "fn p prob: fn i int: if p < i: -p else: i",
+        "fn p prob:\nfn i int:\nif p < i: -p else: i",
+    );
+    check_fmt(
+        "fn p prob: fn n nat: [p, n, 1]",
+        "fn p prob:\nfn n nat:\n[p, n, 1]",
+    );
+    check_fmt(
+        "fn n nat: fn k int: summate i from n to k: i * n",
+        "fn n nat:\nfn k int:\nsummate i from n to k: i * n",
+    );
 }
 
 #[test]
