@@ -26,8 +26,31 @@
 //! `doc` call says whether its position is such a checked position (`checked`); a
 //! non-literal printed in an unchecked position always infers its own type, which is what
 //! n-ary operators and `if` rely on when they let their literal operands print bare.
-//! Coercions print explicitly (`nat2real(x)`), except `prob2real(∞)` at a checked real
-//! position (`∞`) and its negation (`-∞`), which elaborate back to the same term.
+//!
+//! # Coercions
+//! Unsafe coercions (`int2nat`, `real2prob`, `real2int`) always print. A safe one,
+//! `Coerce(c, e)` with `e` not a literal and a form the elaborator infers and then fits
+//! (variables, calls, operators, indexing, applications, numeric loops; not `if`, `match`,
+//! blocks, `simplify`, which take an expected type inside), prints as just `e` exactly
+//! where elaborating that text re-inserts `c`:
+//! - at a checked position (`normal(n, 1)`, `return n` in a checked measure, `weight(n,
+//!   m)`, `exp(i)`, a user function's argument, checked `if`/`match` branches and array
+//!   elements), and where the elaborator checks without the printer marking the position
+//!   `checked`: a coercion call's argument (`real2prob(n)`), a `def` body, `left`/`right`,
+//!   the components of a checked pair or `just`, `observe`'s value, `reduce`'s start,
+//!   an `integrate` body;
+//! - among the operands of a position typed by a join (`+ -` and `* /` chains, `min`,
+//!   `max`, comparisons, inferred array literals and `if`/`match` branches, `summate`/
+//!   `product`/`bucket` bounds) when the join the elaborator computes from the printed
+//!   operands (literals at their natural types; raised to a ring or field when the chain
+//!   subtracts or divides) is still the operator's type: all of them (`1 - p`, `n + x`),
+//!   or else all but the first (`nat2real(n) + m`, not `n + m`, which is a nat sum). In
+//!   a `+` chain an operand printing as `-x` would be read as subtracted, so its coercion
+//!   stays (`x + int2real(-i)`);
+//! - as the operand of `-`, `abs`, `signum` (raised to a ring) and `recip`, `erf`,
+//!   `floor` (raised to a field) when raising inserts that coercion (`-p`, `abs(n)`).
+//!
+//! So `prob2real(∞)` prints `∞` at a checked real position and `-∞` as a negation.
 //!
 //! # Names
 //! Variables print with their hints, renamed with numeric suffixes where a hint would
@@ -38,6 +61,7 @@
 //! nesting and moves to a fresh stack segment when the stack runs low.
 
 mod doc;
+mod implicit;
 mod names;
 
 use num_rational::BigRational;
@@ -45,8 +69,9 @@ use num_traits::Signed;
 use rustc_hash::FxHashSet;
 
 use crate::term::{Node, Pattern, Prim, Store, TermId, VarId};
-use crate::types::{Coercion, Type};
+use crate::types::Type;
 use doc::Doc;
+use implicit::{implicit_arg, join_elision, raised_arg, Raise};
 use names::Names;
 
 /// How to print.
@@ -154,86 +179,6 @@ fn is_lit(store: &Store, t: TermId) -> bool {
 
 fn is_zero_lit(store: &Store, t: TermId) -> bool {
     matches!(store.node(t), Node::Lit(v) if v.is_zero())
-}
-
-/// The type a literal of value `v` has when printed bare (`3` nat, `-3` int, `1/2` prob,
-/// `-1/2` real): what the elaborator joins for it at a joined position.
-fn natural_type(v: &BigRational) -> Type {
-    match (v.is_integer(), v.is_negative()) {
-        (true, false) => Type::Nat,
-        (true, true) => Type::Int,
-        (false, false) => Type::Prob,
-        (false, true) => Type::Real,
-    }
-}
-
-/// Whether the elaborator, checking the printed form of `e` against a type, infers `e` and
-/// then fits it (so a safe coercion around `e` is re-inserted): variables, built-in calls
-/// and operators, coercion calls, indexing, applications and the numeric loops. Not
-/// literals (re-typed instead), nor the forms that pass the expected type into their
-/// parts (`if`, `match`, blocks, `simplify`, ...).
-fn infers_then_fits(store: &Store, e: TermId) -> bool {
-    matches!(
-        store.node(e),
-        Node::Var(_)
-            | Node::Prim(..)
-            | Node::Coerce(..)
-            | Node::Index(..)
-            | Node::App(..)
-            | Node::Summate(..)
-            | Node::Product(..)
-            | Node::Integrate(..)
-            | Node::Bucket(..)
-    )
-}
-
-/// `e` when `t` is `Coerce(c, e)` with `c` the safe coercion from e's type to t's type and
-/// `e` a form that `infers_then_fits`: where the elaborator checks `e` against t's type, it
-/// inserts exactly this coercion, so `t` may print as `e` there.
-fn implicit_arg(store: &Store, t: TermId) -> Option<TermId> {
-    match store.node(t) {
-        Node::Coerce(c, e)
-            if Coercion::safe(store.ty(*e), store.ty(t)) == Some(*c)
-                && infers_then_fits(store, *e) =>
-        {
-            Some(*e)
-        }
-        _ => None,
-    }
-}
-
-/// Whether `t` prints with a leading prefix minus (`-x`): in a `+` chain, such an operand
-/// is read as subtracted, so a coercion around it must stay explicit there.
-fn prints_negated(store: &Store, t: TermId) -> bool {
-    matches!(store.node(t), Node::Prim(Prim::Neg, a) if a.len() == 1 && !is_lit(store, a[0]))
-}
-
-/// How the elaborator raises a joined type: a `+` chain that subtracts to a ring, a `*`
-/// chain that divides to a field, and so do the one-argument overloaded primitives.
-#[derive(Clone, Copy)]
-enum Raise {
-    Not,
-    Ring,
-    Field,
-}
-
-impl Raise {
-    fn apply(self, t: Type) -> Option<Type> {
-        match self {
-            Raise::Not => Some(t),
-            Raise::Ring => t.ring_above(),
-            Raise::Field => t.field_above(),
-        }
-    }
-
-    /// How a one-argument overloaded primitive raises its operand (`None`: it does not).
-    fn of_unary(p: Prim) -> Option<Raise> {
-        match p {
-            Prim::Neg | Prim::Signum | Prim::Abs => Some(Raise::Ring),
-            Prim::Recip | Prim::Erf | Prim::Floor => Some(Raise::Field),
-            _ => None,
-        }
-    }
 }
 
 /// The text of a literal and its precedence (see the module doc for the two forms).
@@ -490,7 +435,7 @@ impl Printer<'_> {
                     Some(_) if checked => xs.iter().map(|&x| self.at_check(x)).collect(),
                     Some(elem) => {
                         let items: Vec<(TermId, bool)> = xs.iter().map(|&x| (x, false)).collect();
-                        self.join_elision(elem, &items, false, Raise::Not)
+                        join_elision(self.store, elem, &items, false, Raise::Not)
                     }
                     None => xs.clone(),
                 };
@@ -652,7 +597,13 @@ impl Printer<'_> {
             let ck = nary_checked(&[is_lit(s, lo), is_lit(s, hi)]);
             (
                 ck,
-                self.join_elision(s.ty(lo), &[(lo, false), (hi, false)], false, Raise::Not),
+                join_elision(
+                    self.store,
+                    s.ty(lo),
+                    &[(lo, false), (hi, false)],
+                    false,
+                    Raise::Not,
+                ),
             )
         };
         let lo = self.doc(bounds[0], P_SUP, ck[0]);
@@ -688,7 +639,7 @@ impl Printer<'_> {
         let lits: Vec<bool> = branches.iter().map(|&b| is_lit(self.store, b)).collect();
         if ty.is_numeric() && lits.iter().any(|l| !l) {
             let items: Vec<(TermId, bool)> = branches.iter().map(|&b| (b, false)).collect();
-            let shown = self.join_elision(ty, &items, false, Raise::Not);
+            let shown = join_elision(self.store, ty, &items, false, Raise::Not);
             shown.into_iter().zip(lits).collect()
         } else {
             branches.iter().map(|&b| (b, false)).collect()
@@ -841,7 +792,7 @@ impl Printer<'_> {
                 if is_lit(s, *x) {
                     self.call("negate", &[(*x, false)])
                 } else {
-                    let x = self.raised_arg(p, *x);
+                    let x = raised_arg(self.store, p, *x);
                     Doc::concat(vec![Doc::text("-"), self.doc(x, P_MUL, false)])
                 }
             }
@@ -861,8 +812,13 @@ impl Printer<'_> {
                     _ => "/=",
                 };
                 let ck = nary_checked(&[is_lit(s, *a), is_lit(s, *b)]);
-                let shown =
-                    self.join_elision(s.ty(*a), &[(*a, false), (*b, false)], false, Raise::Not);
+                let shown = join_elision(
+                    self.store,
+                    s.ty(*a),
+                    &[(*a, false), (*b, false)],
+                    false,
+                    Raise::Not,
+                );
                 let ops = vec![
                     ("", Operand::Term(shown[0]), P_ANN, ck[0]),
                     (op, Operand::Term(shown[1]), P_ANN, ck[1]),
@@ -874,7 +830,7 @@ impl Printer<'_> {
             (Prim::Min | Prim::Max, _) => {
                 let lits: Vec<bool> = args.iter().map(|&a| is_lit(s, a)).collect();
                 let items: Vec<(TermId, bool)> = args.iter().map(|&a| (a, false)).collect();
-                let shown = self.join_elision(ty, &items, false, Raise::Not);
+                let shown = join_elision(self.store, ty, &items, false, Raise::Not);
                 let args: Vec<(TermId, bool)> =
                     shown.into_iter().zip(nary_checked(&lits)).collect();
                 self.call(p.name().unwrap_or("min"), &args)
@@ -893,7 +849,7 @@ impl Printer<'_> {
                         let shown = match (p, i) {
                             // `reduce(f, z, a)` checks `z` against a's element type.
                             (Prim::Reduce, 1) => self.at_check(a),
-                            _ if args.len() == 1 => self.raised_arg(p, a),
+                            _ if args.len() == 1 => raised_arg(self.store, p, a),
                             _ => a,
                         };
                         (shown, prim_arg_checked(p, i))
@@ -917,7 +873,7 @@ impl Printer<'_> {
                 _ => (a, false),
             })
             .collect();
-        let shown = self.join_elision(ty, &items, true, Raise::Ring);
+        let shown = join_elision(self.store, ty, &items, true, Raise::Ring);
         let mut ops = Vec::new();
         for (i, (&(item, negated), x)) in items.iter().zip(shown).enumerate() {
             let need = if i == 0 { P_PREFIX } else { P_FRAC };
@@ -956,7 +912,7 @@ impl Printer<'_> {
                 _ => (a, false),
             })
             .collect();
-        let shown = self.join_elision(ty, &items, false, Raise::Field);
+        let shown = join_elision(self.store, ty, &items, false, Raise::Field);
         let ops = items
             .iter()
             .zip(shown)
@@ -966,82 +922,6 @@ impl Printer<'_> {
             })
             .collect();
         self.nary_chain(ops)
-    }
-
-    /// The operands to print at a position the elaborator types by joining: `items` are
-    /// the operands with whether each is inverted in the printed chain (`- x`, `/ x`,
-    /// which raise the join as `raise` says); `sum` for the operands of `+`. A safe
-    /// coercion of a non-literal operand prints implicitly (as its argument) when the join
-    /// the elaborator computes from the printed operands (literals at their natural
-    /// types) is still `ty`: all of them if that works, else all but the first (which,
-    /// explicit, keeps the join at `ty`). Literals print bare here (some operand is not
-    /// a literal), as `nary_checked` says.
-    fn join_elision(
-        &self,
-        ty: &Type,
-        items: &[(TermId, bool)],
-        sum: bool,
-        raise: Raise,
-    ) -> Vec<TermId> {
-        let s = self.store;
-        let mut shown: Vec<TermId> = items.iter().map(|&(t, _)| t).collect();
-        if !ty.is_numeric() {
-            return shown;
-        }
-        let args: Vec<Option<TermId>> = items
-            .iter()
-            .map(|&(t, inverted)| {
-                implicit_arg(s, t).filter(|&e| inverted || !sum || !prints_negated(s, e))
-            })
-            .collect();
-        let Some(first) = args.iter().position(Option::is_some) else {
-            return shown;
-        };
-        let raise = if items.iter().any(|&(_, inverted)| inverted) {
-            raise
-        } else {
-            Raise::Not
-        };
-        // The chain's type when every coercion but the one at `keep` prints implicitly.
-        let join = |keep: Option<usize>| -> Option<Type> {
-            let mut j: Option<Type> = None;
-            for (i, (&(t, _), arg)) in items.iter().zip(&args).enumerate() {
-                let ti = match (s.node(t), arg) {
-                    (Node::Lit(v), _) => natural_type(v),
-                    (_, Some(e)) if keep != Some(i) => s.ty(*e).clone(),
-                    _ => s.ty(t).clone(),
-                };
-                j = Some(match j {
-                    None => ti,
-                    Some(j) => j.numeric_join(&ti)?,
-                });
-            }
-            raise.apply(j?)
-        };
-        let keep = if join(None).as_ref() == Some(ty) {
-            None
-        } else if join(Some(first)).as_ref() == Some(ty) {
-            Some(first)
-        } else {
-            return shown;
-        };
-        for (i, arg) in args.into_iter().enumerate() {
-            if let (Some(e), true) = (arg, keep != Some(i)) {
-                shown[i] = e;
-            }
-        }
-        shown
-    }
-
-    /// The argument to print for `p(x)`, `p` a one-argument overloaded primitive: the
-    /// elaborator raises the operand to a ring (`-`, `abs`, `signum`) or a field (`recip`,
-    /// `erf`, `floor`), so the safe coercion that raising inserts prints implicitly.
-    fn raised_arg(&self, p: Prim, x: TermId) -> TermId {
-        let s = self.store;
-        match (Raise::of_unary(p), implicit_arg(s, x)) {
-            (Some(r), Some(e)) if r.apply(s.ty(e).clone()).as_ref() == Some(s.ty(x)) => e,
-            _ => x,
-        }
     }
 
     /// An arithmetic chain whose operands follow the n-ary literal rule: the bool in

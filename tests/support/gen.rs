@@ -42,7 +42,9 @@
 //!   to one, so `abs(x)` with `x : nat` is `Abs(Coerce(nat2int, x))`).
 //! - `Coerce(c, e)` (never on a literal, see above): safe and unsafe coercions both occur;
 //!   a safe coercion the elaborator would not insert implicitly is the explicit call
-//!   `nat2real(e)`, which elaborates to `Coerce(nat2real, e)`.
+//!   `nat2real(e)`, which elaborates to `Coerce(nat2real, e)`. Leaves are now and then a
+//!   safely coerced variable of a lower type, so that the positions where the printer
+//!   leaves coercions implicit (checked arguments, joined operands) see many of them.
 //! - Application is only of variables of function type (`f(a)`, `f(a, b)` curried), never
 //!   of a lambda written in place; lambdas appear as `let`-bound values (`def`), as
 //!   `reduce`'s first argument and as the program's parameters.

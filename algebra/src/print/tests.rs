@@ -129,6 +129,10 @@ fn safe_coercions_print_implicitly_at_checked_positions() {
     // an unchecked pair infers its components
     check(|b| b.lam("c", Bool, |c| b.bind("x", b.std_normal(), |x| b.if_(c, b.dirac(b.pair(x, b.coerce(Coercion::Nat2Real, b.var("n", Nat)))), b.dirac(b.pair(x, x))))), "fn c bool:\nx <~ normal(0, 1)\nif c: return (x, nat2real(n)) else: return (x, x)");
     check(|b| b.n(Node::Observe(b.std_normal(), b.coerce(Coercion::Nat2Real, b.var("n", Nat))), Type::measure(Real)), "observe(normal(0, 1), n)");
+    check(|b| b.n(Node::Right(b.coerce(Coercion::Int2Real, b.var("i", Int))), Type::either(Bool, Real)), "right(i). either(bool, real)");
+    check(|b| b.lam("f", Type::fun(Type::maybe(Prob), Real), |f| b.app(f, &[b.n(Node::Just(b.coerce(Coercion::Nat2Prob, b.var("n", Nat))), Type::maybe(Prob))])), "fn f maybe(prob) -> real:\nf(just(n))");
+    check(|b| b.n(Node::Just(b.coerce(Coercion::Nat2Prob, b.var("n", Nat))), Type::maybe(Prob)), "just(nat2prob(n))");
+    check(|b| { let a = b.var("a", Type::array(Prob)); b.prim(Prim::Reduce, &[b.lam("x", Prob, |x| b.lam("y", Prob, |y| b.add(&[x, y]))), b.coerce(Coercion::Nat2Prob, b.var("n", Nat)), a], Prob) }, "reduce(fn x prob: fn y prob: x + y, n, a)");
     // stays explicit: a literal argument, forms that take the expected type inside,
     // unchecked positions, unsafe coercions
     check(|b| b.normal(b.coerce(Coercion::Nat2Real, b.nat(3)), b.prob(1)), "normal(nat2real(3), 1)");
