@@ -20,9 +20,14 @@ use slic_algebra::verify::verify;
 use slic_algebra::{Coercion, Dist, Node, Pattern, Prim, Store, TermId, Type, VarId};
 use slic_suite::gen::{arb_program, arb_program_with, dump, GenConfig, GenTerm};
 
+/// 256 cases, or as many as `PROPTEST_CASES` asks for (to search harder locally).
 fn config() -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(256);
     ProptestConfig {
-        cases: 256,
+        cases,
         ..ProptestConfig::default()
     }
 }
@@ -155,6 +160,93 @@ fn generator_covers_every_construct() {
         .collect();
     missing.sort();
     assert!(missing.is_empty(), "never generated: {missing:?}");
+}
+
+/// The generator puts safe coercions of non-literal terms where the printer may leave them
+/// implicit (checked arguments, operands of joined operators, negated or inverted operands
+/// of chains), often enough that the round-trip properties test that choice; and the
+/// printer does leave many of them implicit.
+#[test]
+fn generator_exercises_implicit_coercions() {
+    let mut runner = TestRunner::deterministic();
+    let strategy = arb_program();
+    let mut counts = std::collections::BTreeMap::new();
+    let (mut in_terms, mut in_texts) = (0usize, 0usize);
+    for _ in 0..1024 {
+        let Ok(tree) = strategy.new_tree(&mut runner) else {
+            panic!("the generator strategy cannot fail");
+        };
+        let g = tree.current();
+        coercion_sites(&g.store, g.term, "top", false, &mut counts);
+        in_terms += coercion_count(&g.store, g.term);
+        let text = print_term(&g.store, g.term);
+        in_texts += Coercion::ALL
+            .iter()
+            .map(|c| text.matches(&format!("{}(", c.name())).count())
+            .sum::<usize>();
+    }
+    eprintln!(
+        "safe coercions by parent: {counts:?}; coercions in terms {in_terms}, printed {in_texts}"
+    );
+    for site in [
+        "checked",
+        "chain operand",
+        "inverted operand",
+        "joined operand",
+    ] {
+        let n = counts.get(site).copied().unwrap_or(0);
+        assert!(
+            n >= 50,
+            "only {n} safe coercions as {site} in 1024 programs: {counts:?}"
+        );
+    }
+    assert!(
+        in_texts * 10 < in_terms * 8,
+        "fewer than a fifth of {in_terms} coercions print implicitly ({in_texts} printed)"
+    );
+}
+
+/// Counts safe coercions of non-literals by the kind of position they occupy.
+fn coercion_sites(
+    s: &Store,
+    t: TermId,
+    site: &'static str,
+    under_chain: bool,
+    counts: &mut std::collections::BTreeMap<&'static str, usize>,
+) {
+    let node = s.node(t);
+    if let Node::Coerce(c, x) = node {
+        if c.is_safe() && !matches!(s.node(*x), Node::Lit(_)) {
+            *counts.entry(site).or_default() += 1;
+        }
+    }
+    let chain = matches!(node, Node::Prim(Prim::Add | Prim::Mul, _));
+    let site = match node {
+        Node::Dist(..) | Node::Weight(..) | Node::App(..) => "checked",
+        Node::Prim(p, _) => match p {
+            Prim::Add | Prim::Mul => "chain operand",
+            Prim::Neg | Prim::Recip if under_chain => "inverted operand",
+            Prim::Min | Prim::Max | Prim::Lt | Prim::Le | Prim::Eq | Prim::Ne => "joined operand",
+            _ if p.fixed_signature().is_some() => "checked",
+            _ => "other",
+        },
+        Node::ArrayLit(_) => "joined operand",
+        _ => "other",
+    };
+    for c in node.children() {
+        coercion_sites(s, c, site, chain, counts);
+    }
+}
+
+/// Coercion nodes in the term as a tree (a shared subterm counts once per occurrence).
+fn coercion_count(s: &Store, t: TermId) -> usize {
+    let own = usize::from(matches!(s.node(t), Node::Coerce(..)));
+    own + s
+        .node(t)
+        .children()
+        .into_iter()
+        .map(|c| coercion_count(s, c))
+        .sum::<usize>()
 }
 
 fn expected_constructs() -> Vec<String> {
@@ -632,6 +724,45 @@ fn tricky() -> Vec<(&'static str, Build)> {
             let w = b.var("w", Type::array(Type::Nat));
             let inner = b.bind(w, plate, ch);
             b.let_(f, fun, inner)
+        }),
+        ("a coerced negation in a sum, first and later", |b| {
+            // `x + (-i)` would read as `x - i`: int2real(-i) must stay explicit.
+            let x = b.var("x", Type::Real);
+            let i = b.var("i", Type::Int);
+            let iv = b.v(i);
+            let neg = b.p(Prim::Neg, vec![iv], Type::Int);
+            let c = b.coerce(Coercion::Int2Real, neg);
+            let xv = b.v(x);
+            let later = b.p(Prim::Add, vec![xv, c], Type::Real);
+            let xv = b.v(x);
+            let first = b.p(Prim::Add, vec![c, xv], Type::Real);
+            let pr = b.n(Node::Pair(later, first), Type::pair(Type::Real, Type::Real));
+            let body = b.lam(i, pr);
+            b.lam(x, body)
+        }),
+        ("coercions that disappear only in part of a join", |b| {
+            // `n - m` would be int: one of the coercions stays.
+            let n = b.var("n", Type::Nat);
+            let m = b.var("m", Type::Nat);
+            let nv = b.v(n);
+            let cn = b.coerce(Coercion::Nat2Real, nv);
+            let mv = b.v(m);
+            let cm = b.coerce(Coercion::Nat2Real, mv);
+            let neg = b.p(Prim::Neg, vec![cm], Type::Real);
+            let diff = b.p(Prim::Add, vec![cn, neg], Type::Real);
+            let one = b.lit(1, 1, Type::Real);
+            let lt = b.p(Prim::Lt, vec![cn, one], Type::Bool);
+            let mv = b.v(m);
+            let pm = b.coerce(Coercion::Nat2Prob, mv);
+            let rp = b.p(Prim::Recip, vec![pm], Type::Prob);
+            let nv = b.v(n);
+            let pn = b.coerce(Coercion::Nat2Prob, nv);
+            let quot = b.p(Prim::Mul, vec![pn, rp], Type::Prob);
+            let qr = b.coerce(Coercion::Prob2Real, quot);
+            let mx = b.p(Prim::Max, vec![diff, qr], Type::Real);
+            let pr = b.n(Node::Pair(mx, lt), Type::pair(Type::Real, Type::Bool));
+            let body = b.lam(m, pr);
+            b.lam(n, body)
         }),
     ]
 }

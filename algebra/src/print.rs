@@ -26,8 +26,31 @@
 //! `doc` call says whether its position is such a checked position (`checked`); a
 //! non-literal printed in an unchecked position always infers its own type, which is what
 //! n-ary operators and `if` rely on when they let their literal operands print bare.
-//! Coercions print explicitly (`nat2real(x)`), except `prob2real(∞)` at a checked real
-//! position (`∞`) and its negation (`-∞`), which elaborate back to the same term.
+//!
+//! # Coercions
+//! Unsafe coercions (`int2nat`, `real2prob`, `real2int`) always print. A safe one,
+//! `Coerce(c, e)` with `e` not a literal and a form the elaborator infers and then fits
+//! (variables, calls, operators, indexing, applications, numeric loops; not `if`, `match`,
+//! blocks, `simplify`, which take an expected type inside), prints as just `e` exactly
+//! where elaborating that text re-inserts `c`:
+//! - at a checked position (`normal(n, 1)`, `return n` in a checked measure, `weight(n,
+//!   m)`, `exp(i)`, a user function's argument, checked `if`/`match` branches and array
+//!   elements), and where the elaborator checks without the printer marking the position
+//!   `checked`: a coercion call's argument (`real2prob(n)`), a `def` body, `left`/`right`,
+//!   the components of a checked pair or `just`, `observe`'s value, `reduce`'s start,
+//!   an `integrate` body;
+//! - among the operands of a position typed by a join (`+ -` and `* /` chains, `min`,
+//!   `max`, comparisons, inferred array literals and `if`/`match` branches, `summate`/
+//!   `product`/`bucket` bounds) when the join the elaborator computes from the printed
+//!   operands (literals at their natural types; raised to a ring or field when the chain
+//!   subtracts or divides) is still the operator's type: all of them (`1 - p`, `n + x`),
+//!   or else all but the first (`nat2real(n) + m`, not `n + m`, which is a nat sum). In
+//!   a `+` chain an operand printing as `-x` would be read as subtracted, so its coercion
+//!   stays (`x + int2real(-i)`);
+//! - as the operand of `-`, `abs`, `signum` (raised to a ring) and `recip`, `erf`,
+//!   `floor` (raised to a field) when raising inserts that coercion (`-p`, `abs(n)`).
+//!
+//! So `prob2real(∞)` prints `∞` at a checked real position and `-∞` as a negation.
 //!
 //! # Names
 //! Variables print with their hints, renamed with numeric suffixes where a hint would
@@ -38,14 +61,16 @@
 //! nesting and moves to a fresh stack segment when the stack runs low.
 
 mod doc;
+mod implicit;
 mod names;
 
 use crate::num::Rational;
 use rustc_hash::FxHashSet;
 
 use crate::term::{Node, Pattern, Prim, Store, TermId, VarId};
-use crate::types::{Coercion, Type};
+use crate::types::Type;
 use doc::Doc;
+use implicit::{implicit_arg, join_elision, raised_arg, Raise};
 use names::Names;
 
 /// How to print.
@@ -155,20 +180,6 @@ fn is_zero_lit(store: &Store, t: TermId) -> bool {
     matches!(store.node(t), Node::Lit(v) if v.is_zero())
 }
 
-fn is_infinity(store: &Store, t: TermId) -> bool {
-    matches!(store.node(t), Node::Prim(Prim::Infinity, a) if a.is_empty())
-}
-
-/// `prob2real(∞)`
-fn is_real_infinity(store: &Store, t: TermId) -> bool {
-    matches!(store.node(t), Node::Coerce(Coercion::Prob2Real, e) if is_infinity(store, *e))
-}
-
-/// `-∞` as the elaborator builds it: `Neg[prob2real(∞)]`.
-fn is_neg_infinity(store: &Store, t: TermId) -> bool {
-    matches!(store.node(t), Node::Prim(Prim::Neg, a) if a.len() == 1 && is_real_infinity(store, a[0]))
-}
-
 /// The text of a literal and its precedence (see the module doc for the two forms).
 fn lit_text(v: &Rational, ty: &Type, checked: bool) -> (String, u8) {
     let neg = v.is_negative();
@@ -228,8 +239,8 @@ enum Operand {
     Term(TermId),
     /// A negative literal printed as its absolute value (after `-`).
     AbsLit(TermId),
-    /// `∞` (after `-`, for `-∞` as an operand).
-    Infinity,
+    /// `-x`: the first operand of a sum, negated.
+    Neg(TermId),
 }
 
 struct Printer<'a> {
@@ -256,9 +267,26 @@ impl Printer<'_> {
         self.block(t, false, true)
     }
 
-    /// The precedence of the form `doc_inner` prints for `t`.
+    /// What prints for `t` at a position that is `checked` or not: at a checked position a
+    /// safe coercion the elaborator re-inserts prints as its argument (which is inferred,
+    /// so it prints unchecked); otherwise `t` itself.
+    fn shown(&self, t: TermId, checked: bool) -> (TermId, bool) {
+        match implicit_arg(self.store, t) {
+            Some(e) if checked => (e, false),
+            _ => (t, checked),
+        }
+    }
+
+    /// What to print for `t` where the elaborator checks it against its type, but where
+    /// `t` prints unchecked (so its literals keep their exact forms).
+    fn at_check(&self, t: TermId) -> TermId {
+        implicit_arg(self.store, t).unwrap_or(t)
+    }
+
+    /// The precedence of the form `doc` prints for `t`.
     fn prec(&self, t: TermId, checked: bool) -> u8 {
         let s = self.store;
+        let (t, checked) = self.shown(t, checked);
         match s.node(t) {
             Node::Lit(v) => lit_text(v, s.ty(t), checked).1,
             Node::Left(_) | Node::Right(_) | Node::Nothing | Node::Reject => P_ANN,
@@ -321,6 +349,7 @@ impl Printer<'_> {
     }
 
     fn doc_here(&mut self, t: TermId, need: u8, checked: bool) -> Doc {
+        let (t, checked) = self.shown(t, checked);
         if self.prec(t, checked) < need {
             let inner = self.doc_inner(t, checked);
             return Doc::concat(vec![Doc::text("("), Doc::align(inner), Doc::text(")")]);
@@ -344,30 +373,40 @@ impl Printer<'_> {
                     cur = *b;
                 }
                 parts.push(cur);
+                // A checked pair checks its components.
+                if checked {
+                    parts = parts.into_iter().map(|p| self.at_check(p)).collect();
+                }
                 let docs = parts
                     .into_iter()
                     .map(|p| self.doc(p, P_BLOCK, false))
                     .collect();
                 Self::bracketed("(", docs, ")")
             }
+            // `left(e). T` checks `e` against its side of `T`.
             Node::Left(e) => {
-                let d = self.call("left", &[(*e, false)]);
+                let d = self.call("left", &[(self.at_check(*e), false)]);
                 Self::annotated(d, ty)
             }
             Node::Right(e) => {
-                let d = self.call("right", &[(*e, false)]);
+                let d = self.call("right", &[(self.at_check(*e), false)]);
                 Self::annotated(d, ty)
             }
-            Node::Just(e) => self.call("just", &[(*e, false)]),
+            Node::Just(e) => {
+                let e = if checked { self.at_check(*e) } else { *e };
+                self.call("just", &[(e, false)])
+            }
             Node::Nothing => Self::annotated(Doc::text("nothing"), ty),
             Node::Reject => Self::annotated(Doc::text("reject"), ty),
-            Node::Prim(p, args) => self.prim(*p, args),
+            Node::Prim(p, args) => self.prim(*p, args, ty),
             Node::Coerce(c, e) => {
-                if checked && *c == Coercion::Prob2Real && is_infinity(s, *e) {
-                    Doc::text(self.inf())
+                // The argument of a coercion call is checked against its source type.
+                let e = if *s.ty(*e) == c.from_type() {
+                    self.at_check(*e)
                 } else {
-                    self.call(c.name(), &[(*e, false)])
-                }
+                    *e
+                };
+                self.call(c.name(), &[(e, false)])
             }
             Node::Let(..) | Node::Bind(..) => self.block(t, checked, false),
             Node::Lam(v, body) => {
@@ -379,8 +418,8 @@ impl Printer<'_> {
             }
             Node::App(..) => self.app(t),
             Node::If(c, a, b) => {
-                let ck = self.branch_checked(ty, checked, &[*a, *b]);
-                self.if_doc("if", *c, *a, *b, ck[0], ck[1])
+                let br = self.branches(ty, checked, &[*a, *b]);
+                self.if_doc("if", *c, br[0].0, br[1].0, br[0].1, br[1].1)
             }
             Node::Match(e, arms) => self.match_doc(t, *e, arms, checked),
             Node::ArrayLit(xs) => {
@@ -389,10 +428,20 @@ impl Printer<'_> {
                 }
                 let lits: Vec<bool> = xs.iter().map(|&x| is_lit(s, x)).collect();
                 let ck = nary_checked(&lits);
-                let docs = xs
-                    .iter()
+                // Checked: each element is checked against the element type; inferred:
+                // the elements are joined.
+                let shown = match ty.array_of() {
+                    Some(_) if checked => xs.iter().map(|&x| self.at_check(x)).collect(),
+                    Some(elem) => {
+                        let items: Vec<(TermId, bool)> = xs.iter().map(|&x| (x, false)).collect();
+                        join_elision(self.store, elem, &items, false, Raise::Not)
+                    }
+                    None => xs.clone(),
+                };
+                let docs = shown
+                    .into_iter()
                     .zip(ck)
-                    .map(|(&x, c)| self.doc(x, P_BLOCK, c))
+                    .map(|(x, c)| self.doc(x, P_BLOCK, c))
                     .collect();
                 Self::bracketed("[", docs, "]")
             }
@@ -482,7 +531,11 @@ impl Printer<'_> {
                 let args: Vec<(TermId, bool)> = args.iter().map(|&a| (a, true)).collect();
                 self.call(d.name(), &args)
             }
-            Node::Observe(m, v) => self.call("observe", &[(*m, false), (*v, false)]),
+            // `observe(m, v)` checks `v` against m's element type.
+            Node::Observe(m, v) => {
+                let v = self.at_check(*v);
+                self.call("observe", &[(*m, false), (v, false)])
+            }
             Node::Transform(tr, e) => self.call(tr.name(), &[(*e, false)]),
         }
     }
@@ -536,13 +589,24 @@ impl Printer<'_> {
         real_bounds: bool,
     ) -> Doc {
         let s = self.store;
-        let ck = if real_bounds {
-            vec![true, true]
+        let (ck, bounds) = if real_bounds {
+            (vec![true, true], vec![lo, hi])
         } else {
-            nary_checked(&[is_lit(s, lo), is_lit(s, hi)])
+            // `summate`, `product` and `bucket` join their bounds.
+            let ck = nary_checked(&[is_lit(s, lo), is_lit(s, hi)]);
+            (
+                ck,
+                join_elision(
+                    self.store,
+                    s.ty(lo),
+                    &[(lo, false), (hi, false)],
+                    false,
+                    Raise::Not,
+                ),
+            )
         };
-        let lo = self.doc(lo, P_SUP, ck[0]);
-        let hi = self.doc(hi, P_SUP, ck[1]);
+        let lo = self.doc(bounds[0], P_SUP, ck[0]);
+        let hi = self.doc(bounds[1], P_SUP, ck[1]);
         let name = self.names.bind(v, s.var_name(v));
         let head = Doc::concat(vec![
             Doc::text(format!("{kw} {name} from ")),
@@ -550,24 +614,34 @@ impl Printer<'_> {
             Doc::text(" to "),
             hi,
         ]);
+        // An `integrate` body is checked against prob.
+        let body = if real_bounds {
+            self.at_check(body)
+        } else {
+            body
+        };
         let d = self.header(head, body, false);
         self.names.unbind();
         d
     }
 
-    /// Whether each branch of an `if`/`match` of type `ty` prints checked.
-    fn branch_checked(&self, ty: &Type, checked: bool, branches: &[TermId]) -> Vec<bool> {
+    /// What prints for each branch of an `if`/`match` of type `ty`, and whether it prints
+    /// checked.
+    fn branches(&self, ty: &Type, checked: bool, branches: &[TermId]) -> Vec<(TermId, bool)> {
         if checked {
-            return vec![true; branches.len()];
+            return branches.iter().map(|&b| (b, true)).collect();
         }
         // In infer mode the elaborator joins the branches' types (numeric types only),
         // then checks each branch against the join: literals may print bare only when
-        // some branch is a non-literal (printed unchecked, so it infers `ty`).
+        // some branch is a non-literal (printed unchecked, so it infers `ty`), and safe
+        // coercions print implicitly where the join comes out as `ty` without them.
         let lits: Vec<bool> = branches.iter().map(|&b| is_lit(self.store, b)).collect();
         if ty.is_numeric() && lits.iter().any(|l| !l) {
-            lits
+            let items: Vec<(TermId, bool)> = branches.iter().map(|&b| (b, false)).collect();
+            let shown = join_elision(self.store, ty, &items, false, Raise::Not);
+            shown.into_iter().zip(lits).collect()
         } else {
-            vec![false; branches.len()]
+            branches.iter().map(|&b| (b, false)).collect()
         }
     }
 
@@ -599,21 +673,21 @@ impl Printer<'_> {
         checked: bool,
     ) -> Doc {
         let bodies: Vec<TermId> = arms.iter().map(|(_, b)| *b).collect();
-        let ck = self.branch_checked(self.store.ty(t), checked, &bodies);
+        let shown = self.branches(self.store.ty(t), checked, &bodies);
         let mut parts = vec![
             Doc::text("match "),
             self.doc(e, P_SUP, false),
             Doc::text(":"),
         ];
         let mut arm_docs = Vec::new();
-        for ((pat, body), c) in arms.iter().zip(ck) {
+        for ((pat, _), (body, c)) in arms.iter().zip(shown) {
             let mut vars = Vec::new();
             pat.vars(&mut vars);
             for &v in &vars {
                 self.names.bind(v, self.store.var_name(v));
             }
             let p = self.pattern(pat);
-            let body = self.doc(*body, P_BLOCK, c);
+            let body = self.doc(body, P_BLOCK, c);
             for _ in &vars {
                 self.names.unbind();
             }
@@ -680,7 +754,7 @@ impl Printer<'_> {
                     }
                     _ => self.doc(x, need, checked),
                 },
-                Operand::Infinity => Doc::text(self.inf()),
+                Operand::Neg(x) => Doc::concat(vec![Doc::text("-"), self.doc(x, P_MUL, false)]),
             };
             if i == 0 {
                 first = Some(d);
@@ -696,48 +770,11 @@ impl Printer<'_> {
         Doc::group(Doc::concat(parts))
     }
 
-    fn prim(&mut self, p: Prim, args: &[TermId]) -> Doc {
+    fn prim(&mut self, p: Prim, args: &[TermId], ty: &Type) -> Doc {
         let s = self.store;
         match (p, args) {
-            (Prim::Add, _) if args.len() >= 2 => {
-                let mut ops = Vec::new();
-                for (i, &a) in args.iter().enumerate() {
-                    let need = if i == 0 { P_PREFIX } else { P_FRAC };
-                    let (op, operand, lit) = match s.node(a) {
-                        Node::Lit(v) if i > 0 && v.is_negative() => ("-", Operand::AbsLit(a), true),
-                        _ if i > 0 && is_neg_infinity(s, a) => ("-", Operand::Infinity, false),
-                        Node::Prim(Prim::Neg, n) if i > 0 && n.len() == 1 && !is_lit(s, n[0]) => {
-                            ("-", Operand::Term(n[0]), false)
-                        }
-                        Node::Lit(_) => ("+", Operand::Term(a), true),
-                        _ => ("+", Operand::Term(a), false),
-                    };
-                    ops.push((op, operand, need, lit));
-                }
-                self.nary_chain(ops)
-            }
-            (Prim::Mul, _) if args.len() >= 2 => {
-                // `3 / 2` would fold into the literal 3/2: when every operand after a
-                // literal first one is a literal's reciprocal, write `recip` instead.
-                let fold_risk = is_lit(s, args[0])
-                    && args[1..].iter().all(|&a| {
-                        matches!(s.node(a), Node::Prim(Prim::Recip, r) if r.len() == 1 && is_lit(s, r[0]))
-                    });
-                let mut ops = Vec::new();
-                for (i, &a) in args.iter().enumerate() {
-                    let op = match s.node(a) {
-                        // `x / 0` is refused by the elaborator: write `recip(0/1)`.
-                        Node::Prim(Prim::Recip, r)
-                            if i > 0 && r.len() == 1 && !fold_risk && !is_zero_lit(s, r[0]) =>
-                        {
-                            ("/", Operand::Term(r[0]), P_POW, is_lit(s, r[0]))
-                        }
-                        _ => ("*", Operand::Term(a), P_POW, is_lit(s, a)),
-                    };
-                    ops.push(op);
-                }
-                self.nary_chain(ops)
-            }
+            (Prim::Add, _) if args.len() >= 2 => self.sum(args, ty),
+            (Prim::Mul, _) if args.len() >= 2 => self.product(args, ty),
             (Prim::And | Prim::Or, _) if args.len() >= 2 => {
                 let (op, need) = if p == Prim::And {
                     ("&&", P_CMP)
@@ -751,12 +788,11 @@ impl Printer<'_> {
                 self.chain(ops)
             }
             (Prim::Neg, [x]) => {
-                if is_real_infinity(s, *x) {
-                    Doc::text(format!("-{}", self.inf()))
-                } else if is_lit(s, *x) {
+                if is_lit(s, *x) {
                     self.call("negate", &[(*x, false)])
                 } else {
-                    Doc::concat(vec![Doc::text("-"), self.doc(*x, P_MUL, false)])
+                    let x = raised_arg(self.store, p, *x);
+                    Doc::concat(vec![Doc::text("-"), self.doc(x, P_MUL, false)])
                 }
             }
             (Prim::Pow | Prim::RealPow, [a, b]) => {
@@ -775,9 +811,16 @@ impl Printer<'_> {
                     _ => "/=",
                 };
                 let ck = nary_checked(&[is_lit(s, *a), is_lit(s, *b)]);
+                let shown = join_elision(
+                    self.store,
+                    s.ty(*a),
+                    &[(*a, false), (*b, false)],
+                    false,
+                    Raise::Not,
+                );
                 let ops = vec![
-                    ("", Operand::Term(*a), P_ANN, ck[0]),
-                    (op, Operand::Term(*b), P_ANN, ck[1]),
+                    ("", Operand::Term(shown[0]), P_ANN, ck[0]),
+                    (op, Operand::Term(shown[1]), P_ANN, ck[1]),
                 ];
                 self.chain(ops)
             }
@@ -785,8 +828,10 @@ impl Printer<'_> {
             (Prim::Infinity, []) => Doc::text(self.inf()),
             (Prim::Min | Prim::Max, _) => {
                 let lits: Vec<bool> = args.iter().map(|&a| is_lit(s, a)).collect();
+                let items: Vec<(TermId, bool)> = args.iter().map(|&a| (a, false)).collect();
+                let shown = join_elision(self.store, ty, &items, false, Raise::Not);
                 let args: Vec<(TermId, bool)> =
-                    args.iter().copied().zip(nary_checked(&lits)).collect();
+                    shown.into_iter().zip(nary_checked(&lits)).collect();
                 self.call(p.name().unwrap_or("min"), &args)
             }
             _ => {
@@ -799,11 +844,83 @@ impl Printer<'_> {
                 let args: Vec<(TermId, bool)> = args
                     .iter()
                     .enumerate()
-                    .map(|(i, &a)| (a, prim_arg_checked(p, i)))
+                    .map(|(i, &a)| {
+                        let shown = match (p, i) {
+                            // `reduce(f, z, a)` checks `z` against a's element type.
+                            (Prim::Reduce, 1) => self.at_check(a),
+                            _ if args.len() == 1 => raised_arg(self.store, p, a),
+                            _ => a,
+                        };
+                        (shown, prim_arg_checked(p, i))
+                    })
                     .collect();
                 self.call(&name, &args)
             }
         }
+    }
+
+    /// `a + b - c ...`: a negated operand (not a literal's negation, which prints as
+    /// `negate(..)`) prints after `-` (first: with a prefix `-`), which the elaborator
+    /// reads as a negated operand of the chain; a negative literal after the first prints
+    /// as `- |v|`, which it folds back.
+    fn sum(&mut self, args: &[TermId], ty: &Type) -> Doc {
+        let s = self.store;
+        let items: Vec<(TermId, bool)> = args
+            .iter()
+            .map(|&a| match s.node(a) {
+                Node::Prim(Prim::Neg, n) if n.len() == 1 && !is_lit(s, n[0]) => (n[0], true),
+                _ => (a, false),
+            })
+            .collect();
+        let shown = join_elision(self.store, ty, &items, true, Raise::Ring);
+        let mut ops = Vec::new();
+        for (i, (&(item, negated), x)) in items.iter().zip(shown).enumerate() {
+            let need = if i == 0 { P_PREFIX } else { P_FRAC };
+            let (op, operand, lit) = match s.node(item) {
+                _ if negated && i == 0 => ("+", Operand::Neg(x), false),
+                _ if negated => ("-", Operand::Term(x), false),
+                Node::Lit(v) if i > 0 && v.is_negative() => ("-", Operand::AbsLit(item), true),
+                Node::Lit(_) => ("+", Operand::Term(item), true),
+                _ => ("+", Operand::Term(x), false),
+            };
+            ops.push((op, operand, need, lit));
+        }
+        self.nary_chain(ops)
+    }
+
+    /// `a * b / c ...`: a reciprocal after the first operand prints after `/`, unless the
+    /// chain would then fold into a literal or divide by a literal zero.
+    fn product(&mut self, args: &[TermId], ty: &Type) -> Doc {
+        let s = self.store;
+        // `3 / 2` would fold into the literal 3/2: when every operand after a literal
+        // first one is a literal's reciprocal, write `recip` instead.
+        let fold_risk = is_lit(s, args[0])
+            && args[1..].iter().all(|&a| {
+                matches!(s.node(a), Node::Prim(Prim::Recip, r) if r.len() == 1 && is_lit(s, r[0]))
+            });
+        let items: Vec<(TermId, bool)> = args
+            .iter()
+            .enumerate()
+            .map(|(i, &a)| match s.node(a) {
+                // `x / 0` is refused by the elaborator: write `recip(0/1)`.
+                Node::Prim(Prim::Recip, r)
+                    if i > 0 && r.len() == 1 && !fold_risk && !is_zero_lit(s, r[0]) =>
+                {
+                    (r[0], true)
+                }
+                _ => (a, false),
+            })
+            .collect();
+        let shown = join_elision(self.store, ty, &items, false, Raise::Field);
+        let ops = items
+            .iter()
+            .zip(shown)
+            .map(|(&(item, divisor), x)| {
+                let op = if divisor { "/" } else { "*" };
+                (op, Operand::Term(x), P_POW, is_lit(s, item))
+            })
+            .collect();
+        self.nary_chain(ops)
     }
 
     /// An arithmetic chain whose operands follow the n-ary literal rule: the bool in
@@ -895,7 +1012,8 @@ impl Printer<'_> {
             cur = *body;
         }
         let head = Doc::text(format!("def {name}({}) {}", params.join(", "), s.ty(cur)));
-        let d = self.header(head, cur, false);
+        // The body is checked against the result type written in the head.
+        let d = self.header(head, self.at_check(cur), false);
         for _ in &params {
             self.names.unbind();
         }

@@ -42,7 +42,9 @@
 //!   to one, so `abs(x)` with `x : nat` is `Abs(Coerce(nat2int, x))`).
 //! - `Coerce(c, e)` (never on a literal, see above): safe and unsafe coercions both occur;
 //!   a safe coercion the elaborator would not insert implicitly is the explicit call
-//!   `nat2real(e)`, which elaborates to `Coerce(nat2real, e)`.
+//!   `nat2real(e)`, which elaborates to `Coerce(nat2real, e)`. Leaves are now and then a
+//!   safely coerced variable of a lower type, so that the positions where the printer
+//!   leaves coercions implicit (checked arguments, joined operands) see many of them.
 //! - Application is only of variables of function type (`f(a)`, `f(a, b)` curried), never
 //!   of a lambda written in place; lambdas appear as `let`-bound values (`def`), as
 //!   `reduce`'s first argument and as the program's parameters.
@@ -492,7 +494,7 @@ impl Gen<'_> {
                 }
                 o.push((1, Opt::Pow));
                 o.push((1, Opt::MinMax));
-                o.push((3, Opt::Coerce));
+                o.push((5, Opt::Coerce));
                 o.push((1, Opt::Reduce));
                 o.push((1, Opt::Summate));
                 o.push((1, Opt::Product));
@@ -592,6 +594,11 @@ impl Gen<'_> {
     /// The smallest term of `ty` allowed at `pos` (structural in the type, so it always
     /// terminates).
     fn leaf(&mut self, ty: &Type, pos: Pos) -> TermId {
+        // Now and then a variable of a lower numeric type, safely coerced: the printer
+        // leaves such coercions implicit where the elaborator re-inserts them.
+        if let Some(v) = self.lower_var(ty) {
+            return v;
+        }
         let vars = self.vars_of(ty);
         if !vars.is_empty() && (pos.no_lit || self.chance(40)) {
             let v = vars[self.below(vars.len())];
@@ -665,6 +672,25 @@ impl Gen<'_> {
                 self.store.intern(Node::Lam(v, body), ty.clone())
             }
         }
+    }
+
+    /// With a chance of a quarter, `Coerce(c, x)` for a variable `x` in scope whose type
+    /// `c` safely coerces to `ty`; `None` on byte 0 or when there is no such variable.
+    fn lower_var(&mut self, ty: &Type) -> Option<TermId> {
+        if !ty.is_numeric() {
+            return None;
+        }
+        let lower: Vec<(VarId, Coercion)> = self
+            .scope
+            .iter()
+            .filter_map(|&v| Coercion::safe(self.store.var_type(v), ty).map(|c| (v, c)))
+            .collect();
+        if lower.is_empty() || !self.chance(25) {
+            return None;
+        }
+        let (v, c) = lower[self.below(lower.len())];
+        let x = self.var_term(v);
+        Some(self.store.intern(Node::Coerce(c, x), ty.clone()))
     }
 
     /// A closed non-literal term of a numeric type, for positions that forbid literals

@@ -185,7 +185,69 @@ const PROGRAMS: &[&str] = &[
     "fn a array(nat): array i of size(a): a[i] + 1",
     "fn p pair(nat, prob): match p:\n    (n, q): if n == 0: q else: q * 2",
     "x <~ categorical([1, 2])\nm = if x == 0: normal(0, 1) else: uniform(0, 1)\ny <~ m\nreturn (x, y)",
+    // safe coercions the elaborator inserts, and explicit ones it would not
+    "fn n nat: fn m nat: fn x real: (n + m) * x - n / m",
+    "fn n nat: fn m nat: nat2real(n) - m + int2real(n - m)",
+    "fn i int: fn p prob: [i, p, -p, -i, abs(i), recip(p)]",
+    "fn n nat: fn x real: max(n, x) < min(x, n) || n == x",
+    "fn n nat: fn p prob: if n < 3: n else: p",
+    "fn n nat:\nfn c bool:\nx <~ normal(n, 1)\nif c: return (x, n) else: return (n, x)",
+    "fn n nat: fn a array(prob): reduce(fn x prob: fn y prob: x + y, n, a)",
+    "fn n nat: integrate x from n to ∞: n",
+    "fn n nat: left(n). either(real, bool)",
+    "fn n nat: real2prob(nat2real(n)) + nat2prob(n * n)",
+    "fn x real: fn n nat: x * -n + x * (-n) - (-n)",
+    "def f(n nat) real: n\nfn k nat: f(k) + k",
+    "fn p prob: fn n nat: p ** n + (p + n) ** (n + 1) + exp(n) + log(n)",
 ];
+
+/// Load `src`, print it (as `slic-cas fmt` does) and compare with `expect` (without the
+/// final newline); the text must also round-trip.
+fn check_fmt(src: &str, expect: &str) {
+    let got = match round_trip(src, &PrintOptions::default()) {
+        Ok(text) => text,
+        Err(e) => panic!("round trip of\n{src}\nfailed: {e}"),
+    };
+    assert_eq!(
+        got,
+        format!("{expect}\n"),
+        "\n--- got ---\n{got}--- want ---\n{expect}\n"
+    );
+}
+
+#[test]
+fn implicit_coercions_stay_implicit() {
+    check_fmt("fn n nat: normal(n, 1)", "fn n nat:\nnormal(n, 1)");
+    check_fmt(
+        "def bern(p prob) measure(bool):\n    i <~ categorical([p, real2prob(1 - p)])\n    return i == 0\nbern(0.5)",
+        "def bern(p prob) measure(bool):\n    i <~ categorical([p, real2prob(1 - p)])\n    return i == 0\nbern(1/2)",
+    );
+    check_fmt("fn x real: fn n nat: x + n", "fn x real:\nfn n nat:\nx + n");
+    check_fmt(
+        "fn n nat: fn m nat: nat2real(n) + m",
+        "fn n nat:\nfn m nat:\nnat2real(n) + m",
+    );
+    check_fmt(
+        "fn n nat: fn m nat: nat2real(n + m)",
+        "fn n nat:\nfn m nat:\nnat2real(n + m)",
+    );
+    check_fmt(
+        "fn n nat: fn m nat: normal(n + m, n)",
+        "fn n nat:\nfn m nat:\nnormal(n + m, n)",
+    );
+    check_fmt(
+        "fn p prob: fn i int: if p < i: -p else: i",
+        "fn p prob:\nfn i int:\nif p < i: -p else: i",
+    );
+    check_fmt(
+        "fn p prob: fn n nat: [p, n, 1]",
+        "fn p prob:\nfn n nat:\n[p, n, 1]",
+    );
+    check_fmt(
+        "fn n nat: fn k int: summate i from n to k: i * n",
+        "fn n nat:\nfn k int:\nsummate i from n to k: i * n",
+    );
+}
 
 #[test]
 fn programs_round_trip() {

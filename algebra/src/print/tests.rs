@@ -104,7 +104,90 @@ fn negation_and_infinity() {
     check(|b| b.dist(Dist::Lebesgue, &[b.neg_inf(), b.real_inf()]), "lebesgue(-∞, ∞)");
     check(|b| b.real_inf(), "prob2real(∞)");
     check(|b| b.add(&[b.var("x", Real), b.neg_inf()]), "x - ∞");
-    check(|b| b.add(&[b.var("x", Real), b.real_inf()]), "x + prob2real(∞)");
+    check(|b| b.add(&[b.var("x", Real), b.real_inf()]), "x + ∞");
+    check(|b| b.add(&[b.coerce(Coercion::Nat2Real, b.var("n", Nat)), b.real_inf()]), "nat2real(n) + ∞");
+}
+
+#[test]
+fn safe_coercions_print_implicitly_at_checked_positions() {
+    check(|b| b.normal(b.coerce(Coercion::Nat2Real, b.var("n", Nat)), b.prob(1)), "normal(n, 1)");
+    check(|b| b.normal(b.coerce(Coercion::Int2Real, b.add(&[b.var("i", Int), b.var("j", Int)])), b.prob(1)), "normal(i + j, 1)");
+    check(|b| b.prim(Prim::Exp, &[b.coerce(Coercion::Int2Real, b.coerce(Coercion::Nat2Int, b.var("n", Nat)))], Prob), "exp(nat2int(n))");
+    check(|b| b.weight(b.coerce(Coercion::Nat2Prob, b.prim(Prim::Size, &[b.var("a", Type::array(Real))], Nat)), b.dirac(b.unit())), "weight(size(a), return ())");
+    check(|b| { let n = b.var("n", Nat); b.prim(Prim::RealPow, &[b.coerce(Coercion::Nat2Prob, b.add(&[n, b.nat(1)])), b.coerce(Coercion::Nat2Real, n)], Prob) }, "(n + 1) ** n");
+    check(|b| b.prim(Prim::RealPow, &[b.var("p", Prob), b.coerce(Coercion::Int2Real, b.add(&[b.var("i", Int), b.int(1)]))], Prob), "p ** (i + 1)");
+    check(|b| b.lam("f", Type::fun(Real, Real), |f| b.app(f, &[b.coerce(Coercion::Prob2Real, b.var("p", Prob))])), "fn f real -> real:\nf(p)");
+    check(|b| b.lam("c", Bool, |c| b.bind("x", b.std_normal(), |x| b.dirac(b.if_(c, x, b.coerce(Coercion::Nat2Real, b.var("n", Nat)))))), "fn c bool:\nx <~ normal(0, 1)\nreturn (if c: x else: n)");
+    check(|b| b.normal(b.if_(b.var("c", Bool), b.coerce(Coercion::Nat2Real, b.var("n", Nat)), b.coerce(Coercion::Nat2Real, b.var("m", Nat))), b.prob(1)), "normal(if c: n else: m, 1)");
+    check(|b| { let n = b.var("n", Nat); b.integrate("x", b.coerce(Coercion::Nat2Real, n), b.real_inf(), |_| b.coerce(Coercion::Nat2Prob, n)) }, "integrate x from n to ∞: n");
+    // positions the elaborator checks that `checked` does not cover: coercion arguments,
+    // `def` bodies, `left`/`right`, components of a checked pair, `observe`'s value
+    check(|b| b.coerce(Coercion::Real2Prob, b.coerce(Coercion::Nat2Real, b.var("n", Nat))), "real2prob(n)");
+    check(|b| b.let_("f", b.lam("n", Nat, |n| b.coerce(Coercion::Nat2Real, n)), |f| b.app(f, &[b.nat(2)])), "def f(n nat) real: n\nf(2)");
+    check(|b| b.n(Node::Left(b.coerce(Coercion::Nat2Real, b.var("n", Nat))), Type::either(Real, Bool)), "left(n). either(real, bool)");
+    check(|b| b.lam("f", Type::fun(Type::measure(Type::pair(Real, Real)), Real), |f| b.app(f, &[b.dirac(b.pair(b.var("x", Real), b.coerce(Coercion::Nat2Real, b.var("n", Nat))))])), "fn f measure(pair(real, real)) -> real:\nf(return (x, n))");
+    // an unchecked pair infers its components
+    check(|b| b.lam("c", Bool, |c| b.bind("x", b.std_normal(), |x| b.if_(c, b.dirac(b.pair(x, b.coerce(Coercion::Nat2Real, b.var("n", Nat)))), b.dirac(b.pair(x, x))))), "fn c bool:\nx <~ normal(0, 1)\nif c: return (x, nat2real(n)) else: return (x, x)");
+    check(|b| b.n(Node::Observe(b.std_normal(), b.coerce(Coercion::Nat2Real, b.var("n", Nat))), Type::measure(Real)), "observe(normal(0, 1), n)");
+    check(|b| b.n(Node::Right(b.coerce(Coercion::Int2Real, b.var("i", Int))), Type::either(Bool, Real)), "right(i). either(bool, real)");
+    check(|b| b.lam("f", Type::fun(Type::maybe(Prob), Real), |f| b.app(f, &[b.n(Node::Just(b.coerce(Coercion::Nat2Prob, b.var("n", Nat))), Type::maybe(Prob))])), "fn f maybe(prob) -> real:\nf(just(n))");
+    check(|b| b.n(Node::Just(b.coerce(Coercion::Nat2Prob, b.var("n", Nat))), Type::maybe(Prob)), "just(nat2prob(n))");
+    check(|b| { let a = b.var("a", Type::array(Prob)); b.prim(Prim::Reduce, &[b.lam("x", Prob, |x| b.lam("y", Prob, |y| b.add(&[x, y]))), b.coerce(Coercion::Nat2Prob, b.var("n", Nat)), a], Prob) }, "reduce(fn x prob: fn y prob: x + y, n, a)");
+    // stays explicit: a literal argument, forms that take the expected type inside,
+    // unchecked positions, unsafe coercions
+    check(|b| b.normal(b.coerce(Coercion::Nat2Real, b.nat(3)), b.prob(1)), "normal(nat2real(3), 1)");
+    check(|b| b.normal(b.coerce(Coercion::Nat2Real, b.if_(b.var("c", Bool), b.var("n", Nat), b.var("m", Nat))), b.prob(1)), "normal(nat2real(if c: n else: m), 1)");
+    check(|b| b.normal(b.coerce(Coercion::Nat2Real, b.let_("k", b.nat(3), |k| k)), b.prob(1)), "normal(nat2real(k = 3\n                k),\n       1)");
+    check(|b| b.dirac(b.coerce(Coercion::Nat2Real, b.var("n", Nat))), "return nat2real(n)");
+    check(|b| b.let_("y", b.coerce(Coercion::Nat2Real, b.var("n", Nat)), |y| y), "y = nat2real(n)\ny");
+    check(|b| b.dist(Dist::Poisson, &[b.coerce(Coercion::Real2Prob, b.var("x", Real))]), "poisson(real2prob(x))");
+    check(|b| b.index(b.var("a", Type::array(Real)), b.coerce(Coercion::Int2Nat, b.var("i", Int))), "a[int2nat(i)]");
+}
+
+#[test]
+fn safe_coercions_print_implicitly_in_joined_operands() {
+    check(|b| b.add(&[b.real(1), b.neg(b.coerce(Coercion::Prob2Real, b.var("p", Prob)))]), "1 - p");
+    check(|b| b.add(&[b.coerce(Coercion::Nat2Real, b.var("n", Nat)), b.var("x", Real)]), "n + x");
+    check(|b| b.add(&[b.neg(b.coerce(Coercion::Prob2Real, b.var("p", Prob))), b.var("x", Real)]), "-p + x");
+    check(|b| b.add(&[b.coerce(Coercion::Nat2Int, b.var("n", Nat)), b.neg(b.coerce(Coercion::Nat2Int, b.var("m", Nat)))]), "n - m");
+    check(|b| b.add(&[b.coerce(Coercion::Nat2Real, b.var("n", Nat)), b.q(-1, 2, Real)]), "n - 1/2");
+    check(|b| b.add(&[b.coerce(Coercion::Int2Real, b.var("i", Int)), b.coerce(Coercion::Prob2Real, b.var("p", Prob))]), "i + p");
+    check(|b| b.mul(&[b.coerce(Coercion::Nat2Prob, b.var("n", Nat)), b.recip(b.coerce(Coercion::Nat2Prob, b.var("m", Nat)))]), "n / m");
+    check(|b| b.mul(&[b.var("x", Real), b.coerce(Coercion::Int2Real, b.neg(b.var("i", Int)))]), "x * (-i)");
+    check(|b| b.cmp(Prim::Lt, b.coerce(Coercion::Nat2Real, b.var("n", Nat)), b.var("x", Real)), "n < x");
+    check(|b| b.prim(Prim::Max, &[b.coerce(Coercion::Nat2Real, b.var("n", Nat)), b.var("x", Real)], Real), "max(n, x)");
+    check(|b| b.array_lit(Real, &[b.coerce(Coercion::Nat2Real, b.var("n", Nat)), b.var("x", Real)]), "[n, x]");
+    check(|b| b.dist(Dist::Categorical, &[b.array_lit(Prob, &[b.coerce(Coercion::Nat2Prob, b.var("n", Nat)), b.coerce(Coercion::Nat2Prob, b.var("m", Nat))])]), "categorical([n, m])");
+    check(|b| b.if_(b.var("c", Bool), b.coerce(Coercion::Nat2Real, b.var("n", Nat)), b.var("x", Real)), "if c: n else: x");
+    check(|b| b.sum("i", b.coerce(Coercion::Nat2Int, b.var("n", Nat)), b.var("k", Int), |i| i), "summate i from n to k: i");
+    // the join without the coercions would be lower: all but the first stay implicit
+    check(|b| b.add(&[b.coerce(Coercion::Nat2Real, b.var("n", Nat)), b.coerce(Coercion::Nat2Real, b.var("m", Nat))]), "nat2real(n) + m");
+    check(|b| b.add(&[b.coerce(Coercion::Nat2Real, b.var("n", Nat)), b.neg(b.coerce(Coercion::Nat2Real, b.var("m", Nat)))]), "nat2real(n) - m");
+    check(|b| b.mul(&[b.coerce(Coercion::Nat2Prob, b.var("n", Nat)), b.coerce(Coercion::Nat2Prob, b.var("m", Nat))]), "nat2prob(n) * m");
+    check(|b| b.array_lit(Real, &[b.coerce(Coercion::Nat2Real, b.var("n", Nat)), b.coerce(Coercion::Nat2Real, b.var("m", Nat))]), "[nat2real(n), m]");
+    check(|b| b.if_(b.var("c", Bool), b.coerce(Coercion::Nat2Real, b.var("n", Nat)), b.coerce(Coercion::Prob2Real, b.var("p", Prob))), "if c: nat2real(n) else: p");
+    // ... and with only literals beside it, the one coercion stays explicit
+    check(|b| b.add(&[b.coerce(Coercion::Nat2Real, b.var("n", Nat)), b.real(1)]), "nat2real(n) + 1");
+    check(|b| b.add(&[b.coerce(Coercion::Nat2Real, b.var("n", Nat)), b.q(1, 2, Real)]), "nat2real(n) + 1/2");
+    check(|b| b.cmp(Prim::Lt, b.coerce(Coercion::Nat2Real, b.var("n", Nat)), b.real(3)), "nat2real(n) < 3");
+    check(|b| b.sum("i", b.coerce(Coercion::Nat2Int, b.var("n", Nat)), b.int(5), |i| i), "summate i from nat2int(n) to 5: i");
+    // a negated argument would be read as subtracted; unsafe coercions always print
+    check(|b| b.add(&[b.var("x", Real), b.coerce(Coercion::Int2Real, b.neg(b.var("i", Int)))]), "x + int2real(-i)");
+    check(|b| b.add(&[b.coerce(Coercion::Int2Real, b.neg(b.var("i", Int))), b.var("x", Real)]), "int2real(-i) + x");
+    check(|b| b.add(&[b.var("x", Real), b.coerce(Coercion::Int2Real, b.coerce(Coercion::Real2Int, b.var("y", Real)))]), "x + real2int(y)");
+    check(|b| b.add(&[b.var("i", Int), b.coerce(Coercion::Real2Int, b.var("y", Real))]), "i + real2int(y)");
+}
+
+#[test]
+fn safe_coercions_print_implicitly_under_raising_primitives() {
+    check(|b| b.neg(b.coerce(Coercion::Nat2Int, b.var("n", Nat))), "-n");
+    check(|b| b.neg(b.coerce(Coercion::Prob2Real, b.var("p", Prob))), "-p");
+    check(|b| b.prim(Prim::Abs, &[b.coerce(Coercion::Nat2Int, b.var("n", Nat))], Nat), "abs(n)");
+    check(|b| b.recip(b.coerce(Coercion::Nat2Prob, b.var("n", Nat))), "recip(n)");
+    check(|b| b.prim(Prim::Floor, &[b.coerce(Coercion::Int2Real, b.var("i", Int))], Int), "floor(i)");
+    // raising nat gives int, so nat2real stays
+    check(|b| b.neg(b.coerce(Coercion::Nat2Real, b.var("n", Nat))), "-nat2real(n)");
+    check(|b| b.prim(Prim::Abs, &[b.coerce(Coercion::Int2Real, b.var("i", Int))], Prob), "abs(int2real(i))");
 }
 
 #[test]
@@ -123,6 +206,7 @@ fn comparisons_logic_and_calls() {
     check(|b| b.prim(Prim::Abs, &[b.int(-2)], Nat), "abs(-2)");
     check(|b| b.coerce(Coercion::Nat2Real, b.var("x", Nat)), "nat2real(x)");
     check(|b| b.coerce(Coercion::Real2Prob, b.real(2)), "real2prob(+2/1)");
+    check(|b| b.coerce(Coercion::Real2Prob, b.add(&[b.real(1), b.neg(b.coerce(Coercion::Prob2Real, b.var("p", Prob)))])), "real2prob(1 - p)");
     check(|b| b.index(b.var("a", Type::array(Real)), b.var("i", Nat)), "a[i]");
     check(|b| b.prim(Prim::Size, &[b.var("a", Type::array(Real))], Nat), "size(a)");
 }
