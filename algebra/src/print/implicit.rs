@@ -6,8 +6,7 @@
 //! in place of a `Coerce` node, never anything else, and when in doubt keeps the
 //! coercion explicit.
 
-use num_rational::BigRational;
-use num_traits::Signed;
+use crate::num::Rational;
 
 use super::is_lit;
 use crate::term::{Node, Prim, Store, TermId};
@@ -15,7 +14,7 @@ use crate::types::{Coercion, Type};
 
 /// The type a literal of value `v` has when printed bare (`3` nat, `-3` int, `1/2` prob,
 /// `-1/2` real): what the elaborator joins for it at a joined position.
-fn natural_type(v: &BigRational) -> Type {
+fn natural_type(v: &Rational) -> Type {
     match (v.is_integer(), v.is_negative()) {
         (true, false) => Type::Nat,
         (true, true) => Type::Int,
