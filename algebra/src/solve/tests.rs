@@ -32,13 +32,13 @@ fn check_solve(vars: &str, facts: &[&str], eq: &str, var: &str, want: &str) -> O
 #[rustfmt::skip]
 const SOLVE: &[(&str, &[&str], &str, &str, &str)] = &[
     ("i nat, j nat", &[], "i == j - 1", "j", "i + 1 | true"),
-    ("i nat, j nat", &[], "i == j + 1", "j", "int2nat(nat2int(i) - 1) | 1 <= i"),
+    ("i nat, j nat", &[], "i == j + 1", "j", "int2nat(i - 1) | 1 <= i"),
     ("i int, j int", &[], "i == j + 1", "j", "i - 1 | true"),
     ("i int, j int", &[], "j - 1 == i", "j", "i + 1 | true"),
     ("i nat, j nat, n nat", &["j: 0..n"], "i == j - 1", "j", "i + 1 | i + 2 <= n"),
     ("i nat, j nat, n nat", &["j: 0..n", "i < n"], "j == i", "j", "i | true"),
     ("i nat, j nat, n nat", &["j: 0..n", "j < i"], "j == i", "j", "i | i + 1 <= n"),
-    ("i int, j int", &[], "2*j == i", "j", "real2int((1/2) * int2real(i)) | i == 2 * real2int((1/2) * int2real(i))"),
+    ("i int, j int", &[], "2*j == i", "j", "real2int((1/2) * i) | i == 2 * real2int((1/2) * i)"),
     ("i int, j int", &[], "2*j == 4", "j", "+2 | true"),
     ("i int, j int", &[], "2*j == 3", "j", "+0 | false"),
     ("i int, j int", &[], "j == j", "j", "none"),
