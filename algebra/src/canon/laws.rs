@@ -1,0 +1,621 @@
+//! The laws beyond field arithmetic that canonical forms obey: exponentials, logarithms
+//! and powers with rational exponents (CANON.md, "Canonical forms").
+//!
+//! - `exp`: one `Exp` kernel per monomial (`e^a e^b = e^(a+b)`, `(e^a)^2 = e^(2a)`,
+//!   `e^0 = 1`); `k * log(b)` summands of an exponent leave it as powers `b^k`
+//!   (`exp(log x) = x`, `exp(-log x) = 1/x`, `exp(log(x)/2) = sqrt(x)`); a monomial
+//!   denominator never holds an `Exp` (`1/e^s = e^(-s)`) nor a radical (`1/sqrt(2) =
+//!   sqrt(2)/2`).
+//! - powers of a non-negative base merge (`sqrt(x) sqrt(x) = x`, `x^(1/2) x^(1/3) =
+//!   x^(5/6)`); a `Pow` kernel's exponent is in (0, 1), the integer part being an
+//!   ordinary power of the base's canonical form; a base that is a monomial of
+//!   non-negative kernels splits (`sqrt(x*y) = sqrt(x) sqrt(y)`); `b ** y` with symbolic
+//!   `y` is `exp(y * log b)`.
+//! - rational radicals are exact: `sqrt(8) = 2 sqrt(2)`, `sqrt(4) = 2`, radicals with one
+//!   root index merge (`sqrt(2) sqrt(3) = sqrt(6)`).
+//! - `log`: `log(1) = 0`, `log(exp s) = s`, the log of a monomial of non-negative
+//!   kernels is a sum of logs (`log(x^k) = k log x`, `log(p/q) = log p - log q` for
+//!   integers), a non-negative monomial factor of a sum splits off; `log(pi)` and the
+//!   log of anything else is an atom.
+//!
+//! Every law here holds for all values of the variables allowed by their types (bases of
+//! `Pow` kernels are prob terms). This file builds kernels and terms only through the
+//! session.
+
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{One, Signed, ToPrimitive, Zero};
+
+use super::kernel::{Kernel, KernelInfo};
+use super::normal::{Normal, Overflow};
+use super::Canon;
+use crate::num::Rational;
+use crate::poly::{Monomial, Poly};
+use crate::term::{Node, Prim, TermId};
+use crate::types::Type;
+
+/// How deep `fix` may re-enter itself (a merged monomial rarely needs a second pass).
+const MAX_FIX_DEPTH: u32 = 3;
+
+/// Trial division bound for splitting radicands into a perfect power and a rest.
+const TRIAL_DIVISION_LIMIT: u64 = 10_000;
+
+/// `p / q` as a rational (`q != 0`).
+pub(crate) fn frac(p: i64, q: i64) -> Rational {
+    Rational::new(BigRational::new(BigInt::from(p), BigInt::from(q)))
+}
+
+fn big(r: &Rational) -> &BigRational {
+    r.as_big()
+}
+
+/// A power `base^exponent` waiting to be merged: the base as a canonical prob term, its
+/// canonical form, and the exponent.
+type Power = (TermId, Normal, Rational);
+
+/// What groups a special kernel with the ones it merges with.
+#[derive(PartialEq, Eq)]
+enum Group {
+    Exp,
+    Base(TermId),
+    Radical(BigInt),
+}
+
+impl Canon<'_> {
+    // ---- arithmetic that keeps the laws --------------------------------------------
+
+    pub(crate) fn add(&mut self, a: &Normal, b: &Normal) -> Result<Normal, Overflow> {
+        let r = a.add(b, self.config.max_terms)?;
+        self.fix(r)
+    }
+
+    pub(crate) fn mul(&mut self, a: &Normal, b: &Normal) -> Result<Normal, Overflow> {
+        let r = a.mul(b, self.config.max_terms)?;
+        self.fix(r)
+    }
+
+    pub(crate) fn recip(&mut self, a: &Normal) -> Result<Option<Normal>, Overflow> {
+        match a.recip() {
+            Some(r) => self.fix(r).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    pub(crate) fn pow(&mut self, a: &Normal, k: i64) -> Result<Option<Normal>, Overflow> {
+        match a.pow(k, self.config.max_terms)? {
+            Some(r) => self.fix(r).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    // ---- exp, log, roots -------------------------------------------------------------
+
+    /// `e^s`.
+    pub(crate) fn exp(&mut self, s: &Normal) -> Result<Normal, Overflow> {
+        self.build_product(Rational::one(), Monomial::one(), s.clone(), Vec::new())
+    }
+
+    /// `log(a)` for a prob term `a`.
+    pub(crate) fn log(&mut self, a: TermId) -> Result<Normal, Overflow> {
+        let n = self.normal_of(a);
+        self.log_normal(&n)
+    }
+
+    fn log_normal(&mut self, n: &Normal) -> Result<Normal, Overflow> {
+        if let Some(q) = n.as_constant() {
+            return Ok(self.log_constant(&q));
+        }
+        let max = self.config.max_terms;
+        let (num, den) = (n.num(), n.den());
+        if let (Some(cn), Some(cd)) = (single(num), single(den)) {
+            let c = &cn.1 * &cd.1.recip().unwrap_or_else(Rational::one);
+            if !c.is_negative() && self.all_nonneg(&cn.0) && self.all_nonneg(&cd.0) {
+                let mut acc = self.log_constant(&c);
+                for (m, sign) in [(&cn.0, 1i64), (&cd.0, -1)] {
+                    for &(k, e) in m.pairs() {
+                        let l = self.log_kernel(k)?;
+                        let w = Rational::from_integer(sign * i64::from(e));
+                        acc = acc.add(&l.scale(&w), max)?;
+                    }
+                }
+                return Ok(acc);
+            }
+        }
+        // a non-negative monomial factor of numerator or denominator splits off
+        let mn = content(num);
+        let md = content(den);
+        if (!mn.is_one() || !md.is_one()) && self.all_nonneg(&mn) && self.all_nonneg(&md) {
+            let strip = |p: &Poly, m: &Monomial| {
+                Poly::from_terms(
+                    p.terms()
+                        .iter()
+                        .map(|(t, c)| (t.div(m).unwrap_or_else(|| t.clone()), c.clone())),
+                )
+            };
+            let rest =
+                Normal::from_parts(strip(num, &mn), strip(den, &md)).unwrap_or_else(Normal::one);
+            let mut acc = self.log_atom_of(&rest);
+            for (m, sign) in [(&mn, 1i64), (&md, -1)] {
+                for &(k, e) in m.pairs() {
+                    let l = self.log_kernel(k)?;
+                    let w = Rational::from_integer(sign * i64::from(e));
+                    acc = acc.add(&l.scale(&w), max)?;
+                }
+            }
+            return Ok(acc);
+        }
+        Ok(self.log_atom_of(n))
+    }
+
+    fn all_nonneg(&self, m: &Monomial) -> bool {
+        m.pairs()
+            .iter()
+            .all(|&(k, _)| self.kernels.get(k).is_some_and(|i| i.nonneg))
+    }
+
+    /// `log` of one non-negative kernel.
+    fn log_kernel(&mut self, k: u32) -> Result<Normal, Overflow> {
+        let Some(info) = self.kernels.get(k) else {
+            return Ok(Normal::zero());
+        };
+        match &info.kernel {
+            Kernel::Exp(_) => Ok(info.exp_arg.clone().unwrap_or_else(Normal::zero)),
+            Kernel::Pow(_, r) => {
+                let r = r.clone();
+                let base = info.base.clone();
+                match base {
+                    Some((_, bn)) => Ok(self.log_normal(&bn)?.scale(&r)),
+                    None => Ok(Normal::zero()),
+                }
+            }
+            Kernel::Atom(_) | Kernel::Pi => Ok(self.log_atom_of(&Normal::kernel(k))),
+        }
+    }
+
+    /// `log(q)` for a rational constant: 0 for 1, `log(p) - log(q)` for integers.
+    fn log_constant(&mut self, q: &Rational) -> Normal {
+        if q.is_one() {
+            return Normal::zero();
+        }
+        if !q.is_negative() && !q.is_zero() {
+            let b = big(q);
+            let mut acc = Normal::zero();
+            for (part, sign) in [(b.numer(), 1), (b.denom(), -1)] {
+                if !part.is_one() {
+                    let v = Rational::new(BigRational::from_integer(part.clone()));
+                    let l = self.log_atom_of(&Normal::constant(v));
+                    acc = if sign > 0 {
+                        acc.add(&l, usize::MAX).unwrap_or(acc)
+                    } else {
+                        acc.sub(&l, usize::MAX).unwrap_or(acc)
+                    };
+                }
+            }
+            return acc;
+        }
+        self.log_atom_of(&Normal::constant(q.clone()))
+    }
+
+    /// The atom `log(b)` for the canonical form of a prob value `b`.
+    fn log_atom_of(&mut self, b: &Normal) -> Normal {
+        let bt = self.write(b, &Type::Prob);
+        let t = self.store.prim(Prim::Log, vec![bt], Type::Real);
+        if let Some(k) = self.kernels.find(&Kernel::Atom(t)) {
+            return Normal::kernel(k);
+        }
+        let k = self.kernels.intern(KernelInfo {
+            kernel: Kernel::Atom(t),
+            term: t,
+            ty: Type::Real,
+            nonneg: false,
+            exp_arg: None,
+            base: Some((bt, b.clone())),
+            is_log: true,
+        });
+        Normal::kernel(k)
+    }
+
+    /// `a^r` for a prob term `a` and a rational `r`.
+    pub(crate) fn root(&mut self, a: TermId, r: &Rational) -> Result<Normal, Overflow> {
+        let bn = self.normal_of(a);
+        self.power_of(&bn, r)
+    }
+
+    fn power_of(&mut self, bn: &Normal, r: &Rational) -> Result<Normal, Overflow> {
+        if r.is_integer() {
+            let k = r.as_big().to_integer().to_i64().ok_or(Overflow)?;
+            return self.pow(bn, k)?.ok_or(Overflow);
+        }
+        if let Some(c) = bn.as_constant() {
+            if c.is_negative() {
+                return Err(Overflow);
+            }
+        }
+        let mut pows: Vec<Power> = Vec::new();
+        let mut exp_sum = Normal::zero();
+        let max = self.config.max_terms;
+        match (single(bn.num()), single(bn.den())) {
+            (Some((mn, cn)), Some((md, cd)))
+                if !cn.is_negative() && self.all_nonneg(&mn) && self.all_nonneg(&md) =>
+            {
+                // a monomial of non-negative kernels: each factor on its own
+                let c = &cn * &cd.recip().unwrap_or_else(Rational::one);
+                if !c.is_one() {
+                    let ct = self.lit(c.clone(), &Type::Prob);
+                    pows.push((ct, Normal::constant(c), r.clone()));
+                }
+                for (m, sign) in [(&mn, 1i64), (&md, -1)] {
+                    for &(k, e) in m.pairs() {
+                        let w = r * &Rational::from_integer(sign * i64::from(e));
+                        self.split_kernel_power(k, w, &mut pows, &mut exp_sum, max)?;
+                    }
+                }
+            }
+            _ => {
+                let bt = self.write(bn, &Type::Prob);
+                pows.push((bt, bn.clone(), r.clone()));
+            }
+        }
+        self.build_product(Rational::one(), Monomial::one(), exp_sum, pows)
+    }
+
+    /// Kernel `k` to the rational power `w`, as a pending power or exponent summand.
+    fn split_kernel_power(
+        &mut self,
+        k: u32,
+        w: Rational,
+        pows: &mut Vec<Power>,
+        exp_sum: &mut Normal,
+        max: usize,
+    ) -> Result<(), Overflow> {
+        let Some(info) = self.kernels.get(k) else {
+            return Ok(());
+        };
+        match &info.kernel {
+            Kernel::Exp(_) => {
+                let s = info.exp_arg.clone().unwrap_or_else(Normal::zero);
+                *exp_sum = exp_sum.add(&s.scale(&w), max)?;
+            }
+            Kernel::Pow(b, r0) => {
+                let b = *b;
+                let e = r0 * &w;
+                let bn = info
+                    .base
+                    .as_ref()
+                    .map(|x| x.1.clone())
+                    .unwrap_or_else(Normal::one);
+                pows.push((b, bn, e));
+            }
+            Kernel::Atom(_) | Kernel::Pi => {
+                let bt = self.kernel_term(k, &Type::Prob);
+                pows.push((bt, Normal::kernel(k), w));
+            }
+        }
+        Ok(())
+    }
+
+    // ---- merging special kernels -----------------------------------------------------
+
+    fn special_group(&self, k: u32) -> Option<Group> {
+        let info = self.kernels.get(k)?;
+        match &info.kernel {
+            Kernel::Exp(_) => Some(Group::Exp),
+            Kernel::Pow(b, r) => match self.store.node(*b) {
+                Node::Lit(_) => Some(Group::Radical(big(r).denom().clone())),
+                _ => Some(Group::Base(*b)),
+            },
+            _ => None,
+        }
+    }
+
+    fn has_special(&self, p: &Poly) -> bool {
+        p.terms().iter().any(|(m, _)| {
+            m.pairs()
+                .iter()
+                .any(|&(k, _)| self.special_group(k).is_some())
+        })
+    }
+
+    /// Does this monomial hold specials that must merge (two of one group, or a power)?
+    fn needs_fix(&self, m: &Monomial) -> bool {
+        let mut seen: Vec<Group> = Vec::new();
+        for &(k, e) in m.pairs() {
+            if let Some(g) = self.special_group(k) {
+                if e > 1 || seen.contains(&g) {
+                    return true;
+                }
+                seen.push(g);
+            }
+        }
+        false
+    }
+
+    /// Re-establish the laws on a result of field arithmetic.
+    pub(crate) fn fix(&mut self, n: Normal) -> Result<Normal, Overflow> {
+        if self.fix_depth >= MAX_FIX_DEPTH
+            || !(self.has_special(n.num()) || self.has_special(n.den()))
+        {
+            return Ok(n);
+        }
+        self.fix_depth += 1;
+        let r = self.fix_inner(n);
+        self.fix_depth -= 1;
+        r
+    }
+
+    fn fix_inner(&mut self, n: Normal) -> Result<Normal, Overflow> {
+        let max = self.config.max_terms;
+        let (num, den) = n.into_parts();
+        let num = self.fix_poly(&num)?;
+        let den = self.fix_poly(&den)?;
+        // a monomial denominator sheds its specials into the numerator
+        let den = if den.is_polynomial() && den.num().terms().len() == 1 {
+            den
+        } else {
+            return num.div(&den, max)?.ok_or(Overflow);
+        };
+        let Some((m, c)) = single(den.num()) else {
+            return num.div(&den, max)?.ok_or(Overflow);
+        };
+        let mut plain = Vec::new();
+        let mut exp_sum = Normal::zero();
+        let mut pows: Vec<Power> = Vec::new();
+        for &(k, e) in m.pairs() {
+            if self.special_group(k).is_some() {
+                let w = Rational::from_integer(-i64::from(e));
+                self.split_kernel_power(k, w, &mut pows, &mut exp_sum, max)?;
+            } else {
+                plain.push((k, e));
+            }
+        }
+        if pows.is_empty() && exp_sum.is_zero() {
+            return num.div(&den, max)?.ok_or(Overflow);
+        }
+        let inv = self.build_product(Rational::one(), Monomial::one(), exp_sum, pows)?;
+        let rest = Normal::from_poly(Poly::term(Monomial::from_pairs(plain), c));
+        let top = num.mul(&inv, max)?;
+        let r = top.div(&rest, max)?.ok_or(Overflow)?;
+        self.fix(r)
+    }
+
+    /// A polynomial with every monomial's specials merged.
+    fn fix_poly(&mut self, p: &Poly) -> Result<Normal, Overflow> {
+        let max = self.config.max_terms;
+        let mut plain: Vec<(Monomial, Rational)> = Vec::new();
+        let mut acc = Normal::zero();
+        for (m, c) in p.terms() {
+            if !self.needs_fix(m) {
+                plain.push((m.clone(), c.clone()));
+                continue;
+            }
+            let mut keep = Vec::new();
+            let mut exp_sum = Normal::zero();
+            let mut pows: Vec<Power> = Vec::new();
+            for &(k, e) in m.pairs() {
+                if self.special_group(k).is_some() {
+                    let w = Rational::from_integer(i64::from(e));
+                    self.split_kernel_power(k, w, &mut pows, &mut exp_sum, max)?;
+                } else {
+                    keep.push((k, e));
+                }
+            }
+            let f = self.build_product(c.clone(), Monomial::from_pairs(keep), exp_sum, pows)?;
+            acc = acc.add(&f, max)?;
+        }
+        let plain = Normal::from_poly(Poly::from_terms(plain));
+        acc.add(&plain, max)
+    }
+
+    /// `c * plain * e^exp_sum * Π base^exponent`, every law applied.
+    fn build_product(
+        &mut self,
+        c: Rational,
+        plain: Monomial,
+        exp_sum: Normal,
+        mut pows: Vec<Power>,
+    ) -> Result<Normal, Overflow> {
+        let max = self.config.max_terms;
+        // `k * log(b)` summands of the exponent become powers of b
+        let mut rest_terms: Vec<(Monomial, Rational)> = Vec::new();
+        let exp_rest = if exp_sum.is_polynomial() {
+            for (m, k) in exp_sum.num().terms() {
+                let log_base = match m.pairs() {
+                    [(v, 1)] => self
+                        .kernels
+                        .get(*v)
+                        .filter(|i| i.is_log)
+                        .and_then(|i| i.base.clone()),
+                    _ => None,
+                };
+                match log_base {
+                    Some((bt, bn)) => pows.push((bt, bn, k.clone())),
+                    None => rest_terms.push((m.clone(), k.clone())),
+                }
+            }
+            Normal::from_poly(Poly::from_terms(rest_terms))
+        } else {
+            exp_sum
+        };
+        let mut acc = Normal::from_poly(Poly::term(plain, c));
+        if !exp_rest.is_zero() {
+            let k = self.exp_kernel(exp_rest);
+            acc = acc.mul(&Normal::kernel(k), max)?;
+        }
+        // merge powers of one base (bases are canonical terms)
+        pows.sort_by_key(|p| p.0);
+        let mut merged: Vec<Power> = Vec::with_capacity(pows.len());
+        for p in pows {
+            match merged.last_mut() {
+                Some(last) if last.0 == p.0 => last.2 = &last.2 + &p.2,
+                _ => merged.push(p),
+            }
+        }
+        // rational radicands by root index
+        let mut radicals: Vec<(BigInt, Rational)> = Vec::new();
+        for (bt, bn, r) in merged {
+            if r.is_zero() {
+                continue;
+            }
+            let fl = big(&r).floor();
+            let whole = fl.to_integer().to_i64().ok_or(Overflow)?;
+            let f = &r - &Rational::new(fl);
+            if let Some(v) = bn.as_constant() {
+                // v^r = v^whole * (v^p)^(1/q) for f = p/q
+                let vw = v.pow(whole).ok_or(Overflow)?;
+                acc = acc.scale(&vw);
+                if !f.is_zero() {
+                    let (p, q) = (big(&f).numer().clone(), big(&f).denom().clone());
+                    let pe = p.to_i64().ok_or(Overflow)?;
+                    let vp = v.pow(pe).ok_or(Overflow)?;
+                    match radicals.iter_mut().find(|x| x.0 == q) {
+                        Some(x) => x.1 = &x.1 * &vp,
+                        None => radicals.push((q, vp)),
+                    }
+                }
+                continue;
+            }
+            if whole != 0 {
+                let pw = bn.pow(whole, max)?.ok_or(Overflow)?;
+                acc = acc.mul(&pw, max)?;
+            }
+            if !f.is_zero() {
+                let k = self.pow_kernel(bt, bn, f);
+                acc = acc.mul(&Normal::kernel(k), max)?;
+            }
+        }
+        radicals.sort_by(|a, b| a.0.cmp(&b.0));
+        for (q, v) in radicals {
+            let qn = q.to_u32().ok_or(Overflow)?;
+            let (coef, radicand) = radical(&v, qn).ok_or(Overflow)?;
+            acc = acc.scale(&coef);
+            if !radicand.is_one() {
+                let rt = self.lit(radicand.clone(), &Type::Prob);
+                let k = self.pow_kernel(rt, Normal::constant(radicand), frac(1, i64::from(qn)));
+                acc = acc.mul(&Normal::kernel(k), max)?;
+            }
+        }
+        Ok(acc)
+    }
+
+    /// The kernel `e^s` (`s` not zero).
+    fn exp_kernel(&mut self, s: Normal) -> u32 {
+        let st = self.write(&s, &Type::Real);
+        if let Some(k) = self.kernels.find(&Kernel::Exp(st)) {
+            return k;
+        }
+        let term = self.store.prim(Prim::Exp, vec![st], Type::Prob);
+        self.kernels.intern(KernelInfo {
+            kernel: Kernel::Exp(st),
+            term,
+            ty: Type::Prob,
+            nonneg: true,
+            exp_arg: Some(s),
+            base: None,
+            is_log: false,
+        })
+    }
+
+    /// The kernel `b^f` for a canonical prob term `b` and `0 < f < 1`.
+    fn pow_kernel(&mut self, b: TermId, bn: Normal, f: Rational) -> u32 {
+        let key = Kernel::Pow(b, f.clone());
+        if let Some(k) = self.kernels.find(&key) {
+            return k;
+        }
+        let (p, q) = (big(&f).numer().clone(), big(&f).denom().clone());
+        let term = if p.is_one() && q == BigInt::from(2) {
+            self.store.prim(Prim::Sqrt, vec![b], Type::Prob)
+        } else if p.is_one() {
+            let qt = self.lit(Rational::new(BigRational::from_integer(q)), &Type::Nat);
+            self.store.prim(Prim::NatRoot, vec![b, qt], Type::Prob)
+        } else {
+            let ft = self.lit(f.clone(), &Type::Real);
+            self.store.prim(Prim::RealPow, vec![b, ft], Type::Prob)
+        };
+        self.kernels.intern(KernelInfo {
+            kernel: key,
+            term,
+            ty: Type::Prob,
+            nonneg: true,
+            exp_arg: None,
+            base: Some((b, bn)),
+            is_log: false,
+        })
+    }
+}
+
+/// The only term of a polynomial, as `(monomial, coefficient)`.
+fn single(p: &Poly) -> Option<(Monomial, Rational)> {
+    match p.terms() {
+        [(m, c)] => Some((m.clone(), c.clone())),
+        _ => None,
+    }
+}
+
+/// The monomial dividing every term of `p` with the largest exponents.
+fn content(p: &Poly) -> Monomial {
+    let mut acc: Option<Vec<(u32, u32)>> = None;
+    for (m, _) in p.terms() {
+        acc = Some(match acc {
+            None => m.pairs().to_vec(),
+            Some(a) => a
+                .into_iter()
+                .filter_map(|(v, e)| {
+                    let d = m.degree_in(v);
+                    (d > 0).then_some((v, e.min(d)))
+                })
+                .collect(),
+        });
+    }
+    Monomial::from_pairs(acc.unwrap_or_default())
+}
+
+/// `v^(1/q) = coef * radicand^(1/q)` for a positive rational `v`, the radicand a positive
+/// integer free of `q`-th powers (up to trial division by small primes; larger repeated
+/// prime factors are detected only when the whole cofactor is a perfect power).
+pub(crate) fn radical(v: &Rational, q: u32) -> Option<(Rational, Rational)> {
+    if v.is_negative() || q == 0 {
+        return None;
+    }
+    if v.is_zero() {
+        return Some((Rational::zero(), Rational::one()));
+    }
+    // (a/b)^(1/q) = (a b^(q-1))^(1/q) / b
+    let b = v.as_big();
+    let (a, d) = (b.numer().clone(), b.denom().clone());
+    let m = &a * num_traits::pow(d.clone(), (q - 1) as usize);
+    let (s, t) = split_power(&m, q);
+    let coef = Rational::new(BigRational::new(s, d));
+    Some((coef, Rational::new(BigRational::from_integer(t))))
+}
+
+/// `m = s^q * t` with `t` free of `q`-th powers of primes below the trial bound.
+fn split_power(m: &BigInt, q: u32) -> (BigInt, BigInt) {
+    let mut rest = m.clone();
+    let mut s = BigInt::one();
+    let mut t = BigInt::one();
+    let mut p: u64 = 2;
+    while p <= TRIAL_DIVISION_LIMIT {
+        let bp = BigInt::from(p);
+        if &bp * &bp > rest {
+            break;
+        }
+        let mut count = 0u32;
+        while (&rest % &bp).is_zero() {
+            rest /= &bp;
+            count += 1;
+        }
+        if count > 0 {
+            s *= num_traits::pow(bp.clone(), (count / q) as usize);
+            t *= num_traits::pow(bp.clone(), (count % q) as usize);
+        }
+        p += if p == 2 { 1 } else { 2 };
+    }
+    // what is left is 1, a prime, or a product of primes above the bound
+    let r = rest.nth_root(q);
+    if num_traits::pow(r.clone(), q as usize) == rest {
+        s *= r;
+    } else {
+        t *= rest;
+    }
+    (s, t.abs())
+}
