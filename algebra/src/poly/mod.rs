@@ -6,14 +6,25 @@
 //! by [`lex`] order descending, so equal polynomials have equal representations and
 //! `==`/`Hash` are structural.
 //!
-//! This file holds the representation and ring operations. Division, gcd and rational
-//! functions build on it in sibling modules. Nothing here knows about terms.
+//! This file holds the representation and ring operations. Division, contents and calculus
+//! (`div.rs`), the multivariate gcd (`gcd.rs`), rational functions (`ratfun.rs`) and the
+//! backend trait (`ring.rs`) build on it in sibling modules. Nothing here knows about terms,
+//! and nothing here uses floating point except [`Poly::eval_f64`].
 
 use std::cmp::Ordering;
 
 use rustc_hash::FxHashMap;
 
 use crate::num::Rational;
+
+mod div;
+mod gcd;
+pub mod ratfun;
+pub mod ring;
+
+pub use gcd::{gcd, lcm};
+pub use ratfun::RatFun;
+pub use ring::PolyRing;
 
 /// A power product `x_v1^e1 * x_v2^e2 * ...`: `(variable, exponent)` pairs with strictly
 /// increasing variables and positive exponents. The empty monomial is 1.
@@ -203,6 +214,43 @@ impl Poly {
             acc.into_iter().filter(|(_, c)| !c.is_zero()).collect();
         terms.sort_unstable_by(|a, b| lex(&b.0, &a.0));
         Poly { terms }
+    }
+
+    /// From terms whose monomials are pairwise distinct and whose coefficients are non-zero,
+    /// in any order (cheaper than [`Poly::from_terms`]: no hashing).
+    fn from_distinct_terms(mut terms: Vec<(Monomial, Rational)>) -> Poly {
+        terms.sort_unstable_by(|a, b| lex(&b.0, &a.0));
+        Poly { terms }
+    }
+
+    /// `self + c * m * other` in one merge.
+    fn add_mul_term(&self, other: &Poly, m: &Monomial, c: &Rational) -> Poly {
+        if c.is_zero() || other.is_zero() {
+            return self.clone();
+        }
+        let a = &self.terms;
+        let mut out = Vec::with_capacity(a.len() + other.terms.len());
+        let mut i = 0;
+        for (n, d) in &other.terms {
+            // multiplying by one monomial keeps lex order
+            let nm = n.mul(m);
+            let nc = d * c;
+            while i < a.len() && lex(&a[i].0, &nm) == Ordering::Greater {
+                out.push(a[i].clone());
+                i += 1;
+            }
+            if i < a.len() && a[i].0 == nm {
+                let s = &a[i].1 + &nc;
+                if !s.is_zero() {
+                    out.push((nm, s));
+                }
+                i += 1;
+            } else {
+                out.push((nm, nc));
+            }
+        }
+        out.extend_from_slice(&a[i..]);
+        Poly { terms: out }
     }
 
     /// The terms, monomials strictly decreasing in [`lex`] order.

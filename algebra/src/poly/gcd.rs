@@ -1,0 +1,261 @@
+//! The multivariate polynomial gcd over Q, and the lcm built on it.
+//!
+//! Why: rational functions stay in lowest terms by dividing numerator and denominator by
+//! their gcd, so canonical forms of quotients depend on this being right.
+//!
+//! How (the classical recursive algorithm, tuned for the small degrees that dominate):
+//! 1. trivial cases: a zero or constant operand, equal operands;
+//! 2. the monomial content (the largest monomial dividing every term) is split off both
+//!    operands, and the gcd of the two monomials taken directly;
+//! 3. a variable that occurs in one operand only: the gcd divides each coefficient of that
+//!    operand in that variable, so fold the gcd over those coefficients (fewer variables);
+//! 4. otherwise choose a common main variable `v` of least degree, take contents in `v`
+//!    (recursively: gcd of the coefficients), and run a pseudo-remainder sequence on the
+//!    primitive parts: the primitive PRS with integer content removal when the
+//!    coefficients are rationals (univariate), the subresultant PRS otherwise; the
+//!    primitive part of its last non-zero element times the gcd of the contents is the gcd.
+//!
+//! Every recursive call has strictly fewer variables in the union of its operands, and
+//! every PRS step lowers the degree in `v`, so the algorithm terminates; recursion runs on a
+//! growing stack. Degrees above [`MAX_PRS_DEGREE`] are not fed to a PRS (its dense
+//! representation and step count grow with the degree): there only trial division is
+//! tried, and the gcd reported is 1 when it fails. A result of 1 is always safe (a fraction
+//! that is merely not fully reduced); the same fallback covers a division that is exact in
+//! theory but fails (which would be a bug: the proptests check divisibility).
+//!
+//! Results are normalised ([`Poly::normalize`]): coprime integer coefficients, positive
+//! leading coefficient in lex order; `gcd(0, 0) = 0`, `gcd(a, 0) = normalize(a)`.
+
+use super::div::{dense_degree, integer_content, pseudo_div_dense, Dense};
+use super::{Monomial, Poly};
+use crate::num::Rational;
+
+/// The largest degree in the main variable a pseudo-remainder sequence is run on.
+pub const MAX_PRS_DEGREE: u32 = 2000;
+
+/// Stack left when a recursive call moves to a new segment, and that segment's size.
+const RED_ZONE: usize = 64 << 10;
+const STACK_SEGMENT: usize = 1 << 20;
+
+/// The normalised greatest common divisor of `a` and `b` over Q (see the module doc).
+pub fn gcd(a: &Poly, b: &Poly) -> Poly {
+    gcd_rec(a, b).unwrap_or_else(Poly::one)
+}
+
+/// The normalised least common multiple (0 when either operand is 0).
+pub fn lcm(a: &Poly, b: &Poly) -> Poly {
+    if a.is_zero() || b.is_zero() {
+        return Poly::zero();
+    }
+    let g = gcd(a, b);
+    match a.div_exact(&g) {
+        Some(q) => q.mul(b).normalize(),
+        None => a.mul(b).normalize(),
+    }
+}
+
+fn gcd_rec(a: &Poly, b: &Poly) -> Option<Poly> {
+    stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || gcd_inner(a, b))
+}
+
+fn gcd_inner(a: &Poly, b: &Poly) -> Option<Poly> {
+    if a.is_zero() {
+        return Some(b.normalize());
+    }
+    if b.is_zero() {
+        return Some(a.normalize());
+    }
+    if a.as_constant().is_some() || b.as_constant().is_some() {
+        return Some(Poly::one());
+    }
+    let (a, b) = (a.normalize(), b.normalize());
+    if a == b {
+        return Some(a);
+    }
+    let (ma, a1) = split_monomial_content(&a)?;
+    let (mb, b1) = split_monomial_content(&b)?;
+    let m = monomial_gcd(&ma, &mb);
+    let g = if a1.as_constant().is_some() || b1.as_constant().is_some() {
+        Poly::one()
+    } else {
+        gcd_no_monomial(&a1, &b1)?
+    };
+    Some(g.mul_term(&m, &Rational::one()))
+}
+
+/// The largest monomial dividing every term, and the quotient.
+fn split_monomial_content(a: &Poly) -> Option<(Monomial, Poly)> {
+    let mut terms = a.terms.iter();
+    let mut m = terms.next()?.0.clone();
+    for (n, _) in terms {
+        if m.is_one() {
+            break;
+        }
+        m = monomial_gcd(&m, n);
+    }
+    if m.is_one() {
+        return Some((m, a.clone()));
+    }
+    let q = a.div_exact(&Poly::term(m.clone(), Rational::one()))?;
+    Some((m, q))
+}
+
+/// The gcd of two monomials: common variables with the smaller exponent.
+fn monomial_gcd(a: &Monomial, b: &Monomial) -> Monomial {
+    let mut out = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    let (a, b) = (a.pairs(), b.pairs());
+    while let (Some(&(va, ea)), Some(&(vb, eb))) = (a.get(i), b.get(j)) {
+        match va.cmp(&vb) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                out.push((va, ea.min(eb)));
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    Monomial(out)
+}
+
+/// The gcd of normalised, non-constant operands without monomial content.
+fn gcd_no_monomial(a: &Poly, b: &Poly) -> Option<Poly> {
+    if a == b {
+        return Some(a.clone());
+    }
+    let (da, db) = (a.degrees(), b.degrees());
+    let has = |ds: &[(u32, u32)], v: u32| ds.binary_search_by_key(&v, |p| p.0).ok();
+    if let Some(&(v, _)) = da.iter().find(|p| has(&db, p.0).is_none()) {
+        return gcd_with_coefficients(b, a, v);
+    }
+    if let Some(&(v, _)) = db.iter().find(|p| has(&da, p.0).is_none()) {
+        return gcd_with_coefficients(a, b, v);
+    }
+    // same variables on both sides: the main variable is a common one of least degree
+    let (deg, v) = da
+        .iter()
+        .filter_map(|&(v, ea)| has(&db, v).map(|j| (ea.max(db[j].1), v)))
+        .min()?;
+    if deg > MAX_PRS_DEGREE {
+        return trial_division(a, b);
+    }
+    let (pa, pb) = (a.dense_in(v), b.dense_in(v));
+    let (ca, cb) = (content_dense(&pa)?, content_dense(&pb)?);
+    let c = gcd_rec(&ca, &cb)?;
+    let (pa, pb) = (divide_dense(pa, &ca)?, divide_dense(pb, &cb)?);
+    let (pa, pb) = if pa.len() >= pb.len() {
+        (pa, pb)
+    } else {
+        (pb, pa)
+    };
+    let rational = |p: &Dense| p.iter().all(|k| k.as_constant().is_some());
+    let g = if rational(&pa) && rational(&pb) {
+        primitive_prs(pa, pb)?
+    } else {
+        subresultant_prs(pa, pb)?
+    };
+    let gc = content_dense(&g)?;
+    let g = divide_dense(g, &gc)?;
+    Some(Poly::from_dense_in(&g, v).mul(&c).normalize())
+}
+
+/// The gcd when one operand divides the other, else 1 (the fallback for large degrees).
+fn trial_division(a: &Poly, b: &Poly) -> Option<Poly> {
+    let (small, large) = if a.terms.len() <= b.terms.len() {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    large.div_exact(small).map(|_| small.clone())
+}
+
+/// `gcd(g, a)` where `v` occurs in `a` but not in `g`: the gcd divides every coefficient
+/// of `a` in `v`, so fold it over them.
+fn gcd_with_coefficients(g: &Poly, a: &Poly, v: u32) -> Option<Poly> {
+    let mut cs: Vec<Poly> = a.coefficients_in(v).into_iter().map(|p| p.1).collect();
+    cs.sort_by_key(|c| c.terms.len());
+    let mut g = g.clone();
+    for c in &cs {
+        g = gcd_rec(&g, c)?;
+        if g.as_constant().is_some() {
+            break;
+        }
+    }
+    Some(g)
+}
+
+/// The gcd of the coefficients (normalised; 1 when one of them is a constant).
+fn content_dense(p: &Dense) -> Option<Poly> {
+    let mut cs: Vec<&Poly> = p.iter().filter(|c| !c.is_zero()).collect();
+    cs.sort_by_key(|c| c.terms.len());
+    let mut g = Poly::zero();
+    for c in cs {
+        g = gcd_rec(&g, c)?;
+        if g.as_constant().is_some() {
+            return Some(Poly::one());
+        }
+    }
+    Some(g)
+}
+
+/// Each coefficient divided (exactly) by `c`.
+fn divide_dense(p: Dense, c: &Poly) -> Option<Dense> {
+    if c.as_constant().is_some() {
+        return Some(p);
+    }
+    p.iter().map(|k| k.div_exact(c)).collect()
+}
+
+/// The primitive PRS for rational coefficients: each remainder is scaled to coprime
+/// integers. `a` and `b` non-zero, `deg a >= deg b`; returns the last non-zero remainder.
+fn primitive_prs(mut a: Dense, mut b: Dense) -> Option<Dense> {
+    loop {
+        if dense_degree(&b)? == 0 {
+            return Some(vec![Poly::one()]);
+        }
+        let (_, r) = pseudo_div_dense(&a, &b, false);
+        match dense_degree(&r) {
+            None => return Some(b),
+            Some(0) => return Some(vec![Poly::one()]),
+            Some(_) => {}
+        }
+        let k = integer_content(r.iter().flat_map(|c| c.terms.iter().map(|t| &t.1)))?;
+        let k = k.recip()?;
+        a = b;
+        b = r.iter().map(|c| c.scale(&k)).collect();
+    }
+}
+
+/// The subresultant PRS (Collins, Brown): remainders divided by `g h^delta`, an exact
+/// division that keeps coefficient growth polynomial without computing contents.
+/// `a` and `b` non-zero, `deg a >= deg b`; returns the last non-zero remainder.
+fn subresultant_prs(mut a: Dense, mut b: Dense) -> Option<Dense> {
+    let mut g = Poly::one();
+    let mut h = Poly::one();
+    loop {
+        let (m, n) = (dense_degree(&a)?, dense_degree(&b)?);
+        if n == 0 {
+            return Some(vec![Poly::one()]);
+        }
+        let delta = u32::try_from(m.checked_sub(n)?).ok()?;
+        let (_, r) = pseudo_div_dense(&a, &b, false);
+        match dense_degree(&r) {
+            None => return Some(b),
+            Some(0) => return Some(vec![Poly::one()]),
+            Some(_) => {}
+        }
+        let divisor = g.mul(&h.pow(delta));
+        a = b;
+        b = r
+            .iter()
+            .map(|c| c.div_exact(&divisor))
+            .collect::<Option<Dense>>()?;
+        g = a.last()?.clone();
+        h = match delta {
+            0 => h,
+            1 => g.clone(),
+            _ => g.pow(delta).div_exact(&h.pow(delta - 1))?,
+        };
+    }
+}
