@@ -5,7 +5,10 @@
 //! grows as a traversal enters binders and branches (clone-and-extend; contexts are small).
 //! Deciding conditions against it lives in `cond`; this file only holds the facts.
 
-use crate::term::{Store, TermId, VarId};
+use rustc_hash::FxHashSet;
+
+use crate::num::Rational;
+use crate::term::{Node, Store, TermId, VarId};
 use crate::types::Type;
 
 /// A three-valued answer: decided true, decided false, or not known.
@@ -24,7 +27,6 @@ impl Tri {
             Tri::False
         }
     }
-
 }
 
 impl std::ops::Not for Tri {
@@ -84,9 +86,74 @@ impl Context {
         })
     }
 
+    /// Entering `summate`/`product`/`bucket var from lo to hi`: this context plus
+    /// `lo <= var < hi` (hi exclusive, as in those loops).
+    pub fn enter_loop(&self, var: VarId, lo: TermId, hi: TermId) -> Context {
+        self.with_range(var, lo, hi)
+    }
+
+    /// Entering `array var of n`/`plate var of n`: this context plus `0 <= var < n`.
+    pub fn enter_index(&self, store: &mut Store, var: VarId, n: TermId) -> Context {
+        let zero = store.intern(Node::Lit(Rational::zero()), store.ty(n).clone());
+        self.with_range(var, zero, n)
+    }
+
+    /// Entering the then-branch (`value` true) or else-branch of `if cond`.
+    pub fn enter_branch(&self, cond: TermId, value: bool) -> Context {
+        self.with_condition(cond, value)
+    }
+
+    /// Entering the loop or branch of a term whose node binds or guards something:
+    /// `summate`/`product`/`bucket` (their range), `array`/`plate` (`0 <= i < n`); `None`
+    /// for other nodes (an `if`'s branches: use [`Context::enter_branch`]).
+    pub fn enter_body(&self, store: &mut Store, t: TermId) -> Option<Context> {
+        match *store.node(t) {
+            Node::Summate(v, lo, hi, _)
+            | Node::Product(v, lo, hi, _)
+            | Node::Bucket(v, lo, hi, _) => Some(self.enter_loop(v, lo, hi)),
+            Node::Array(v, n, _) | Node::Plate(v, n, _) => Some(self.enter_index(store, v, n)),
+            _ => None,
+        }
+    }
+
+    /// This context without the facts that mention `var` (its range and every condition
+    /// in which it occurs): what is known outside `var`'s binder.
+    pub fn without_var(&self, store: &Store, var: VarId) -> Context {
+        let facts = self
+            .facts
+            .iter()
+            .filter(|f| match f {
+                Fact::Range { var: v, lo, hi } => {
+                    *v != var && !mentions(store, *lo, var) && !mentions(store, *hi, var)
+                }
+                Fact::Holds { cond, .. } => !mentions(store, *cond, var),
+            })
+            .cloned()
+            .collect();
+        Context { facts }
+    }
+
     /// Is the value of `t` known to be `>= 0` from types alone (nat and prob terms)?
     /// The condition-deciding layer refines this with ranges and conditions.
     pub fn nonnegative_by_type(&self, store: &Store, t: TermId) -> bool {
         matches!(store.ty(t), Type::Nat | Type::Prob)
     }
+}
+
+/// Does variable `var` occur in `t` (free or bound)? Variables are unique per binder in
+/// elaborated terms, so for a variable bound outside `t` this is "occurs free".
+pub fn mentions(store: &Store, t: TermId, var: VarId) -> bool {
+    let mut seen = FxHashSet::default();
+    let mut work = vec![t];
+    while let Some(x) = work.pop() {
+        if !seen.insert(x) {
+            continue;
+        }
+        let node = store.node(x);
+        if matches!(node, Node::Var(v) if *v == var) || node.binder() == Some(var) {
+            return true;
+        }
+        work.extend(node.children());
+    }
+    false
 }

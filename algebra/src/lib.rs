@@ -21,12 +21,15 @@
 pub mod alpha;
 pub mod assume;
 pub mod canon;
+pub mod cond;
 pub mod diag;
 pub mod elab;
 pub mod front;
 pub mod num;
+pub mod piecewise;
 pub mod poly;
 pub mod print;
+pub mod solve;
 pub mod syntax;
 pub mod term;
 pub mod types;
