@@ -15,6 +15,7 @@ use super::normal::{Normal, Overflow};
 use super::order::cmp_terms;
 use super::Canon;
 use crate::num::Rational;
+use crate::{cond, piecewise};
 use crate::term::{Node, Prim, TermId};
 use crate::types::{Coercion, Type};
 
@@ -38,9 +39,21 @@ impl Canon<'_> {
             Node::Coerce(c, a) => {
                 let (c, a) = (*c, *a);
                 match c {
-                    // value-preserving where defined (`real2prob` and `int2nat` assert
-                    // the value is in the smaller type): the canonical form is untyped
                     Coercion::Real2Int => Ok(self.atom_of_children(t)),
+                    // `real2prob` and `int2nat` assert the value is in the smaller type:
+                    // transparent when the canonical form shows it (`real2prob(1 + p)`),
+                    // else an atom that remembers it (`real2prob(1 - p)` stays, so
+                    // `p^a * real2prob(1 - p)^b` keeps prob arithmetic)
+                    Coercion::Real2Prob | Coercion::Int2Nat => {
+                        let n = self.normal_of(a);
+                        if self.fits(&n, &c.to_type()) {
+                            Ok(n)
+                        } else {
+                            let inner = self.write(&n, &c.from_type());
+                            let term = self.coerce(c, inner);
+                            Ok(self.atom_normal(term))
+                        }
+                    }
                     _ => Ok(self.normal_of(a)),
                 }
             }
@@ -195,7 +208,11 @@ impl Canon<'_> {
             let n = self.normal_of(t);
             return self.write(&n, &ty);
         }
-        self.canon_children(t, false)
+        let c = self.canon_children(t, false);
+        if ty == Type::Bool && !matches!(self.store.node(c), Node::If(..)) {
+            return cond::canonical(self.store, &self.ctx, c);
+        }
+        c
     }
 
     /// `t` with every child canonical (sorted when `sort`, for commutative nodes with
@@ -235,10 +252,7 @@ impl Canon<'_> {
                 self.ctx = saved.with_condition(c, false);
                 let b = self.canon(*b);
                 self.ctx = saved;
-                if a == b {
-                    return a;
-                }
-                vec![c, a, b]
+                return piecewise::simplify_if(self.store, &self.ctx, c, a, b, &ty);
             }
             _ => {
                 let mut ch: Vec<TermId> = node.children().iter().map(|&c| self.canon(c)).collect();

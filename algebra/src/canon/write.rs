@@ -73,7 +73,7 @@ impl Canon<'_> {
     }
 
     /// Can `n` be written in `ty`'s own arithmetic?
-    fn fits(&self, n: &Normal, ty: &Type) -> bool {
+    pub(crate) fn fits(&self, n: &Normal, ty: &Type) -> bool {
         let kernels_ok = |p: &Poly| {
             p.terms().iter().all(|(m, _)| {
                 m.pairs().iter().all(|&(k, _)| match self.kernels.get(k) {
@@ -176,8 +176,7 @@ impl Canon<'_> {
         match s {
             [(ks, c)] if c.is_one() => {
                 for &(_, k, e) in ks {
-                    let f = self.power(k, e, ty);
-                    ops.push(f);
+                    self.push_power(k, e, ty, ops);
                 }
             }
             _ => {
@@ -219,8 +218,7 @@ impl Canon<'_> {
             ops.push(self.lit(p, ty));
         }
         for &(_, k, e) in ks {
-            let f = self.power(k, e, ty);
-            ops.push(f);
+            self.push_power(k, e, ty, &mut ops);
         }
         if !q.is_one() {
             let l = self.lit(q, ty);
@@ -235,6 +233,74 @@ impl Canon<'_> {
             1 => ops[0],
             _ => self.store.prim(Prim::Mul, ops, ty.clone()),
         }
+    }
+
+    /// Kernel `k` to the power `e >= 1` as factors of type `ty`: one factor, except
+    /// that `e^(y log b + s)` is written `b ** y * exp(s)` (one `**` per log base whose
+    /// coefficient is symbolic; constant ones were already taken out as powers).
+    fn push_power(&mut self, k: u32, e: u32, ty: &Type, ops: &mut Vec<TermId>) {
+        if e == 1 {
+            if let Some(fs) = self.exp_factors(k) {
+                for f in fs {
+                    let t = self.coerce_to(f, &Type::Prob, ty);
+                    ops.push(t);
+                }
+                return;
+            }
+        }
+        let f = self.power(k, e, ty);
+        ops.push(f);
+    }
+
+    /// For an `Exp` kernel whose exponent is linear in some `log(b)` atoms: the factors
+    /// `b ** y` (bases in structural order) and `exp(rest)` if `rest` is not zero.
+    fn exp_factors(&mut self, k: u32) -> Option<Vec<TermId>> {
+        let info = self.kernels.get(k)?;
+        let s = info.exp_arg.as_ref()?;
+        if !s.is_polynomial() {
+            return None;
+        }
+        let mut logs: Vec<(TermId, TermId, u32)> = Vec::new();
+        for v in s.num().vars() {
+            let i = self.kernels.get(v)?;
+            if i.is_log && s.num().degree_in(v) == 1 {
+                let base = i.base.as_ref()?.0;
+                logs.push((base, i.term, v));
+            }
+        }
+        if logs.is_empty() {
+            return None;
+        }
+        let s = s.clone();
+        let store = &*self.store;
+        logs.sort_by(|a, b| cmp_terms(store, a.0, b.0));
+        let mut rest = s.num().clone();
+        let mut out = Vec::with_capacity(logs.len() + 1);
+        for (base, _, v) in logs {
+            // rest = y * log(b) + rest'
+            let parts = rest.coefficients_in(v);
+            let mut y = Poly::zero();
+            let mut others = Vec::new();
+            for (d, c) in parts {
+                if d == 1 {
+                    y = c;
+                } else {
+                    others.extend(c.terms().iter().map(|(m, c)| (m.clone(), c.clone())));
+                }
+            }
+            if y.as_constant().is_some() {
+                // a constant coefficient here would not have been left in the exponent
+                return None;
+            }
+            rest = Poly::from_terms(others);
+            let yt = self.write(&Normal::from_poly(y), &Type::Real);
+            out.push(self.store.prim(Prim::RealPow, vec![base, yt], Type::Prob));
+        }
+        if !rest.is_zero() {
+            let rt = self.write(&Normal::from_poly(rest), &Type::Real);
+            out.push(self.store.prim(Prim::Exp, vec![rt], Type::Prob));
+        }
+        Some(out)
     }
 
     /// Kernel `k` to the power `e >= 1`, in type `ty`.
