@@ -15,9 +15,9 @@ use super::normal::{Normal, Overflow};
 use super::order::cmp_terms;
 use super::Canon;
 use crate::num::Rational;
-use crate::{cond, piecewise};
 use crate::term::{Node, Prim, TermId};
 use crate::types::{Coercion, Type};
+use crate::{cond, piecewise};
 
 const RED_ZONE: usize = 128 << 10;
 const STACK_SEGMENT: usize = 4 << 20;

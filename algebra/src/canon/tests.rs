@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::alpha::alpha_eq;
+use crate::num::Rational;
 use crate::term::Node;
 use crate::verify::verify;
 use crate::{front, print};
@@ -47,54 +48,301 @@ fn check(src: &str, expect: &str) {
 }
 
 #[test]
-fn smoke() {
+fn constants_sums_and_products() {
+    check("fn x real: x + x", "2 * x");
+    check("fn x real: 1/2 + 1/3", "5/6");
+    check("fn x real: x - x", "+0/1");
+    check("fn x real: fn y real: x + y - x", "y");
+    check("fn x real: 3 * x - x * 3", "+0/1");
+    check("fn x real: fn y real: x * y * x", "x ^ 2 * y");
     check("fn x real: (x + 1)^2", "x ^ 2 + 2 * x + 1");
+    check("fn x real: (x - 1)^3", "x ^ 3 - 3 * x ^ 2 + 3 * x - 1");
+    check(
+        "fn x real: fn y real: (x + y)^2",
+        "x ^ 2 + 2 * x * y + y ^ 2",
+    );
+    check("fn x real: fn y real: (x + y)*(x - y)", "x ^ 2 - y ^ 2");
+    check("fn x real: x^2/2 - x/3", "x ^ 2 / 2 - x / 3");
+    check("fn x real: (x^2 - 1)/(x - 1)", "x + 1");
+    check("fn x real: fn y real: (x^2 - y^2)/(x + y)", "x - y");
+    check("fn x real: fn y real: x/y + 1/y", "(x + 1) / y");
+    check("fn x real: 1/x + 1/x", "2 / x");
+    check(
+        "fn x real: fn y real: (x + 1/2) / y",
+        "(2 * x + 1) / (2 * y)",
+    );
+    check("fn x real: x / 2", "x / 2");
+    check("fn x real: fn y real: x * y / (2 * x)", "y / 2");
+    check("fn x real: fn y real: x * (y + 1) - x * y", "x");
 }
 
 #[test]
-fn show_many() {
-    let cases = [
-        "fn x real: x + x",
-        "fn x real: 1/2 + 1/3",
-        "fn x real: fn y real: (x + y)^2",
-        "fn x real: fn y real: y^2 + x*(2*y + x)",
-        "fn x real: fn y real: x - y",
-        "fn x real: fn y real: y - x",
-        "fn x real: -x^2 + 1",
-        "fn x real: x / 2",
-        "fn x real: fn y real: x / y",
-        "fn x real: (x^2 - 1)/(x - 1)",
-        "fn x real: fn mu real: fn s prob: -(x - mu)^2 / (2 * s^2)",
-        "fn x real: fn mu real: fn s prob: exp(-(x - mu)^2 / (2 * s^2)) / (s * sqrt(2 * pi))",
-        "fn x real: fn y real: exp(x) * exp(y)",
-        "fn x prob: exp(log(x))",
-        "fn x real: log(exp(x))",
-        "fn x prob: fn y prob: log(x * y)",
-        "fn x prob: log(x^3)",
-        "sqrt(8)",
-        "sqrt(4)",
-        "fn x prob: sqrt(x) * sqrt(x)",
+fn exponentials() {
+    check("fn x real: fn y real: exp(x) * exp(y)", "exp(x + y)");
+    check("fn x real: exp(x)^2", "exp(2 * x)");
+    check("fn x real: exp(x) / exp(x)", "1/1");
+    check("fn x real: 1 / exp(x)", "exp(-x)");
+    check("fn x real: exp(0)", "1/1");
+    check("fn x real: exp(x) * exp(-x) * 3", "3/1");
+    check("fn x prob: exp(log(x))", "x");
+    check("fn x prob: exp(2 * log(x))", "x ^ 2");
+    check("fn x prob: exp(-log(x))", "1 / x");
+    check("fn x prob: exp(log(x) / 2)", "sqrt(x)");
+    check("fn x prob: fn y real: exp(log(x) + y)", "x * exp(y)");
+}
+
+#[test]
+fn logarithms() {
+    check("fn x real: log(exp(x))", "x");
+    check("fn x prob: fn y prob: log(x * y)", "log(x) + log(y)");
+    check("fn x prob: log(x^3)", "3 * log(x)");
+    check("log(1)", "+0/1");
+    check("fn x prob: fn y prob: log(x / y)", "log(x) - log(y)");
+    check("log(1/2)", "-log(2)");
+    check("fn x prob: log(sqrt(x))", "log(x) / 2");
+    check("fn x prob: log(2 * x)", "log(x) + log(2)");
+    check("fn x prob: log(x * (x + 1))", "log(x) + log(x + 1)");
+    check("fn x real: log(exp(x) * exp(x))", "2 * x");
+}
+
+#[test]
+fn powers_and_radicals() {
+    check("sqrt(8)", "2 * sqrt(2)");
+    check("sqrt(4)", "2/1");
+    check("sqrt(1/8)", "sqrt(2) / 4");
+    check("fn x prob: sqrt(x) * sqrt(x)", "x");
+    check("fn x prob: sqrt(x)^3", "x * sqrt(x)");
+    check("fn x prob: x ** (1/3) * x ** (1/2)", "x ** (5/6)");
+    check("fn x prob: fn y prob: sqrt(x * y)", "sqrt(x) * sqrt(y)");
+    check("sqrt(2) * sqrt(3)", "sqrt(6)");
+    check("sqrt(2) * sqrt(2)", "2/1");
+    check("fn x real: 1 / sqrt(2)", "sqrt(2) / 2");
+    check("natroot(8, 3)", "2/1");
+    check("natroot(16, 3)", "2 * natroot(2, 3)");
+    check("fn x prob: fn y real: x ** y", "x ** y");
+    check("fn x prob: fn y real: x ** y * x ** y", "x ** (2 * y)");
+    check(
+        "fn x prob: fn y real: fn z real: x ** y * x ** z",
+        "x ** (y + z)",
+    );
+    check("fn x prob: x ** 2", "x ^ 2");
+    check("fn x prob: sqrt(x^2)", "x");
+    check("fn x prob: 1/sqrt(x)", "sqrt(x) / x");
+    check("pi * pi", "pi ^ 2");
+    check("sqrt(pi) * sqrt(pi)", "pi");
+}
+
+#[test]
+fn coercions_to_the_leaves() {
+    check(
         "fn a prob: fn b prob: prob2real(a * b)",
-        "fn a prob: fn b prob: prob2real(a) * prob2real(b)",
-        "fn x prob: fn y real: x ** y",
-        "fn x prob: x ** (1/3) * x ** (1/2)",
-        "fn n nat: fn m nat: (n + m) * 2",
-        "fn n int: fn m nat: n - m",
+        "prob2real(a) * prob2real(b)",
+    );
+    check(
+        "fn a prob: fn b prob: prob2real(a + b) - prob2real(a)",
+        "prob2real(b)",
+    );
+    check("fn n nat: fn m nat: (n + m) * 2", "2 * n + 2 * m");
+    check("fn n int: fn m nat: n - m", "n - nat2int(m)");
+    check(
         "fn p prob: real2prob(1 - p)",
-        "fn x real: 1 / sqrt(2)",
-        "fn x real: pi * pi",
-        "fn x prob: fn c bool: if c: x + 1 else: 1 + x",
+        "real2prob(-prob2real(p) + 1)",
+    );
+    check("fn p prob: real2prob(prob2real(p) + 1)", "p + 1");
+    check("fn n nat: nat2real(n) * 2 + 1", "2 * nat2real(n) + 1");
+}
+
+#[test]
+fn piecewise_atoms() {
+    check("fn x prob: fn c bool: if c: x + 1 else: 1 + x", "x + 1");
+    check(
         "fn x real: fn c bool: (if c: x else: 2*x) * 3",
-        "fn x real: exp(x) / exp(x)",
-        "fn x real: 1 / exp(x)",
-        "fn p prob: fn a prob: fn b prob: p ** (a - 1) * real2prob(1 - p) ** (b - 1)",
-        "fn x real: x^2 / 2 - x / 3",
-        "fn x real: fn y real: (x + 1/2) / y",
-    ];
-    for c in cases {
-        match canon_text(c) {
-            Ok(t) => println!("{c}  =>  {t}"),
-            Err(e) => println!("{c}  => ERROR {e}"),
-        }
+        "3 * (if c: x else: 2 * x)",
+    );
+    check("fn x real: if true: x + x else: x", "2 * x");
+    check(
+        "fn x real: fn y real: if x < y: x + 0 else: y",
+        "if x < y: x else: y",
+    );
+}
+
+#[test]
+fn densities_and_atoms() {
+    check("fn x real: fn mu real: fn s prob: exp(-(x - mu)^2 / (2 * s^2)) / (s * sqrt(2 * pi))", "exp(-(x ^ 2 - 2 * x * mu + mu ^ 2) / (2 * prob2real(s) ^ 2))\n    * sqrt(2)\n    * sqrt(pi)\n    / (2 * s * pi)");
+    check("fn p prob: fn a prob: fn b prob: p ** (a - 1) * real2prob(1 - p) ** (b - 1)", "p ** prob2real(a)\n    * real2prob(-prob2real(p) + 1) ** prob2real(b)\n    / (p * real2prob(-prob2real(p) + 1))");
+    check(
+        "fn x prob: fn k prob: fn t prob: x ** (k - 1) * exp(-x / t)",
+        "x ** prob2real(k) * exp(-prob2real(x) / prob2real(t)) / x",
+    );
+    check("fn a array(real): fn i nat: a[i] + a[i]", "2 * a[i]");
+    check(
+        "fn x real: fn y real: max(y, x) + max(x, y)",
+        "2 * max(x, y)",
+    );
+    check(
+        "fn n nat: summate i from 0 to n: i + i",
+        "summate i from 0 to n: 2 * i",
+    );
+    check("fn x real: fn y real: (x + y)^2 - (x - y)^2", "4 * x * y");
+    check("fn x real: (1 + x)^10 - (x + 1)^10", "+0/1");
+}
+/// Inputs that are equal as polynomials (or rational functions) get one printed form.
+fn same(srcs: &[&str]) {
+    let forms: Vec<String> = srcs
+        .iter()
+        .map(|s| canon_text(s).unwrap_or_else(|e| panic!("{s}: {e}")))
+        .collect();
+    for (s, f) in srcs.iter().zip(&forms) {
+        assert_eq!(f, &forms[0], "{s} and {} differ", srcs[0]);
     }
+}
+
+#[test]
+fn polynomially_equal_inputs_get_one_form() {
+    same(&[
+        "fn x real: fn y real: (x + y)^2",
+        "fn x real: fn y real: x^2 + 2*x*y + y^2",
+        "fn x real: fn y real: y^2 + x*(2*y + x)",
+    ]);
+    same(&[
+        "fn x real: fn y real: x * y + 1",
+        "fn x real: fn y real: 1 + y * x",
+        "fn x real: fn y real: (x + 1) * (y + 1) - x - y",
+    ]);
+    same(&[
+        "fn x real: fn y real: exp(x) * exp(y)",
+        "fn x real: fn y real: exp(y + x)",
+        "fn x real: fn y real: exp(x + y + 1) / exp(1)",
+    ]);
+    same(&[
+        "fn x real: fn y real: 1 / (x + y)",
+        "fn x real: fn y real: (x - y) / (x^2 - y^2)",
+        "fn x real: fn y real: 2 / (2*y + 2*x)",
+    ]);
+    same(&[
+        "fn x prob: fn y prob: sqrt(x) * sqrt(y) * x",
+        "fn x prob: fn y prob: sqrt(x^3 * y)",
+        "fn x prob: fn y prob: x ** (3/2) * y ** (1/2)",
+    ]);
+    same(&[
+        "fn x prob: fn y prob: log(x) + log(y) + log(2)",
+        "fn x prob: fn y prob: log(2 * y * x)",
+        "fn x prob: fn y prob: log(y) + log(x * 2)",
+    ]);
+}
+
+/// Canonicalising in one session after meeting kernels in another order changes nothing.
+#[test]
+fn output_does_not_depend_on_the_order_kernels_are_met() {
+    let mut s = Store::new();
+    let t = front::load(&mut s, "fn x real: fn y real: (y + exp(x)) * (log(2) + x)").unwrap();
+    let mut c1 = Canon::new(&mut s, Context::new());
+    let a = c1.canonicalize(t);
+    let mut s2 = s.clone();
+    let mut c2 = Canon::new(&mut s2, Context::new());
+    // meet the kernels in another order first
+    let u = front::load(c2.store_mut(), "fn x real: fn y real: log(2) * exp(x) * y").unwrap();
+    c2.canonicalize(u);
+    let b = c2.canonicalize(t);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn to_term_writes_each_numeric_type() {
+    let mut s = Store::new();
+    let t = front::load(&mut s, "fn n nat: fn p prob: fn x real: n").unwrap();
+    let n = body(&s, t);
+    let mut c = Canon::new(&mut s, Context::new());
+    let nn = c.normal(n).unwrap();
+    let two = Normal::constant(Rational::from_integer(2));
+    let sum = nn.add(&two, 100).unwrap();
+    for ty in [Type::Nat, Type::Int, Type::Prob, Type::Real] {
+        let w = c.to_term(&sum, &ty).unwrap();
+        verify(c.store(), w).unwrap();
+        assert_eq!(c.store().ty(w), &ty);
+    }
+    let neg = sum.neg();
+    let w = c.to_term(&neg, &Type::Nat).unwrap();
+    verify(c.store(), w).unwrap();
+    assert_eq!(
+        print::print_term(c.store(), w).trim_end(),
+        "int2nat(-nat2int(n) - 2)"
+    );
+    assert!(c.to_term(&sum, &Type::Bool).is_err());
+}
+
+#[test]
+fn collect_gives_coefficients_in_one_kernel() {
+    let mut s = Store::new();
+    let t = front::load(
+        &mut s,
+        "fn x real: fn mu real: fn s prob: -(x - mu)^2 / (2 * s^2)",
+    )
+    .unwrap();
+    let e = body(&s, t);
+    let x = match s.node(t) {
+        Node::Lam(v, _) => s.var_term(*v),
+        _ => unreachable!("a fn"),
+    };
+    let mut c = Canon::new(&mut s, Context::new());
+    let cs = c.collect(e, x).unwrap();
+    let shown: Vec<(u32, String)> = cs
+        .iter()
+        .map(|&(d, t)| (d, print::print_term(c.store(), t).trim_end().to_string()))
+        .collect();
+    assert_eq!(
+        shown,
+        vec![
+            (2, "-1 / (2 * prob2real(s) ^ 2)".to_string()),
+            (1, "mu / prob2real(s) ^ 2".to_string()),
+            (0, "-mu ^ 2 / (2 * prob2real(s) ^ 2)".to_string()),
+        ]
+    );
+    let not_kernel = body(c.store(), t);
+    assert_eq!(
+        c.collect(e, not_kernel),
+        Err(CanonError::NotAKernel { term: not_kernel })
+    );
+}
+
+#[test]
+fn expansions_over_the_budget_stay_atoms() {
+    let mut s = Store::new();
+    let t = front::load(
+        &mut s,
+        "fn a real: fn b real: fn c real: fn d real: (a + b + c + d)^30",
+    )
+    .unwrap();
+    let e = body(&s, t);
+    let mut c = Canon::with_config(&mut s, Context::new(), CanonConfig { max_terms: 500 });
+    let r = c.canonicalize(e);
+    assert_eq!(c.budget_hits(), 1);
+    assert_eq!(
+        print::print_term(c.store(), r).trim_end(),
+        "(a + b + c + d) ^ 30"
+    );
+    let again = c.canonicalize(r);
+    assert_eq!(again, r);
+    // the 330 terms of (x1 + ... + x8)^4 are within the default budget
+    let u = front::load(c.store_mut(), "fn a real: fn b real: fn c real: fn d real: fn e real: fn f real: fn g real: fn h real: (a+b+c+d+e+f+g+h)^4").unwrap();
+    let mut c = Canon::new(c.store_mut(), Context::new());
+    let n = c.normal(body(c.store(), u)).unwrap();
+    assert_eq!(n.num().terms().len(), 330);
+    assert_eq!(c.budget_hits(), 0);
+}
+
+#[test]
+fn measures_and_binders_keep_their_shape() {
+    check(
+        "fn mu real:\nx <~ normal(mu + mu, 1)\nreturn x * 2 - x",
+        "x <~ normal(2 * mu, 1)\nreturn x",
+    );
+    check(
+        "fn n nat: fn a array(prob): weight(product i from 0 to n: a[i] * a[i], return n + n)",
+        "weight(product i from 0 to n: a[i] ^ 2, return 2 * n)",
+    );
+    check(
+        "fn a array(real): array i of size(a): a[i] - a[i] + 1",
+        "array i of size(a): +1/1",
+    );
 }

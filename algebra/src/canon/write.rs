@@ -252,52 +252,45 @@ impl Canon<'_> {
         ops.push(f);
     }
 
-    /// For an `Exp` kernel whose exponent is linear in some `log(b)` atoms: the factors
-    /// `b ** y` (bases in structural order) and `exp(rest)` if `rest` is not zero.
+    /// For an `Exp` kernel whose exponent is linear in some `log(b)` atoms (which do
+    /// not occur in its denominator): the factors `b ** y` (bases in structural order)
+    /// and `exp(rest)` if `rest` is not zero.
     fn exp_factors(&mut self, k: u32) -> Option<Vec<TermId>> {
         let info = self.kernels.get(k)?;
         let s = info.exp_arg.as_ref()?;
-        if !s.is_polynomial() {
-            return None;
-        }
-        let mut logs: Vec<(TermId, TermId, u32)> = Vec::new();
+        let mut logs: Vec<(TermId, u32)> = Vec::new();
         for v in s.num().vars() {
             let i = self.kernels.get(v)?;
-            if i.is_log && s.num().degree_in(v) == 1 {
-                let base = i.base.as_ref()?.0;
-                logs.push((base, i.term, v));
+            if i.is_log && s.num().degree_in(v) == 1 && s.den().degree_in(v) == 0 {
+                logs.push((i.base.as_ref()?.0, v));
             }
         }
         if logs.is_empty() {
             return None;
         }
-        let s = s.clone();
+        let (mut rest, den) = (s.num().clone(), s.den().clone());
         let store = &*self.store;
         logs.sort_by(|a, b| cmp_terms(store, a.0, b.0));
-        let mut rest = s.num().clone();
         let mut out = Vec::with_capacity(logs.len() + 1);
-        for (base, _, v) in logs {
+        for (base, v) in logs {
             // rest = y * log(b) + rest'
-            let parts = rest.coefficients_in(v);
             let mut y = Poly::zero();
             let mut others = Vec::new();
-            for (d, c) in parts {
+            for (d, c) in rest.coefficients_in(v) {
                 if d == 1 {
                     y = c;
                 } else {
-                    others.extend(c.terms().iter().map(|(m, c)| (m.clone(), c.clone())));
+                    others.extend(c.terms().iter().cloned());
                 }
             }
-            if y.as_constant().is_some() {
-                // a constant coefficient here would not have been left in the exponent
-                return None;
-            }
             rest = Poly::from_terms(others);
-            let yt = self.write(&Normal::from_poly(y), &Type::Real);
+            let yn = Normal::from_parts(y, den.clone())?;
+            let yt = self.write(&yn, &Type::Real);
             out.push(self.store.prim(Prim::RealPow, vec![base, yt], Type::Prob));
         }
         if !rest.is_zero() {
-            let rt = self.write(&Normal::from_poly(rest), &Type::Real);
+            let rn = Normal::from_parts(rest, den)?;
+            let rt = self.write(&rn, &Type::Real);
             out.push(self.store.prim(Prim::Exp, vec![rt], Type::Prob));
         }
         Some(out)
