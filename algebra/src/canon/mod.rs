@@ -194,4 +194,5 @@ pub fn canonicalize(store: &mut Store, ctx: &Context, t: TermId) -> TermId {
 }
 
 #[cfg(test)]
+#[rustfmt::skip]
 mod tests;

@@ -314,13 +314,14 @@ impl Poly {
             .filter_map(|(m, c)| {
                 let e = m.degree_in(v);
                 (e > 0).then(|| {
-                    let rest =
-                        m.0.iter()
-                            .filter_map(|&(w, f)| match w == v {
-                                true => (f > 1).then_some((w, f - 1)),
-                                false => Some((w, f)),
-                            })
-                            .collect();
+                    let rest = m
+                        .0
+                        .iter()
+                        .filter_map(|&(w, f)| match w == v {
+                            true => (f > 1).then_some((w, f - 1)),
+                            false => Some((w, f)),
+                        })
+                        .collect();
                     (Monomial(rest), c * &Rational::from_integer(i64::from(e)))
                 })
             })
