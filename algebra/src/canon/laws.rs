@@ -415,27 +415,35 @@ impl Canon<'_> {
         mut pows: Vec<Power>,
     ) -> Result<Normal, Overflow> {
         let max = self.config.max_terms;
-        // `k * log(b)` summands of the exponent become powers of b
-        let mut rest_terms: Vec<(Monomial, Rational)> = Vec::new();
-        let exp_rest = if exp_sum.is_polynomial() {
-            for (m, k) in exp_sum.num().terms() {
-                let log_base = match m.pairs() {
-                    [(v, 1)] => self
-                        .kernels
-                        .get(*v)
-                        .filter(|i| i.is_log)
-                        .and_then(|i| i.base.clone()),
-                    _ => None,
-                };
-                match log_base {
-                    Some((bt, bn)) => pows.push((bt, bn, k.clone())),
-                    None => rest_terms.push((m.clone(), k.clone())),
-                }
+        // `k * log(b)` summands of the exponent (k rational) become powers of b
+        let mut exp_rest = exp_sum;
+        for v in exp_rest.num().vars() {
+            let Some(info) = self.kernels.get(v).filter(|i| i.is_log) else {
+                continue;
+            };
+            let Some((bt, bn)) = info.base.clone() else {
+                continue;
+            };
+            if exp_rest.num().degree_in(v) != 1 || exp_rest.den().degree_in(v) != 0 {
+                continue;
             }
-            Normal::from_poly(Poly::from_terms(rest_terms))
-        } else {
-            exp_sum
-        };
+            // s = y * log(b) + rest; b^k leaves for the constant term k of y (y's value
+            // is s's derivative in log(b), so this split does not depend on the form)
+            let (y, _) = split_linear(exp_rest.num(), v);
+            let Some(yn) = Normal::from_parts(y, exp_rest.den().clone()) else {
+                continue;
+            };
+            let k = match yn.as_constant() {
+                Some(k) => k,
+                None if yn.is_polynomial() => match constant_term(yn.num()) {
+                    Some(k) => k,
+                    None => continue,
+                },
+                None => continue,
+            };
+            pows.push((bt, bn, k.clone()));
+            exp_rest = exp_rest.sub(&Normal::kernel(v).scale(&k), usize::MAX)?;
+        }
         let mut acc = Normal::from_poly(Poly::term(plain, c));
         if !exp_rest.is_zero() {
             let k = self.exp_kernel(exp_rest);
@@ -541,6 +549,28 @@ impl Canon<'_> {
             is_log: false,
         })
     }
+}
+
+/// `p = y * x_v + rest` for `p` of degree 1 in `v`: `(y, rest)`.
+pub(crate) fn split_linear(p: &Poly, v: u32) -> (Poly, Poly) {
+    let mut y = Poly::zero();
+    let mut rest = Vec::new();
+    for (d, c) in p.coefficients_in(v) {
+        if d == 1 {
+            y = c;
+        } else {
+            rest.extend(c.terms().iter().cloned());
+        }
+    }
+    (y, Poly::from_terms(rest))
+}
+
+/// The constant term of `p`, if it is not zero.
+fn constant_term(p: &Poly) -> Option<Rational> {
+    p.terms()
+        .iter()
+        .find(|(m, _)| m.is_one())
+        .map(|(_, c)| c.clone())
 }
 
 /// The only term of a polynomial, as `(monomial, coefficient)`.
