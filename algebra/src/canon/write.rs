@@ -486,9 +486,8 @@ fn primitive(s: &[Summand]) -> (Rational, Vec<Rational>) {
     let mut g = BigInt::zero();
     let mut l = BigInt::one();
     for (_, c) in s {
-        let b = c.as_big();
-        g = g.gcd(b.numer());
-        l = l.lcm(b.denom());
+        g = g.gcd(&c.numer());
+        l = l.lcm(&c.denom());
     }
     if g.is_zero() {
         return (Rational::one(), s.iter().map(|_| Rational::one()).collect());
@@ -505,9 +504,5 @@ fn primitive(s: &[Summand]) -> (Rational, Vec<Rational>) {
 
 /// A non-negative rational as numerator and denominator.
 fn split(c: &Rational) -> (Rational, Rational) {
-    let b = c.as_big();
-    (
-        Rational::new(BigRational::from_integer(b.numer().abs())),
-        Rational::new(BigRational::from_integer(b.denom().clone())),
-    )
+    (Rational::from_bigint(c.numer().abs()), Rational::from_bigint(c.denom()))
 }

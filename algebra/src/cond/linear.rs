@@ -233,8 +233,8 @@ impl Linear {
         let mut num_gcd = BigInt::zero();
         let mut den_lcm = BigInt::one();
         for (_, c) in &self.terms {
-            num_gcd = num_gcd.gcd(c.numer());
-            den_lcm = den_lcm.lcm(c.denom());
+            num_gcd = num_gcd.gcd(&c.numer());
+            den_lcm = den_lcm.lcm(&c.denom());
         }
         if num_gcd.is_zero() {
             return Rational::one();

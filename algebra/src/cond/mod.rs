@@ -108,10 +108,10 @@ impl Comparison {
         if lin.is_integral(store) {
             let c = lin.constant.clone();
             match rel {
-                Rel::Le => lin.constant = Rational::new(c.ceil()),
+                Rel::Le => lin.constant = c.ceil(),
                 Rel::Lt => {
                     rel = Rel::Le;
-                    lin.constant = Rational::new(c.floor()) + Rational::one();
+                    lin.constant = c.floor() + Rational::one();
                 }
                 Rel::Eq | Rel::Ne if !c.is_integer() => return Err(rel == Rel::Ne),
                 Rel::Eq | Rel::Ne => {}

@@ -301,7 +301,7 @@ pub(crate) mod oracle {
             Node::Coerce(c, x) => {
                 let v = num(*x)?;
                 Val::Num(match c {
-                    Coercion::Real2Int => Rational::new(v.floor()),
+                    Coercion::Real2Int => v.floor(),
                     Coercion::Int2Nat | Coercion::Real2Prob if v.is_negative() => return None,
                     _ => v,
                 })
