@@ -14,10 +14,13 @@ use super::kernel::{Kernel, KernelInfo};
 use super::normal::{Normal, Overflow};
 use super::order::cmp_terms;
 use super::Canon;
+use crate::assume::Context;
 use crate::num::Rational;
+use crate::poly::{Monomial, Poly};
 use crate::term::{Node, Prim, TermId};
 use crate::types::{Coercion, Type};
 use crate::{cond, piecewise};
+use rustc_hash::FxHashMap;
 
 const RED_ZONE: usize = 128 << 10;
 const STACK_SEGMENT: usize = 4 << 20;
@@ -25,7 +28,15 @@ const STACK_SEGMENT: usize = 4 << 20;
 impl Canon<'_> {
     /// The canonical form of a numeric term.
     pub(crate) fn normal_of(&mut self, t: TermId) -> Normal {
-        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.normal_here(t))
+        // terms are DAGs: a shared subterm (`s * sqrt(2 * pi)` in every factor of a
+        // likelihood) is read once per context
+        let key = (t, self.generation);
+        if let Some(n) = self.memo.get(&key) {
+            return n.clone();
+        }
+        let n = stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.normal_here(t));
+        self.memo.insert(key, n.clone());
+        n
     }
 
     fn normal_here(&mut self, t: TermId) -> Normal {
@@ -76,18 +87,40 @@ impl Canon<'_> {
     fn prim_normal(&mut self, t: TermId, p: Prim, args: &[TermId]) -> Result<Normal, Overflow> {
         match (p, args) {
             (Prim::Add, _) => {
-                let mut acc = Normal::zero();
+                let mut items = Vec::with_capacity(args.len());
                 for &a in args {
-                    let n = self.normal_of(a);
-                    acc = self.add(&acc, &n)?;
+                    items.push(self.normal_of(a));
                 }
-                Ok(acc)
+                self.sum_of(items)
             }
             (Prim::Mul, _) => {
+                // exponentials are gathered into one exponent and made a kernel once
+                // (a product of n densities would otherwise build n growing kernels)
+                // and monomial factors multiply by adding exponents, merged once
                 let mut acc = Normal::one();
+                let mut exps = Vec::new();
+                let mut mono = Monomials::default();
                 for &a in args {
                     let n = self.normal_of(a);
-                    acc = self.mul(&acc, &n)?;
+                    let n = match self.peel_exp(&n) {
+                        Some((rest, s)) => {
+                            exps.push(s);
+                            rest
+                        }
+                        None => n,
+                    };
+                    if !mono.absorb(&n) {
+                        acc = self.mul(&acc, &n)?;
+                    }
+                }
+                if let Some(m) = mono.into_normal() {
+                    let m = self.fix(m)?;
+                    acc = self.mul(&acc, &m)?;
+                }
+                let exp_sum = self.sum_of(exps)?;
+                if !exp_sum.is_zero() {
+                    let e = self.exp(&exp_sum)?;
+                    acc = self.mul(&acc, &e)?;
                 }
                 Ok(acc)
             }
@@ -152,7 +185,7 @@ impl Canon<'_> {
         let term = self.store.prim(Prim::Pi, vec![], Type::Prob);
         let k = self.kernels.intern(KernelInfo {
             kernel: Kernel::Pi,
-            term,
+            term: Some(term),
             ty: Type::Prob,
             nonneg: true,
             exp_arg: None,
@@ -176,7 +209,7 @@ impl Canon<'_> {
         let nonneg = ty.is_nonnegative();
         self.kernels.intern(KernelInfo {
             kernel: Kernel::Atom(c),
-            term: c,
+            term: Some(c),
             ty,
             nonneg,
             exp_arg: None,
@@ -246,12 +279,12 @@ impl Canon<'_> {
                     Node::Bool(false) => return self.canon(*b),
                     _ => {}
                 }
-                let saved = self.ctx.clone();
-                self.ctx = saved.with_condition(c, true);
+                let saved = self.enter(|ctx| ctx.with_condition(c, true));
                 let a = self.canon(*a);
-                self.ctx = saved.with_condition(c, false);
+                self.leave(saved);
+                let saved = self.enter(|ctx| ctx.with_condition(c, false));
                 let b = self.canon(*b);
-                self.ctx = saved;
+                self.leave(saved);
                 return piecewise::simplify_if(self.store, &self.ctx, c, a, b, &ty);
             }
             _ => {
@@ -269,11 +302,79 @@ impl Canon<'_> {
 
     /// Canonicalise `body` under the fact `lo <= v < hi`.
     fn in_range(&mut self, v: crate::term::VarId, lo: TermId, hi: TermId, body: TermId) -> TermId {
-        let saved = self.ctx.clone();
-        self.ctx = saved.with_range(v, lo, hi);
+        let saved = self.enter(|ctx| ctx.with_range(v, lo, hi));
         let b = self.canon(body);
-        self.ctx = saved;
+        self.leave(saved);
         b
+    }
+
+    /// Switch to a context derived from the current one; returns what `leave` restores.
+    /// Each context gets its own memo generation (canonical forms may depend on it).
+    fn enter(&mut self, f: impl FnOnce(&Context) -> Context) -> (Context, u32) {
+        let new = f(&self.ctx);
+        let saved = (std::mem::replace(&mut self.ctx, new), self.generation);
+        self.next_generation += 1;
+        self.generation = self.next_generation;
+        saved
+    }
+
+    fn leave(&mut self, saved: (Context, u32)) {
+        self.ctx = saved.0;
+        self.generation = saved.1;
+    }
+}
+
+/// A product of monomial fractions kept as exponents (negative in the denominator).
+#[derive(Default)]
+struct Monomials {
+    coef: Option<Rational>,
+    exps: FxHashMap<u32, i64>,
+}
+
+impl Monomials {
+    /// Multiply in `n` if it is a monomial over a monomial.
+    fn absorb(&mut self, n: &Normal) -> bool {
+        let (Some((m, c)), Some((dm, dc))) = (single(n.num()), single(n.den())) else {
+            return false;
+        };
+        let Some(q) = c.checked_div(dc) else {
+            return false;
+        };
+        self.coef = Some(match self.coef.take() {
+            Some(k) => &k * &q,
+            None => q,
+        });
+        for &(k, e) in m.pairs() {
+            *self.exps.entry(k).or_insert(0) += i64::from(e);
+        }
+        for &(k, e) in dm.pairs() {
+            *self.exps.entry(k).or_insert(0) -= i64::from(e);
+        }
+        true
+    }
+
+    fn into_normal(self) -> Option<Normal> {
+        let coef = self.coef?;
+        let mut num = Vec::new();
+        let mut den = Vec::new();
+        for (k, e) in self.exps {
+            match e.cmp(&0) {
+                std::cmp::Ordering::Greater => num.push((k, u32::try_from(e).ok()?)),
+                std::cmp::Ordering::Less => den.push((k, u32::try_from(-e).ok()?)),
+                std::cmp::Ordering::Equal => {}
+            }
+        }
+        Normal::from_parts(
+            Poly::term(Monomial::from_pairs(num), coef),
+            Poly::term(Monomial::from_pairs(den), Rational::one()),
+        )
+    }
+}
+
+fn single(p: &Poly) -> Option<(&Monomial, &Rational)> {
+    match p.terms() {
+        [(m, c)] => Some((m, c)),
+        _ => None,
     }
 }
 

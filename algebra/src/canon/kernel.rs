@@ -19,8 +19,8 @@ pub enum Kernel {
     /// A canonical term that is not arithmetic: a variable, `a[i]`, `log(x)`, `erf(x)`,
     /// an unclosed `summate`, a piecewise `if`, ...; it keeps its own type.
     Atom(TermId),
-    /// `e^s`; the canonical real term of the exponent `s`.
-    Exp(TermId),
+    /// `e^s` for a non-zero exponent `s` (in this session's kernel numbering).
+    Exp(Normal),
     /// `b^r` for a NON-NEGATIVE base `b` (a canonical prob term) and a rational `r`
     /// with `0 < r < 1` (integer parts of exponents are ordinary polynomial powers).
     /// Symbolic powers `b ** y` are `Exp(y * log b)`.
@@ -34,8 +34,10 @@ pub enum Kernel {
 pub struct KernelInfo {
     pub kernel: Kernel,
     /// The kernel as a term of its natural type (`ty`): the atom itself, `exp(s)`,
-    /// `sqrt(b)`, `natroot(b, n)`, `b ** r`, `pi`.
-    pub term: TermId,
+    /// `sqrt(b)`, `natroot(b, n)`, `b ** r`, `pi`. `None` until first needed for an
+    /// `Exp` kernel (writing a long exponent is the costly part of making one, and most
+    /// intermediate ones merge away before output).
+    pub term: Option<TermId>,
     pub ty: Type,
     /// Known to be `>= 0` (prob and nat atoms, and every `Exp`, `Pow`, `Pi`).
     pub nonneg: bool,
@@ -80,6 +82,13 @@ impl KernelTable {
     /// one is a bug in the session; callers treat it as an opaque real kernel.
     pub fn get(&self, i: u32) -> Option<&KernelInfo> {
         self.infos.get(i as usize)
+    }
+
+    /// Record the natural term of kernel `i` (see [`KernelInfo::term`]).
+    pub fn set_term(&mut self, i: u32, t: TermId) {
+        if let Some(info) = self.infos.get_mut(i as usize) {
+            info.term = Some(t);
+        }
     }
 
     pub fn len(&self) -> usize {

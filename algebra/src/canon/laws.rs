@@ -57,9 +57,37 @@ enum Group {
 impl Canon<'_> {
     // ---- arithmetic that keeps the laws --------------------------------------------
 
-    pub(crate) fn add(&mut self, a: &Normal, b: &Normal) -> Result<Normal, Overflow> {
-        let r = a.add(b, self.config.max_terms)?;
-        self.fix(r)
+    /// The sum of many canonical forms: polynomials and fractions over one denominator
+    /// are added term-wise, and fractions are reduced once per denominator.
+    pub(crate) fn sum_of(&mut self, items: Vec<Normal>) -> Result<Normal, Overflow> {
+        let max = self.config.max_terms;
+        let mut terms: Vec<(Monomial, Rational)> = Vec::new();
+        let mut groups: Vec<(Poly, Vec<(Monomial, Rational)>)> = Vec::new();
+        let mut count = 0usize;
+        for n in items {
+            count += n.num().terms().len();
+            if count > max.saturating_mul(16) {
+                return Err(Overflow);
+            }
+            if n.is_polynomial() {
+                terms.extend(n.num().terms().iter().cloned());
+                continue;
+            }
+            let (num, den) = n.into_parts();
+            match groups.iter_mut().find(|g| g.0 == den) {
+                Some(g) => g.1.extend(num.terms().iter().cloned()),
+                None => groups.push((den, num.terms().to_vec())),
+            }
+        }
+        let mut acc = Normal::from_poly(Poly::from_terms(terms));
+        for (den, num) in groups {
+            let f = Normal::from_parts(Poly::from_terms(num), den).unwrap_or_else(Normal::zero);
+            acc = acc.add(&f, max)?;
+        }
+        if acc.num().terms().len() > max {
+            return Err(Overflow);
+        }
+        self.fix(acc)
     }
 
     pub(crate) fn mul(&mut self, a: &Normal, b: &Normal) -> Result<Normal, Overflow> {
@@ -86,6 +114,21 @@ impl Canon<'_> {
     /// `e^s`.
     pub(crate) fn exp(&mut self, s: &Normal) -> Result<Normal, Overflow> {
         self.build_product(Rational::one(), Monomial::one(), s.clone(), Vec::new())
+    }
+
+    /// For `n = m * e^s / d` with `m` a monomial: `(m / d, s)`.
+    pub(crate) fn peel_exp(&self, n: &Normal) -> Option<(Normal, Normal)> {
+        let (m, c) = single(n.num())?;
+        let (k, s) = m.pairs().iter().find_map(|&(k, e)| {
+            let info = self.kernels.get(k)?;
+            match (&info.kernel, e) {
+                (Kernel::Exp(_), 1) => Some((k, info.exp_arg.clone()?)),
+                _ => None,
+            }
+        })?;
+        let rest = Monomial::from_pairs(m.pairs().iter().copied().filter(|p| p.0 != k));
+        let rest = Normal::from_parts(Poly::term(rest, c), n.den().clone())?;
+        Some((rest, s))
     }
 
     /// `log(a)` for a prob term `a`.
@@ -197,7 +240,7 @@ impl Canon<'_> {
         }
         let k = self.kernels.intern(KernelInfo {
             kernel: Kernel::Atom(t),
-            term: t,
+            term: Some(t),
             ty: Type::Real,
             nonneg: false,
             exp_arg: None,
@@ -497,22 +540,39 @@ impl Canon<'_> {
         Ok(acc)
     }
 
-    /// The kernel `e^s` (`s` not zero).
+    /// The kernel `e^s` (`s` not zero); its term is written when first needed.
     fn exp_kernel(&mut self, s: Normal) -> u32 {
-        let st = self.write(&s, &Type::Real);
-        if let Some(k) = self.kernels.find(&Kernel::Exp(st)) {
+        let key = Kernel::Exp(s);
+        if let Some(k) = self.kernels.find(&key) {
             return k;
         }
-        let term = self.store.prim(Prim::Exp, vec![st], Type::Prob);
+        let arg = match &key {
+            Kernel::Exp(s) => s.clone(),
+            _ => Normal::zero(),
+        };
         self.kernels.intern(KernelInfo {
-            kernel: Kernel::Exp(st),
-            term,
+            kernel: key,
+            term: None,
             ty: Type::Prob,
             nonneg: true,
-            exp_arg: Some(s),
+            exp_arg: Some(arg),
             base: None,
             is_log: false,
         })
+    }
+
+    /// The natural term of kernel `k` (writing an `Exp` kernel's exponent the first
+    /// time).
+    pub(crate) fn natural_term(&mut self, k: u32) -> Option<TermId> {
+        let info = self.kernels.get(k)?;
+        if let Some(t) = info.term {
+            return Some(t);
+        }
+        let s = info.exp_arg.clone()?;
+        let st = self.write(&s, &Type::Real);
+        let t = self.store.prim(Prim::Exp, vec![st], Type::Prob);
+        self.kernels.set_term(k, t);
+        Some(t)
     }
 
     /// The kernel `b^f` for a canonical prob term `b` and `0 < f < 1`.
@@ -533,7 +593,7 @@ impl Canon<'_> {
         };
         self.kernels.intern(KernelInfo {
             kernel: key,
-            term,
+            term: Some(term),
             ty: Type::Prob,
             nonneg: true,
             exp_arg: None,

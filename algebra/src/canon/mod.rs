@@ -38,6 +38,8 @@ mod write;
 pub use kernel::{Kernel, KernelInfo, KernelTable};
 pub use normal::{Normal, Overflow};
 
+use rustc_hash::FxHashMap;
+
 use crate::assume::Context;
 use crate::term::{Store, TermId};
 use crate::types::Type;
@@ -99,6 +101,11 @@ pub struct Canon<'s> {
     pi: Option<u32>,
     /// How deep `laws::fix` has re-entered itself.
     fix_depth: u32,
+    /// Canonical forms already computed, by term and context generation.
+    memo: FxHashMap<(TermId, u32), Normal>,
+    /// The generation of the current context, and the last one given out.
+    generation: u32,
+    next_generation: u32,
 }
 
 impl<'s> Canon<'s> {
@@ -115,6 +122,9 @@ impl<'s> Canon<'s> {
             budget_hits: 0,
             pi: None,
             fix_depth: 0,
+            memo: FxHashMap::default(),
+            generation: 0,
+            next_generation: 0,
         }
     }
 

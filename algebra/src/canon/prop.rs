@@ -2,13 +2,15 @@
 //! two reals and a prob (`+ - * / ^ exp log sqrt`, literals), canonicalisation verifies,
 //! round-trips through the printer, is idempotent, and evaluates equal to its input at
 //! random points (relative 1e-9 against the largest intermediate value, skipping points
-//! where the input is undefined or not finite). The evaluator here is a small local one
-//! over arithmetic terms; it exists only to be the oracle of these tests.
+//! where the input is undefined or not finite). `eval::eval_f64` is the oracle; a small
+//! local walk over arithmetic terms supplies the magnitude bound and the strict reading of
+//! `real2prob` (a negative argument makes the input undefined there).
 
 use proptest::prelude::*;
 
 use super::*;
 use crate::alpha::alpha_eq;
+use crate::eval::eval_f64;
 use crate::term::{Node, Prim};
 use crate::types::Coercion;
 use crate::verify::verify;
@@ -168,6 +170,8 @@ fn run(src: &str, points: &[(f64, f64, f64)]) -> Result<(), TestCaseError> {
             "y" => y,
             _ => p,
         };
+        let by_id = |v: crate::term::VarId| Some(env(s.var_name(v)));
+        // the largest intermediate magnitude (local walk) bounds the rounding error
         let mut big = 1.0f64;
         let Some(a) = eval(&s, bt, &env, true, &mut big) else {
             continue;
@@ -175,16 +179,26 @@ fn run(src: &str, points: &[(f64, f64, f64)]) -> Result<(), TestCaseError> {
         if a.abs() > 1e9 || big > 1e9 {
             continue;
         }
-        let Some(b) = eval(&s, bc, &env, false, &mut big) else {
+        // the crate's evaluator is the oracle for both sides
+        let (Some(ea), Some(b)) = (eval_f64(&s, bt, &by_id), eval_f64(&s, bc, &by_id)) else {
             return Err(TestCaseError::fail(format!(
-                "canonical form undefined at {x}, {y}, {p}: {printed}"
+                "undefined at {x}, {y}, {p}: {src} or {printed}"
             )));
         };
+        let _ = eval(&s, bc, &env, false, &mut big);
+        let tol = 1e-9 * big.max(ea.abs()).max(b.abs());
         prop_assert!(
-            (a - b).abs() <= 1e-9 * big.max(a.abs()).max(b.abs()),
+            (a - ea).abs() <= tol,
+            "local {} and eval_f64 {} disagree on {}",
+            a,
+            ea,
+            src
+        );
+        prop_assert!(
+            (ea - b).abs() <= tol,
             "{} = {} but canonical {} = {} at x={}, y={}, p={}",
             src,
-            a,
+            ea,
             printed,
             b,
             x,

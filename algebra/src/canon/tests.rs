@@ -281,3 +281,15 @@ fn measures_and_binders_keep_their_shape() {
     check("fn n nat: fn a array(prob): weight(product i from 0 to n: a[i] * a[i], return n + n)", "weight(product i from 0 to n: a[i] ^ 2, return 2 * n)");
     check("fn a array(real): array i of size(a): a[i] - a[i] + 1", "array i of size(a): +1/1");
 }
+
+/// A likelihood of 50 normal observations: one exponential whose exponent is a
+/// polynomial over `2 s^2`, and the constants gathered (`(2 pi)^25 s^50`).
+#[test]
+fn product_of_fifty_normal_densities_is_one_exponential() {
+    let factors: Vec<String> = (0..50).map(|i| format!("exp(-(xs[{i}] - mu)^2 / (2 * s^2)) / (s * sqrt(2 * pi))")).collect();
+    let src = format!("fn mu real: fn s prob: fn xs array(real):\n{}", factors.join(" * "));
+    let text = canon_text(&src).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(text.matches("exp(").count(), 1, "{text}");
+    assert!(text.starts_with("exp(-(50 * mu ^ 2"), "{text}");
+    assert!(text.ends_with("/ (33554432 * s ^ 50 * pi ^ 25)"), "{text}");
+}

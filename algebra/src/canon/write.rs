@@ -104,7 +104,7 @@ impl Canon<'_> {
     }
 
     /// The structural rank of every kernel of `n`.
-    fn ranks(&self, n: &Normal) -> FxHashMap<u32, usize> {
+    fn ranks(&mut self, n: &Normal) -> FxHashMap<u32, usize> {
         let mut ks: Vec<u32> = Vec::new();
         for p in [n.num(), n.den()] {
             for (m, _) in p.terms() {
@@ -113,11 +113,17 @@ impl Canon<'_> {
         }
         ks.sort_unstable();
         ks.dedup();
+        let terms: FxHashMap<u32, Option<TermId>> =
+            ks.iter().map(|&k| (k, self.natural_term(k))).collect();
         let store = &*self.store;
-        let term = |k: u32| self.kernels.get(k).map(|i| i.term);
-        ks.sort_by(|&a, &b| match (term(a), term(b)) {
-            (Some(x), Some(y)) => cmp_terms(store, x, y),
-            _ => a.cmp(&b),
+        ks.sort_by(|a, b| {
+            match (
+                terms.get(a).copied().flatten(),
+                terms.get(b).copied().flatten(),
+            ) {
+                (Some(x), Some(y)) => cmp_terms(store, x, y),
+                _ => a.cmp(b),
+            }
         });
         ks.into_iter().enumerate().map(|(r, k)| (k, r)).collect()
     }
@@ -399,11 +405,11 @@ impl Canon<'_> {
 
     /// Kernel `k` as a term of type `ty` (coerced at the leaf).
     pub(crate) fn kernel_term(&mut self, k: u32, ty: &Type) -> TermId {
-        let Some(info) = self.kernels.get(k) else {
+        let (Some(t), Some(info)) = (self.natural_term(k), self.kernels.get(k)) else {
             // indices only come from the table
             return self.lit(Rational::zero(), ty);
         };
-        let (t, from) = (info.term, info.ty.clone());
+        let from = info.ty.clone();
         self.coerce_to(t, &from, ty)
     }
 
@@ -504,5 +510,8 @@ fn primitive(s: &[Summand]) -> (Rational, Vec<Rational>) {
 
 /// A non-negative rational as numerator and denominator.
 fn split(c: &Rational) -> (Rational, Rational) {
-    (Rational::from_bigint(c.numer().abs()), Rational::from_bigint(c.denom()))
+    (
+        Rational::from_bigint(c.numer().abs()),
+        Rational::from_bigint(c.denom()),
+    )
 }
