@@ -24,7 +24,7 @@
 
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use num_traits::{One, ToPrimitive};
+use num_traits::{One, ToPrimitive, Zero};
 
 use super::kernel::{Kernel, KernelInfo};
 use super::normal::{Normal, Overflow};
@@ -51,7 +51,8 @@ type Power = (TermId, Normal, Rational);
 enum Group {
     Exp,
     Base(TermId),
-    Radical(BigInt),
+    /// Every radical of a rational: they merge by base, then by root index.
+    Radical,
 }
 
 impl Canon<'_> {
@@ -335,8 +336,8 @@ impl Canon<'_> {
         let info = self.kernels.get(k)?;
         match &info.kernel {
             Kernel::Exp(_) => Some(Group::Exp),
-            Kernel::Pow(b, r) => match self.store.node(*b) {
-                Node::Lit(_) => Some(Group::Radical(r.denom())),
+            Kernel::Pow(b, _) => match self.store.node(*b) {
+                Node::Lit(_) => Some(Group::Radical),
                 _ => Some(Group::Base(*b)),
             },
             _ => None,
@@ -493,30 +494,37 @@ impl Canon<'_> {
                 _ => merged.push(p),
             }
         }
-        // rational radicands by root index
-        let mut radicals: Vec<(BigInt, Rational)> = Vec::new();
+        // powers of rational constants: exponents per prime factor, so every product
+        // of radicals has one form (`sqrt(2) * natroot(4, 3) = 2 * natroot(2, 6)`)
+        let mut primes: Vec<(BigInt, Rational)> = Vec::new();
         for (bt, bn, r) in merged {
             if r.is_zero() {
+                continue;
+            }
+            if let Some(v) = bn.as_constant() {
+                if v.is_zero() {
+                    if r.is_negative() {
+                        return Err(Overflow);
+                    }
+                    return Ok(Normal::zero());
+                }
+                if v.is_negative() {
+                    return Err(Overflow);
+                }
+                for (num, sign) in [(v.numer(), 1i64), (v.denom(), -1)] {
+                    for (p, k) in factor(&num) {
+                        let e = &r * &Rational::from_integer(sign * i64::from(k));
+                        match primes.iter_mut().find(|x| x.0 == p) {
+                            Some(x) => x.1 = &x.1 + &e,
+                            None => primes.push((p, e)),
+                        }
+                    }
+                }
                 continue;
             }
             let fl = r.floor();
             let whole = fl.to_i64().ok_or(Overflow)?;
             let f = &r - &fl;
-            if let Some(v) = bn.as_constant() {
-                // v^r = v^whole * (v^p)^(1/q) for f = p/q
-                let vw = v.pow(whole).ok_or(Overflow)?;
-                acc = acc.scale(&vw);
-                if !f.is_zero() {
-                    let (p, q) = (f.numer(), f.denom());
-                    let pe = p.to_i64().ok_or(Overflow)?;
-                    let vp = v.pow(pe).ok_or(Overflow)?;
-                    match radicals.iter_mut().find(|x| x.0 == q) {
-                        Some(x) => x.1 = &x.1 * &vp,
-                        None => radicals.push((q, vp)),
-                    }
-                }
-                continue;
-            }
             if whole != 0 {
                 let pw = bn.pow(whole, max)?.ok_or(Overflow)?;
                 acc = acc.mul(&pw, max)?;
@@ -526,16 +534,32 @@ impl Canon<'_> {
                 acc = acc.mul(&Normal::kernel(k), max)?;
             }
         }
-        radicals.sort_by(|a, b| a.0.cmp(&b.0));
-        for (q, v) in radicals {
-            let qn = q.to_u32().ok_or(Overflow)?;
-            let (coef, radicand) = radical(&v, qn).ok_or(Overflow)?;
-            acc = acc.scale(&coef);
-            if !radicand.is_one() {
-                let rt = self.lit(radicand.clone(), &Type::Prob);
-                let k = self.pow_kernel(rt, Normal::constant(radicand), frac(1, i64::from(qn)));
-                acc = acc.mul(&Normal::kernel(k), max)?;
+        // p^e = p^floor(e) * p^(a/q): the integer parts scale, the rest gathers into
+        // one radicand per root index q
+        let mut radicals: Vec<(BigInt, BigInt)> = Vec::new();
+        for (p, e) in primes {
+            let fl = e.floor();
+            let whole = fl.to_i64().ok_or(Overflow)?;
+            let pr = Rational::from_bigint(p.clone());
+            acc = acc.scale(&pr.pow(whole).ok_or(Overflow)?);
+            let f = &e - &fl;
+            if f.is_zero() {
+                continue;
             }
+            let (a, q) = (f.numer(), f.denom());
+            let pa = num_traits::pow(p, a.to_usize().ok_or(Overflow)?);
+            match radicals.iter_mut().find(|x| x.0 == q) {
+                Some(x) => x.1 *= pa,
+                None => radicals.push((q, pa)),
+            }
+        }
+        radicals.sort_by(|a, b| a.0.cmp(&b.0));
+        for (q, radicand) in radicals {
+            let qn = q.to_i64().ok_or(Overflow)?;
+            let radicand = Rational::from_bigint(radicand);
+            let rt = self.lit(radicand.clone(), &Type::Prob);
+            let k = self.pow_kernel(rt, Normal::constant(radicand), frac(1, qn));
+            acc = acc.mul(&Normal::kernel(k), max)?;
         }
         Ok(acc)
     }
@@ -651,11 +675,33 @@ fn content(p: &Poly) -> Monomial {
     Monomial::from_pairs(acc.unwrap_or_default())
 }
 
-/// `v^(1/q) = coef * radicand^(1/q)` for a non-negative rational `v`, the radicand a
-/// positive integer free of `q`-th powers (`Rational::root`).
-pub(crate) fn radical(v: &Rational, q: u32) -> Option<(Rational, Rational)> {
-    if v.is_negative() {
-        return None;
+/// Trial division bound when factoring radicands.
+const TRIAL_DIVISION_LIMIT: u64 = 100_000;
+
+/// The prime factorisation of a positive integer, primes increasing; a cofactor left
+/// after trial division up to [`TRIAL_DIVISION_LIMIT`] counts as one factor (so two
+/// radicands sharing a large prime factor may not merge; nothing becomes wrong).
+fn factor(n: &BigInt) -> Vec<(BigInt, u32)> {
+    let mut rest = n.clone();
+    let mut out = Vec::new();
+    let mut p: u64 = 2;
+    while p <= TRIAL_DIVISION_LIMIT {
+        let bp = BigInt::from(p);
+        if &bp * &bp > rest {
+            break;
+        }
+        let mut k = 0u32;
+        while (&rest % &bp).is_zero() {
+            rest /= &bp;
+            k += 1;
+        }
+        if k > 0 {
+            out.push((bp, k));
+        }
+        p += if p == 2 { 1 } else { 2 };
     }
-    v.root(q)
+    if !rest.is_one() {
+        out.push((rest, 1));
+    }
+    out
 }

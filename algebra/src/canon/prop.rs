@@ -210,10 +210,12 @@ fn run(src: &str, points: &[(f64, f64, f64)]) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    // 400 cases by default (well under a second); PROPTEST_CASES overrides
+    #![proptest_config(ProptestConfig::with_cases(std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(400)))]
     #[test]
-    fn canonical_forms_keep_meaning(e in expr(), pts in proptest::collection::vec((-2.0f64..2.0, -2.0f64..2.0, 0.05f64..3.0), 4)) {
-        let src = format!("fn x real: fn y real: fn p prob: {}", render(&e, false));
+    fn canonical_forms_keep_meaning(e in expr(), prob in any::<bool>(), pts in proptest::collection::vec((-2.0f64..2.0, -2.0f64..2.0, 0.05f64..3.0), 4)) {
+        // the body at type real or prob: both arithmetic write-backs are exercised
+        let src = format!("fn x real: fn y real: fn p prob: {}", render(&e, prob));
         run(&src, &pts)?;
     }
 }

@@ -113,6 +113,10 @@ fn powers_and_radicals() {
     check("fn x real: 1 / sqrt(2)", "sqrt(2) / 2");
     check("natroot(8, 3)", "2/1");
     check("natroot(16, 3)", "2 * natroot(2, 3)");
+    check("sqrt(2) * natroot(2, 3)", "natroot(32, 6)");
+    check("sqrt(2) * natroot(3, 3) * sqrt(3)", "natroot(243, 6) * sqrt(2)");
+    check("sqrt(2) * natroot(4, 3)", "2 * natroot(2, 6)");
+    check("sqrt(sqrt(1/2))", "natroot(8, 4) / 2");
     check("fn x prob: fn y real: x ** y", "x ** y");
     check("fn x prob: fn y real: x ** y * x ** y", "x ** (2 * y)");
     check("fn x prob: fn y real: fn z real: x ** y * x ** z", "x ** (y + z)");
@@ -273,6 +277,29 @@ fn expansions_over_the_budget_stay_atoms() {
     let n = c.normal(body(c.store(), u)).unwrap();
     assert_eq!(n.num().terms().len(), 330);
     assert_eq!(c.budget_hits(), 0);
+}
+
+#[test]
+fn conditions_are_decided_under_the_context() {
+    check("fn n nat: summate i from 0 to n: if i < n: i + i else: 0", "summate i from 0 to n: 2 * i");
+    check("fn x real: if x < 0: (if x < 0: x * 2 else: x) else: x + x", "2 * x");
+    check("fn x real: fn y real: if not(y <= x): x else: y", "if x < y: x else: y");
+}
+
+/// Deep nesting (100,000 levels, built directly: the parser stops at 1,000) neither
+/// overflows the stack nor takes long.
+#[test]
+fn deeply_nested_input() {
+    let mut s = Store::new();
+    let x = s.fresh_var("x", Type::Real);
+    let xt = s.var_term(x);
+    let mut t = s.int_lit(1, Type::Real);
+    for _ in 0..100_000 {
+        t = s.prim(crate::term::Prim::Add, vec![xt, t], Type::Real);
+    }
+    let c = canonicalize(&mut s, &Context::new(), t);
+    verify(&s, c).unwrap();
+    assert_eq!(print::print_term(&s, c).trim_end(), "100000 * x + 1");
 }
 
 #[test]
