@@ -10,9 +10,14 @@
 //!   x^(5/6)`); a `Pow` kernel's exponent is in (0, 1), the integer part being an
 //!   ordinary power of the base's canonical form; a base that is a monomial of
 //!   non-negative kernels splits (`sqrt(x*y) = sqrt(x) sqrt(y)`); `b ** y` with symbolic
-//!   `y` is `exp(y * log b)`.
-//! - rational radicals are exact: `sqrt(8) = 2 sqrt(2)`, `sqrt(4) = 2`, radicals with one
-//!   root index merge (`sqrt(2) sqrt(3) = sqrt(6)`).
+//!   `y` is `exp(y * log b)`; of `k * log(b)` with a polynomial coefficient `k`, the
+//!   constant term leaves the exponent as a power of `b` (the split depends only on the
+//!   value: `k` is the exponent's derivative in `log b`), so `b ** (a - 1)` and
+//!   `b ** a / b` have one form (written back as the former, see `write`).
+//! - powers of rational constants are exact and have one form: exponents are gathered
+//!   per prime factor, integer parts multiply out, and what remains is one radical per
+//!   root index (`sqrt(8) = 2 sqrt(2)`, `sqrt(4) = 2`, `sqrt(2) sqrt(3) = sqrt(6)`,
+//!   `sqrt(2) natroot(4, 3) = 2 natroot(2, 6)`).
 //! - `log`: `log(1) = 0`, `log(exp s) = s`, the log of a monomial of non-negative
 //!   kernels is a sum of logs (`log(x^k) = k log x`, `log(p/q) = log p - log q` for
 //!   integers), a non-negative monomial factor of a sum splits off; `log(pi)` and the

@@ -24,9 +24,16 @@
 //! [`CanonConfig::max_terms`] keep the offending sum, product or power as an atom and are
 //! counted in [`Canon::budget_hits`]; canonicalisation never fails.
 //!
+//! Conditions are made canonical and decided under the session's [`Context`] by `cond`
+//! and `piecewise` (so `if i < n` inside `summate i from 0 to n` loses its dead branch);
+//! the context grows under binders (loop ranges) and branches (their conditions), and
+//! canonical forms are memoised per context.
+//!
 //! Architecture invariant: this module applies only laws that hold for every value of
-//! the variables (given their types); it evaluates nothing in floating point and it
-//! does not decide conditions beyond literal `true`/`false`.
+//! the variables allowed by their types (up to the usual removable singularities of
+//! cancelling `x / x`), and it evaluates nothing in floating point. `real2prob(e)` and
+//! `int2nat(e)` are read as `e` when the canonical form of `e` is evidently in the
+//! smaller type and kept as non-negative atoms otherwise; `real2int` is an atom.
 
 mod build;
 mod kernel;

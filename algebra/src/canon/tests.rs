@@ -320,3 +320,22 @@ fn product_of_fifty_normal_densities_is_one_exponential() {
     assert!(text.starts_with("exp(-(50 * mu ^ 2"), "{text}");
     assert!(text.ends_with("/ (33554432 * s ^ 50 * pi ^ 25)"), "{text}");
 }
+
+/// Limits and singular inputs: kept as atoms or decided exactly, never a panic or a hang.
+#[test]
+fn edge_cases() {
+    check("fn x real: 1/(x - x)", "recip(+0/1)");
+    check("2 ^ 1000000000", "2 ^ 1000000000");
+    check("fn x prob: sqrt(x) ^ 1000000000", "x ^ 500000000");
+    check("log(0)", "log(0)");
+    check("exp(log(0))", "0/1");
+    check("fn x real: (x+1)^100000", "(x + 1) ^ 100000");
+    check("sqrt(2) ^ 1000000000", "sqrt(2) ^ 1000000000");
+    check("fn x prob: x ** 1000000000", "x ^ 1000000000");
+    check("natroot(0, 3)", "0/1");
+    check("fn x real: exp(x) ^ 100000", "exp(100000 * x)");
+    check("fn x prob: log(x ^ 0)", "+0/1");
+    check("fn x prob: 0 * x ** (1/2)", "0/1");
+    check("real2prob(-2) ** (1/2)", "sqrt(real2prob(-2/1))");
+    check("fn n nat: fn m nat: int2nat(n - m) + 1", "int2nat(nat2int(n) - nat2int(m)) + 1");
+}
