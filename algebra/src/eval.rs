@@ -14,9 +14,9 @@
 //! `int2nat(3)`; `real2int` rounds down).
 //!
 //! Limits: all loops together run at most [`MAX_ITERATIONS`] iterations (array building
-//! counts its elements), nesting is at most [`MAX_DEPTH`] terms deep (on a growing stack),
-//! and exact results are bounded in size (see [`Rational::pow`]), so evaluation never
-//! hangs or overflows the stack. Real arithmetic in `eval_f64` is IEEE (`1/0` is `inf`,
+//! counts its elements; a big exact result costs the square of its length in words),
+//! nesting is at most [`MAX_DEPTH`] terms deep (on a growing stack), and exact values stay
+//! below [`MAX_EXACT_BITS`], so evaluation never hangs or overflows the stack. Real arithmetic in `eval_f64` is IEEE (`1/0` is `inf`,
 //! `0/0` is NaN: a NaN result is `Some(NaN)`); prob products follow the interpreter's
 //! `0 * ∞ = 0`; values outside their type (a negative `gammaFunc` as a prob, `int2nat` of
 //! a negative) are `None`, as they are errors there.
@@ -35,9 +35,11 @@ pub const MAX_ITERATIONS: u64 = 1_000_000;
 /// Deepest nesting of terms one evaluation follows.
 pub const MAX_DEPTH: usize = 10_000;
 
-/// Exact factorials and binomials whose estimated size exceeds this many bits are not
-/// computed (their cost grows with the square of the size).
-const MAX_EXACT_BITS: u64 = 1 << 14;
+/// Exact values above this many bits (numerator or denominator, about 1200 digits) are not
+/// computed: big-rational sums cost a gcd each, whose cost grows with the square of the
+/// size (a harmonic sum of a million terms would never finish). Factorials and binomials
+/// are refused up front by an estimate of their size.
+pub const MAX_EXACT_BITS: u64 = 1 << 12;
 
 /// Stack that must be left before one more nesting step runs on the current stack.
 const RED_ZONE: usize = 128 << 10;
@@ -116,9 +118,10 @@ trait Domain {
     /// `None` when unordered (NaN).
     fn cmp(&self, a: &Self::N, b: &Self::N) -> Option<Ordering>;
     fn coerce(&self, c: Coercion, x: &Self::N) -> Option<Self::N>;
-    fn add(&self, a: &Self::N, b: &Self::N) -> Self::N;
-    /// `a * b` in type `ty` (prob: `0 * ∞ = 0`).
-    fn mul(&self, a: &Self::N, b: &Self::N, ty: &Type) -> Self::N;
+    /// `a + b`; big exact results draw on `budget`, `None` when too large.
+    fn add(&self, a: &Self::N, b: &Self::N, budget: &mut u64) -> Option<Self::N>;
+    /// `a * b` in type `ty` (prob: `0 * ∞ = 0`); as `add` for exact results.
+    fn mul(&self, a: &Self::N, b: &Self::N, ty: &Type, budget: &mut u64) -> Option<Self::N>;
     /// Every numeric primitive except `+` and `*`, on evaluated arguments; loops inside
     /// (choose, factorials) draw on `budget`.
     fn prim(&self, p: Prim, args: &[Self::N], ty: &Type, budget: &mut u64) -> Option<Self::N>;
@@ -306,9 +309,9 @@ impl<'s, D: Domain> Eval<'s, D> {
             let iv = Value::Num(self.dom.int(i));
             let x = self.bound(v, Some(iv), |s| s.num(body))?;
             acc = if sum {
-                self.dom.add(&acc, &x)
+                self.dom.add(&acc, &x, &mut self.budget)?
             } else {
-                self.dom.mul(&acc, &x, ty)
+                self.dom.mul(&acc, &x, ty, &mut self.budget)?
             };
         }
         Some(Value::Num(acc))
@@ -366,9 +369,9 @@ impl<'s, D: Domain> Eval<'s, D> {
                 for a in rest {
                     let x = self.num(*a)?;
                     acc = if p == Prim::Add {
-                        self.dom.add(&acc, &x)
+                        self.dom.add(&acc, &x, &mut self.budget)?
                     } else {
-                        self.dom.mul(&acc, &x, ty)
+                        self.dom.mul(&acc, &x, ty, &mut self.budget)?
                     };
                 }
                 Some(Value::Num(acc))
@@ -417,6 +420,22 @@ impl<'s, D: Domain> Eval<'s, D> {
 
 /// Exact rational arithmetic.
 struct Exact;
+
+/// `q` unless it is larger than [`MAX_EXACT_BITS`]. A big result also costs iterations:
+/// the square of its length in 64-bit words, the order of the gcd that made it, so long
+/// loops over growing rationals (a harmonic sum) stop early instead of taking seconds.
+fn bounded(q: Rational, budget: &mut u64) -> Option<Rational> {
+    if q.is_small() {
+        return Some(q);
+    }
+    let bits = q.bits();
+    if bits > MAX_EXACT_BITS {
+        return None;
+    }
+    let words = bits / 64 + 1;
+    *budget = budget.checked_sub(words * words)?;
+    Some(q)
+}
 
 /// `(n - 1)!` exactly, for small enough `n >= 1`.
 fn factorial_exact(n: i64, budget: &mut u64) -> Option<Rational> {
@@ -468,15 +487,22 @@ impl Domain for Exact {
         }
     }
 
-    fn add(&self, a: &Rational, b: &Rational) -> Rational {
-        a + b
+    fn add(&self, a: &Rational, b: &Rational, budget: &mut u64) -> Option<Rational> {
+        bounded(a + b, budget)
     }
 
-    fn mul(&self, a: &Rational, b: &Rational, _: &Type) -> Rational {
-        a * b
+    fn mul(&self, a: &Rational, b: &Rational, _: &Type, budget: &mut u64) -> Option<Rational> {
+        bounded(a * b, budget)
     }
 
     fn prim(&self, p: Prim, args: &[Rational], _: &Type, budget: &mut u64) -> Option<Rational> {
+        let r = self.prim_unbounded(p, args, budget)?;
+        bounded(r, budget)
+    }
+}
+
+impl Exact {
+    fn prim_unbounded(&self, p: Prim, args: &[Rational], budget: &mut u64) -> Option<Rational> {
         let zero = Rational::zero;
         match (p, args) {
             (Prim::Neg, [x]) => Some(-x),
@@ -639,17 +665,17 @@ impl Domain for Float<'_> {
         }
     }
 
-    fn add(&self, a: &f64, b: &f64) -> f64 {
-        a + b
+    fn add(&self, a: &f64, b: &f64, _: &mut u64) -> Option<f64> {
+        Some(a + b)
     }
 
-    fn mul(&self, a: &f64, b: &f64, ty: &Type) -> f64 {
+    fn mul(&self, a: &f64, b: &f64, ty: &Type, _: &mut u64) -> Option<f64> {
         // measure theory's 0 * ∞ = 0 for probs (weights), IEEE for reals
-        if *ty == Type::Prob && (*a == 0.0 || *b == 0.0) {
+        Some(if *ty == Type::Prob && (*a == 0.0 || *b == 0.0) {
             0.0
         } else {
             a * b
-        }
+        })
     }
 
     fn prim(&self, p: Prim, args: &[f64], _: &Type, budget: &mut u64) -> Option<f64> {

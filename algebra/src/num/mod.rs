@@ -44,6 +44,10 @@ enum Repr {
     Big(Box<BigRational>),
 }
 
+// Small values live inline and big ones behind one pointer: a literal costs a term node
+// no more than three words.
+const _: () = assert!(std::mem::size_of::<Rational>() <= 24);
+
 /// Results above this many bits are refused by [`Rational::pow`] (`None`): a literal such
 /// as `2 ^ 4000000000` must not exhaust memory or time (2^22 bits is 1.2 million digits).
 pub const MAX_POW_BITS: u64 = 1 << 22;
