@@ -122,7 +122,8 @@ fn powers_and_radicals() {
     check("fn x prob: fn y real: fn z real: x ** y * x ** z", "x ** (y + z)");
     check("fn x prob: x ** 2", "x ^ 2");
     check("fn x prob: sqrt(x^2)", "x");
-    check("fn x prob: 1/sqrt(x)", "sqrt(x) / x");
+    check("fn x prob: 1/sqrt(x)", "1 / sqrt(x)");
+    check("fn x prob: fn y prob: sqrt(x) / (x * y)", "1 / (y * sqrt(x))");
     check("pi * pi", "pi ^ 2");
     check("sqrt(pi) * sqrt(pi)", "pi");
 }
@@ -148,7 +149,7 @@ fn piecewise_atoms() {
 
 #[test]
 fn densities_and_atoms() {
-    check("fn x real: fn mu real: fn s prob: exp(-(x - mu)^2 / (2 * s^2)) / (s * sqrt(2 * pi))", "exp(-(x ^ 2 - 2 * x * mu + mu ^ 2) / (2 * prob2real(s) ^ 2))\n    * sqrt(2)\n    * sqrt(pi)\n    / (2 * s * pi)");
+    check("fn x real: fn mu real: fn s prob: exp(-(x - mu)^2 / (2 * s^2)) / (s * sqrt(2 * pi))", "exp(-(x ^ 2 - 2 * x * mu + mu ^ 2) / (2 * prob2real(s) ^ 2)) / (s * sqrt(2) * sqrt(pi))");
     check("fn p prob: fn a prob: fn b prob: p ** (a - 1) * real2prob(1 - p) ** (b - 1)", "p ** (prob2real(a) - 1) * real2prob(-prob2real(p) + 1) ** (prob2real(b) - 1)");
     check("fn x prob: fn k prob: fn t prob: x ** (k - 1) * exp(-x / t)", "x ** (prob2real(k) - 1) * exp(-prob2real(x) / prob2real(t))");
     check("fn a array(real): fn i nat: a[i] + a[i]", "2 * a[i]");

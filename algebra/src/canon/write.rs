@@ -156,15 +156,21 @@ impl Canon<'_> {
         if !p.is_one() {
             ops.push(self.lit(p, ty));
         }
+        let mut q = q;
         let mut dops = Vec::new();
-        if !q.is_one() {
-            dops.push(self.lit(q, ty));
-        }
         match (num_s.as_slice(), den_s.as_slice()) {
             ([(nk, nc)], [(dk, dc)]) if nc.is_one() && dc.is_one() => {
-                self.kernel_factors(nk, dk, ty, &mut ops, &mut dops);
+                let (mut nk, mut dk) = (nk.clone(), dk.clone());
+                self.sqrt_to_den(&mut nk, &mut dk, &mut q);
+                if !q.is_one() {
+                    dops.push(self.lit(q, ty));
+                }
+                self.kernel_factors(&nk, &dk, ty, &mut ops, &mut dops);
             }
             _ => {
+                if !q.is_one() {
+                    dops.push(self.lit(q, ty));
+                }
                 self.factor_ops(&num_s, ty, &mut ops);
                 self.factor_ops(&den_s, ty, &mut dops);
             }
@@ -193,6 +199,55 @@ impl Canon<'_> {
         } else {
             t
         }
+    }
+
+    /// `sqrt(b) / (b * d)` is written `1 / (sqrt(b) * d)`: a square root in the
+    /// numerator whose base divides the denominator (a prob atom there, or a factor of
+    /// the integer `q`) moves down (`exp(..) / (s * sqrt(2) * sqrt(pi))` rather than
+    /// `exp(..) * sqrt(2) * sqrt(pi) / (2 * s * pi)`). Only how it is written changes.
+    fn sqrt_to_den(
+        &self,
+        num: &mut Vec<(usize, u32, u32)>,
+        den: &mut Vec<(usize, u32, u32)>,
+        q: &mut Rational,
+    ) {
+        let half = super::laws::frac(1, 2);
+        let mut moved = Vec::new();
+        num.retain(|&(r, k, e)| {
+            let Some(super::Kernel::Pow(b, f)) = self.kernels.get(k).map(|i| &i.kernel) else {
+                return true;
+            };
+            if e != 1 || *f != half {
+                return true;
+            }
+            if let Node::Lit(v) = self.store.node(*b) {
+                match q.checked_div(v) {
+                    Some(rest) if rest.is_integer() => {
+                        *q = rest;
+                        moved.push((r, k, 1));
+                        return false;
+                    }
+                    _ => return true,
+                }
+            }
+            let base_kernel = den.iter().position(|&(_, dk, _)| {
+                self.kernels.get(dk).is_some_and(|i| {
+                    i.term == Some(*b)
+                        && matches!(i.kernel, super::Kernel::Atom(_) | super::Kernel::Pi)
+                })
+            });
+            match base_kernel {
+                Some(i) => {
+                    den[i].2 -= 1;
+                    moved.push((r, k, 1));
+                    false
+                }
+                None => true,
+            }
+        });
+        den.retain(|x| x.2 > 0);
+        den.extend(moved);
+        den.sort_unstable();
     }
 
     /// The operands a polynomial contributes to a product: its kernel factors when it is
