@@ -340,3 +340,15 @@ fn edge_cases() {
     check("real2prob(-2) ** (1/2)", "sqrt(real2prob(-2/1))");
     check("fn n nat: fn m nat: int2nat(n - m) + 1", "int2nat(nat2int(n) - nat2int(m)) + 1");
 }
+
+/// Conditions: numeric sides canonical first, then `cond`'s canonical comparison shape.
+#[test]
+fn conditions_are_canonical() {
+    check("fn x real: fn y real: if 2*x + 1 < y: x else: y", "if 2 * x + 1 < y: x else: y");
+    check("fn x real: fn y real: if x * y < 1: x else: y", "if x * y < 1: x else: y");
+    check("fn n nat: fn i nat: if i + 1 <= n: 1 else: 2", "if i + 1 <= n: 1 else: 2");
+    check("fn x real: fn y real: if (x + y)^2 == x^2 + y^2 + 2*x*y: x else: y", "x");
+    check("fn x real: fn y real: if x/2 < y/3 && y < x: x else: y", "if y < x && 3 * x < 2 * y: x else: y");
+    check("fn a array(real): fn i nat: if a[i] * 2 < a[i] + 1: a[i] else: 0", "if a[i] < 1: a[i] else: 0");
+    check("fn x prob: fn y prob: if x * y < 2 * x: x else: y", "if x * y < 2 * x: x else: y");
+}
