@@ -314,8 +314,9 @@ impl Canon<'_> {
         };
         match &info.kernel {
             Kernel::Exp(_) => {
-                let s = info.exp_arg.clone().unwrap_or_else(Normal::zero);
-                *exp_sum = exp_sum.add(&s.scale(&w), max)?;
+                if let Some(s) = &info.exp_arg {
+                    *exp_sum = exp_sum.add(&s.scale(&w), max)?;
+                }
             }
             Kernel::Pow(b, r0) => {
                 let b = *b;

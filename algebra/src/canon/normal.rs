@@ -136,7 +136,7 @@ impl Normal {
         let r = Normal {
             rf: self.rf.add(&other.rf),
         };
-        check_size(&r, max)
+        check_size(r, max)
     }
 
     pub fn sub(&self, other: &Normal, max: usize) -> Result<Normal, Overflow> {
@@ -150,7 +150,7 @@ impl Normal {
         let r = Normal {
             rf: self.rf.mul(&other.rf),
         };
-        check_size(&r, max)
+        check_size(r, max)
     }
 
     /// `1 / self`; `None` for zero.
@@ -191,11 +191,11 @@ fn budget(work: usize, max: usize) -> Result<(), Overflow> {
     }
 }
 
-fn check_size(n: &Normal, max: usize) -> Result<Normal, Overflow> {
+fn check_size(n: Normal, max: usize) -> Result<Normal, Overflow> {
     if n.num().terms().len() > max || n.den().terms().len() > max {
         Err(Overflow)
     } else {
-        Ok(n.clone())
+        Ok(n)
     }
 }
 
