@@ -20,6 +20,7 @@
 
 pub mod alpha;
 pub mod assume;
+pub mod canon;
 pub mod cond;
 pub mod diag;
 pub mod elab;
