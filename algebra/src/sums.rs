@@ -155,6 +155,7 @@ fn close_normal(
         index,
         lo,
         hi,
+        sum_ty: if is_sum { ty.clone() } else { Type::Real },
         ty,
         outside,
         inside,
@@ -192,6 +193,9 @@ struct Loop<'a, 's> {
     hi: TermId,
     /// The body's (and the result's) type.
     ty: Type,
+    /// The type of the sums met: the loop's type for a `summate`, real for the
+    /// exponents that the factors of a `product` give (`Π exp(s) = exp(Σ s)`).
+    sum_ty: Type,
     outside: Context,
     inside: Context,
     /// Does kernel k depend on the index?
@@ -265,9 +269,7 @@ impl Loop<'_, '_> {
         let Node::If(c, a, b) = *self.cx.store().node(t) else {
             return None;
         };
-        let is_neutral = |s: &Store, x: TermId| {
-            matches!(s.node(x), Node::Lit(v) if *v == Rational::from_integer(neutral))
-        };
+        let is_neutral = |s: &Store, x: TermId| matches!(s.node(x), Node::Lit(v) if *v == Rational::from_integer(neutral));
         if is_neutral(self.cx.store(), b) {
             Some((c, a))
         } else if is_neutral(self.cx.store(), a) {
@@ -279,6 +281,15 @@ impl Loop<'_, '_> {
     }
 
     // ---- small builders ----------------------------------------------------------------
+
+    /// The type of a sum (`is_sum`) or of a product met while closing this loop.
+    fn kind_ty(&self, is_sum: bool) -> Type {
+        if is_sum {
+            self.sum_ty.clone()
+        } else {
+            self.ty.clone()
+        }
+    }
 
     fn lit(&mut self, v: i64, ty: &Type) -> TermId {
         let ty = ty.clone();
@@ -314,7 +325,7 @@ impl Loop<'_, '_> {
 
     /// The canonical form of `if c: x else: neutral` under the outer context.
     fn if_normal(&mut self, c: TermId, x: &Normal, neutral: i64) -> Normal {
-        let ty = self.ty.clone();
+        let ty = self.kind_ty(neutral == 0);
         let xt = self.cx.write(x, &ty);
         let nt = self.lit(neutral, &ty);
         let t = self.store().intern(Node::If(c, xt, nt), ty);
@@ -349,7 +360,7 @@ impl Loop<'_, '_> {
     /// neutral value as the other branch), its body canonical under the range, as an
     /// atom of the session.
     fn residual(&mut self, is_sum: bool, guard: Option<TermId>, body: &Normal) -> Normal {
-        let ty = self.ty.clone();
+        let ty = self.kind_ty(is_sum);
         let mut b = self.cx.write(body, &ty);
         if let Some(g) = guard {
             let neutral = if is_sum { 0 } else { 1 };
@@ -382,6 +393,7 @@ impl Loop<'_, '_> {
             free: Normal::zero(),
         };
         if n.is_zero() {
+            self.changed = true;
             return Ok(zero());
         }
         let guard = match self.conjuncts(guard) {
@@ -537,7 +549,7 @@ impl Loop<'_, '_> {
             }
             let outside = self.outside.clone();
             let cond = cond::and(self.store(), &outside, conds);
-            let ty = self.ty.clone();
+            let ty = self.kind_ty(is_sum);
             let body = self.cx.write(n, &ty);
             let body = substitute(self.store(), body, var, sol.value);
             let value = self.cx.normal_of(body);
@@ -607,7 +619,11 @@ impl Loop<'_, '_> {
         let mut closed = Normal::one();
         let mut free = Normal::one();
         if n.is_zero() {
+            // 0 for a non-empty range, 1 for an empty one: left as it is
             return Err(Overflow);
+        }
+        if n.as_constant().is_some() {
+            self.changed = true;
         }
         let num = n.num().clone();
         let den = n.den().clone();
