@@ -269,7 +269,7 @@ fn collect(s: &Store, t: TermId, seen: &mut BTreeSet<String>) {
     let is_lit = |x: &TermId| matches!(s.node(*x), Node::Lit(_));
     let key = match node {
         Node::Lit(v) => {
-            if v.as_big() < &BigRational::from_integer(BigInt::from(0)) {
+            if v.is_negative() {
                 seen.insert("Lit<0".into());
             }
             if !v.is_integer() {

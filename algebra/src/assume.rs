@@ -2,8 +2,10 @@
 //! ranges (`lo <= i < hi`), and the conditions of enclosing `if`s and piecewise branches.
 //!
 //! Canonicalisation and condition deciding consult a [`Context`]; it is a plain value that
-//! grows as a traversal enters binders and branches (clone-and-extend; contexts are small).
-//! Deciding conditions against it lives in `cond`; this file only holds the facts.
+//! grows as a traversal enters binders and branches (clone-and-extend; contexts are small):
+//! `enter_loop`, `enter_index`, `enter_branch`, `enter_body`, and `without_var` for
+//! leaving a binder. Deciding conditions against it lives in `cond`; this file only holds
+//! the facts.
 
 use rustc_hash::FxHashSet;
 

@@ -24,6 +24,7 @@ pub mod canon;
 pub mod cond;
 pub mod diag;
 pub mod elab;
+pub mod eval;
 pub mod front;
 pub mod num;
 pub mod piecewise;

@@ -21,7 +21,7 @@ use crate::term::{Node, Store, TermId, VarId};
 use crate::types::Type;
 
 /// Stack headroom for recursion over nested `if`s (grown on demand).
-const RED_ZONE: usize = 64 << 10;
+const RED_ZONE: usize = 256 << 10;
 const STACK_SEGMENT: usize = 1 << 20;
 
 /// The simplified `if cond: then else: els` of type `ty` under `ctx`:
@@ -40,8 +40,27 @@ pub fn simplify_if(
     els: TermId,
     ty: &Type,
 ) -> TermId {
+    let mut budget = IF_BUDGET;
+    simplify_if_in(store, ctx, cond, then, els, ty, &mut budget)
+}
+
+/// How many nested `if`s one [`simplify_if`] call simplifies; deeper ones are kept as
+/// they are. Branches are simplified under different contexts, so a shared subterm is
+/// visited once per path: without a budget, a chain of `if`s whose branches share one
+/// `if` would take exponential time.
+pub const IF_BUDGET: usize = 4096;
+
+fn simplify_if_in(
+    store: &mut Store,
+    ctx: &Context,
+    cond: TermId,
+    then: TermId,
+    els: TermId,
+    ty: &Type,
+    budget: &mut usize,
+) -> TermId {
     stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
-        simplify_if_here(store, ctx, cond, then, els, ty)
+        simplify_if_here(store, ctx, cond, then, els, ty, budget)
     })
 }
 
@@ -52,20 +71,21 @@ fn simplify_if_here(
     then: TermId,
     els: TermId,
     ty: &Type,
+    budget: &mut usize,
 ) -> TermId {
     let mut c = cond::canonical(store, ctx, cond);
     let (mut a, mut b) = (then, els);
     match store.node(c) {
-        Node::Bool(true) => return branch(store, ctx, a),
-        Node::Bool(false) => return branch(store, ctx, b),
+        Node::Bool(true) => return branch(store, ctx, a, budget),
+        Node::Bool(false) => return branch(store, ctx, b, budget),
         _ => {}
     }
     if is_negative_form(store, c) {
         c = cond::negate(store, c);
         std::mem::swap(&mut a, &mut b);
     }
-    let a = branch(store, &ctx.with_condition(c, true), a);
-    let b = branch(store, &ctx.with_condition(c, false), b);
+    let a = branch(store, &ctx.with_condition(c, true), a, budget);
+    let b = branch(store, &ctx.with_condition(c, false), b, budget);
     if a == b {
         return a;
     }
@@ -76,12 +96,13 @@ fn simplify_if_here(
     t
 }
 
-/// A branch: simplified if it is an `if`, else left as it is.
-fn branch(store: &mut Store, ctx: &Context, t: TermId) -> TermId {
+/// A branch: simplified if it is an `if` (and the budget allows), else left as it is.
+fn branch(store: &mut Store, ctx: &Context, t: TermId, budget: &mut usize) -> TermId {
     match store.node(t) {
-        &Node::If(c, a, b) => {
+        &Node::If(c, a, b) if *budget > 0 => {
+            *budget -= 1;
             let ty = store.ty(t).clone();
-            simplify_if(store, ctx, c, a, b, &ty)
+            simplify_if_in(store, ctx, c, a, b, &ty, budget)
         }
         _ => t,
     }

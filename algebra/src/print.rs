@@ -40,8 +40,7 @@
 mod doc;
 mod names;
 
-use num_rational::BigRational;
-use num_traits::Signed;
+use crate::num::Rational;
 use rustc_hash::FxHashSet;
 
 use crate::term::{Node, Pattern, Prim, Store, TermId, VarId};
@@ -171,7 +170,7 @@ fn is_neg_infinity(store: &Store, t: TermId) -> bool {
 }
 
 /// The text of a literal and its precedence (see the module doc for the two forms).
-fn lit_text(v: &BigRational, ty: &Type, checked: bool) -> (String, u8) {
+fn lit_text(v: &Rational, ty: &Type, checked: bool) -> (String, u8) {
     let neg = v.is_negative();
     let a = v.abs();
     let int = a.is_integer();

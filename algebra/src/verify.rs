@@ -250,7 +250,7 @@ impl Checker<'_> {
                     Ok(())
                 } else {
                     Err(self.err(VerifyErrorKind::LiteralOutOfType {
-                        value: q.as_big().clone(),
+                        value: q.to_big(),
                         ty: ty.clone(),
                     }))
                 }

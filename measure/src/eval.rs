@@ -17,9 +17,8 @@
 use std::rc::Rc;
 
 use num_bigint::BigInt;
-use num_rational::BigRational;
-use num_traits::{Signed, ToPrimitive, Zero};
-use slic_algebra::{Coercion, Node, Pattern, Prim, Store, TermId, Type, VarId};
+use num_traits::{Signed, ToPrimitive};
+use slic_algebra::{Coercion, Node, Pattern, Prim, Rational, Store, TermId, Type, VarId};
 
 use crate::error::{bad_arg, budget, overflow, EvalError, EvalResult};
 use crate::prim;
@@ -107,16 +106,15 @@ fn as_index(v: &Value, what: &str) -> EvalResult<i128> {
 }
 
 /// The natural log of a non-negative big rational, even when it under- or overflows f64.
-fn ln_ratio(r: &BigRational) -> f64 {
+fn ln_ratio(r: &Rational) -> f64 {
     if r.is_zero() {
         return f64::NEG_INFINITY;
     }
-    if let Some(x) = r.to_f64() {
-        if x > 0.0 && x.is_finite() && x >= f64::MIN_POSITIVE {
-            return x.ln();
-        }
+    let x = r.to_f64();
+    if x > 0.0 && x.is_finite() && x >= f64::MIN_POSITIVE {
+        return x.ln();
     }
-    ln_big(r.numer()) - ln_big(r.denom())
+    ln_big(&r.numer()) - ln_big(&r.denom())
 }
 
 fn ln_big(n: &BigInt) -> f64 {
@@ -127,14 +125,20 @@ fn ln_big(n: &BigInt) -> f64 {
 }
 
 /// Converts a literal to a value of numeric type `ty`.
-pub(crate) fn literal(r: &BigRational, ty: &Type) -> EvalResult<Value> {
+pub(crate) fn literal(r: &Rational, ty: &Type) -> EvalResult<Value> {
     let text = || r.to_string();
     match ty {
         Type::Nat | Type::Int => {
             if !r.is_integer() {
                 return Err(bad_arg("literal", format!("{} is not an integer", text())));
             }
-            let n = r.to_integer();
+            // the common case, without big integers
+            match (r.to_i64(), ty) {
+                (Some(i), Type::Int) => return Ok(Value::Int(i)),
+                (Some(i), _) if i >= 0 => return Ok(Value::Nat(i.unsigned_abs())),
+                _ => {}
+            }
+            let n = r.numer();
             if *ty == Type::Nat {
                 if n.is_negative() {
                     return Err(EvalError::NegativeToNat {
@@ -152,13 +156,11 @@ pub(crate) fn literal(r: &BigRational, ty: &Type) -> EvalResult<Value> {
         }
         Type::Prob => {
             if r.is_negative() {
-                return Err(EvalError::NegativeToProb {
-                    value: r.to_f64().unwrap_or(f64::NEG_INFINITY),
-                });
+                return Err(EvalError::NegativeToProb { value: r.to_f64() });
             }
             Ok(Value::Prob(ln_ratio(r)))
         }
-        Type::Real => Ok(Value::Real(r.to_f64().unwrap_or(f64::NAN))),
+        Type::Real => Ok(Value::Real(r.to_f64())),
         other => Err(bad_arg(
             "literal",
             format!("a number cannot have type {other}"),

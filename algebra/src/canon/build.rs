@@ -139,7 +139,7 @@ impl Canon<'_> {
     /// The value of an integer literal that fits in `i64`.
     fn literal_int(&self, t: TermId) -> Option<i64> {
         match self.store.node(t) {
-            Node::Lit(v) if v.is_integer() => num_traits::ToPrimitive::to_i64(v.as_big()),
+            Node::Lit(v) if v.is_integer() => v.to_i64(),
             _ => None,
         }
     }

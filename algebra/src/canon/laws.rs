@@ -24,7 +24,7 @@
 
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use num_traits::{One, Signed, ToPrimitive, Zero};
+use num_traits::{One, ToPrimitive};
 
 use super::kernel::{Kernel, KernelInfo};
 use super::normal::{Normal, Overflow};
@@ -37,16 +37,9 @@ use crate::types::Type;
 /// How deep `fix` may re-enter itself (a merged monomial rarely needs a second pass).
 const MAX_FIX_DEPTH: u32 = 3;
 
-/// Trial division bound for splitting radicands into a perfect power and a rest.
-const TRIAL_DIVISION_LIMIT: u64 = 10_000;
-
 /// `p / q` as a rational (`q != 0`).
 pub(crate) fn frac(p: i64, q: i64) -> Rational {
     Rational::new(BigRational::new(BigInt::from(p), BigInt::from(q)))
-}
-
-fn big(r: &Rational) -> &BigRational {
-    r.as_big()
 }
 
 /// A power `base^exponent` waiting to be merged: the base as a canonical prob term, its
@@ -178,11 +171,10 @@ impl Canon<'_> {
             return Normal::zero();
         }
         if !q.is_negative() && !q.is_zero() {
-            let b = big(q);
             let mut acc = Normal::zero();
-            for (part, sign) in [(b.numer(), 1), (b.denom(), -1)] {
+            for (part, sign) in [(q.numer(), 1), (q.denom(), -1)] {
                 if !part.is_one() {
-                    let v = Rational::new(BigRational::from_integer(part.clone()));
+                    let v = Rational::from_bigint(part);
                     let l = self.log_atom_of(&Normal::constant(v));
                     acc = if sign > 0 {
                         acc.add(&l, usize::MAX).unwrap_or(acc)
@@ -223,7 +215,7 @@ impl Canon<'_> {
 
     fn power_of(&mut self, bn: &Normal, r: &Rational) -> Result<Normal, Overflow> {
         if r.is_integer() {
-            let k = r.as_big().to_integer().to_i64().ok_or(Overflow)?;
+            let k = r.to_i64().ok_or(Overflow)?;
             return self.pow(bn, k)?.ok_or(Overflow);
         }
         if let Some(c) = bn.as_constant() {
@@ -301,7 +293,7 @@ impl Canon<'_> {
         match &info.kernel {
             Kernel::Exp(_) => Some(Group::Exp),
             Kernel::Pow(b, r) => match self.store.node(*b) {
-                Node::Lit(_) => Some(Group::Radical(big(r).denom().clone())),
+                Node::Lit(_) => Some(Group::Radical(r.denom())),
                 _ => Some(Group::Base(*b)),
             },
             _ => None,
@@ -415,27 +407,35 @@ impl Canon<'_> {
         mut pows: Vec<Power>,
     ) -> Result<Normal, Overflow> {
         let max = self.config.max_terms;
-        // `k * log(b)` summands of the exponent become powers of b
-        let mut rest_terms: Vec<(Monomial, Rational)> = Vec::new();
-        let exp_rest = if exp_sum.is_polynomial() {
-            for (m, k) in exp_sum.num().terms() {
-                let log_base = match m.pairs() {
-                    [(v, 1)] => self
-                        .kernels
-                        .get(*v)
-                        .filter(|i| i.is_log)
-                        .and_then(|i| i.base.clone()),
-                    _ => None,
-                };
-                match log_base {
-                    Some((bt, bn)) => pows.push((bt, bn, k.clone())),
-                    None => rest_terms.push((m.clone(), k.clone())),
-                }
+        // `k * log(b)` summands of the exponent (k rational) become powers of b
+        let mut exp_rest = exp_sum;
+        for v in exp_rest.num().vars() {
+            let Some(info) = self.kernels.get(v).filter(|i| i.is_log) else {
+                continue;
+            };
+            let Some((bt, bn)) = info.base.clone() else {
+                continue;
+            };
+            if exp_rest.num().degree_in(v) != 1 || exp_rest.den().degree_in(v) != 0 {
+                continue;
             }
-            Normal::from_poly(Poly::from_terms(rest_terms))
-        } else {
-            exp_sum
-        };
+            // s = y * log(b) + rest; b^k leaves for the constant term k of y (y's value
+            // is s's derivative in log(b), so this split does not depend on the form)
+            let (y, _) = split_linear(exp_rest.num(), v);
+            let Some(yn) = Normal::from_parts(y, exp_rest.den().clone()) else {
+                continue;
+            };
+            let k = match yn.as_constant() {
+                Some(k) => k,
+                None if yn.is_polynomial() => match constant_term(yn.num()) {
+                    Some(k) => k,
+                    None => continue,
+                },
+                None => continue,
+            };
+            pows.push((bt, bn, k.clone()));
+            exp_rest = exp_rest.sub(&Normal::kernel(v).scale(&k), usize::MAX)?;
+        }
         let mut acc = Normal::from_poly(Poly::term(plain, c));
         if !exp_rest.is_zero() {
             let k = self.exp_kernel(exp_rest);
@@ -456,15 +456,15 @@ impl Canon<'_> {
             if r.is_zero() {
                 continue;
             }
-            let fl = big(&r).floor();
-            let whole = fl.to_integer().to_i64().ok_or(Overflow)?;
-            let f = &r - &Rational::new(fl);
+            let fl = r.floor();
+            let whole = fl.to_i64().ok_or(Overflow)?;
+            let f = &r - &fl;
             if let Some(v) = bn.as_constant() {
                 // v^r = v^whole * (v^p)^(1/q) for f = p/q
                 let vw = v.pow(whole).ok_or(Overflow)?;
                 acc = acc.scale(&vw);
                 if !f.is_zero() {
-                    let (p, q) = (big(&f).numer().clone(), big(&f).denom().clone());
+                    let (p, q) = (f.numer(), f.denom());
                     let pe = p.to_i64().ok_or(Overflow)?;
                     let vp = v.pow(pe).ok_or(Overflow)?;
                     match radicals.iter_mut().find(|x| x.0 == q) {
@@ -521,7 +521,7 @@ impl Canon<'_> {
         if let Some(k) = self.kernels.find(&key) {
             return k;
         }
-        let (p, q) = (big(&f).numer().clone(), big(&f).denom().clone());
+        let (p, q) = (f.numer(), f.denom());
         let term = if p.is_one() && q == BigInt::from(2) {
             self.store.prim(Prim::Sqrt, vec![b], Type::Prob)
         } else if p.is_one() {
@@ -541,6 +541,28 @@ impl Canon<'_> {
             is_log: false,
         })
     }
+}
+
+/// `p = y * x_v + rest` for `p` of degree 1 in `v`: `(y, rest)`.
+pub(crate) fn split_linear(p: &Poly, v: u32) -> (Poly, Poly) {
+    let mut y = Poly::zero();
+    let mut rest = Vec::new();
+    for (d, c) in p.coefficients_in(v) {
+        if d == 1 {
+            y = c;
+        } else {
+            rest.extend(c.terms().iter().cloned());
+        }
+    }
+    (y, Poly::from_terms(rest))
+}
+
+/// The constant term of `p`, if it is not zero.
+fn constant_term(p: &Poly) -> Option<Rational> {
+    p.terms()
+        .iter()
+        .find(|(m, _)| m.is_one())
+        .map(|(_, c)| c.clone())
 }
 
 /// The only term of a polynomial, as `(monomial, coefficient)`.
@@ -569,53 +591,11 @@ fn content(p: &Poly) -> Monomial {
     Monomial::from_pairs(acc.unwrap_or_default())
 }
 
-/// `v^(1/q) = coef * radicand^(1/q)` for a positive rational `v`, the radicand a positive
-/// integer free of `q`-th powers (up to trial division by small primes; larger repeated
-/// prime factors are detected only when the whole cofactor is a perfect power).
+/// `v^(1/q) = coef * radicand^(1/q)` for a non-negative rational `v`, the radicand a
+/// positive integer free of `q`-th powers (`Rational::root`).
 pub(crate) fn radical(v: &Rational, q: u32) -> Option<(Rational, Rational)> {
-    if v.is_negative() || q == 0 {
+    if v.is_negative() {
         return None;
     }
-    if v.is_zero() {
-        return Some((Rational::zero(), Rational::one()));
-    }
-    // (a/b)^(1/q) = (a b^(q-1))^(1/q) / b
-    let b = v.as_big();
-    let (a, d) = (b.numer().clone(), b.denom().clone());
-    let m = &a * num_traits::pow(d.clone(), (q - 1) as usize);
-    let (s, t) = split_power(&m, q);
-    let coef = Rational::new(BigRational::new(s, d));
-    Some((coef, Rational::new(BigRational::from_integer(t))))
-}
-
-/// `m = s^q * t` with `t` free of `q`-th powers of primes below the trial bound.
-fn split_power(m: &BigInt, q: u32) -> (BigInt, BigInt) {
-    let mut rest = m.clone();
-    let mut s = BigInt::one();
-    let mut t = BigInt::one();
-    let mut p: u64 = 2;
-    while p <= TRIAL_DIVISION_LIMIT {
-        let bp = BigInt::from(p);
-        if &bp * &bp > rest {
-            break;
-        }
-        let mut count = 0u32;
-        while (&rest % &bp).is_zero() {
-            rest /= &bp;
-            count += 1;
-        }
-        if count > 0 {
-            s *= num_traits::pow(bp.clone(), (count / q) as usize);
-            t *= num_traits::pow(bp.clone(), (count % q) as usize);
-        }
-        p += if p == 2 { 1 } else { 2 };
-    }
-    // what is left is 1, a prime, or a product of primes above the bound
-    let r = rest.nth_root(q);
-    if num_traits::pow(r.clone(), q as usize) == rest {
-        s *= r;
-    } else {
-        t *= rest;
-    }
-    (s, t.abs())
+    v.root(q)
 }

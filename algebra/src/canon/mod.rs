@@ -194,5 +194,7 @@ pub fn canonicalize(store: &mut Store, ctx: &Context, t: TermId) -> TermId {
 }
 
 #[cfg(test)]
+mod prop;
+#[cfg(test)]
 #[rustfmt::skip]
 mod tests;

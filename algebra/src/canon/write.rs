@@ -150,12 +150,31 @@ impl Canon<'_> {
         if !p.is_one() {
             ops.push(self.lit(p, ty));
         }
-        self.factor_ops(&num_s, ty, &mut ops);
         let mut dops = Vec::new();
         if !q.is_one() {
             dops.push(self.lit(q, ty));
         }
-        self.factor_ops(&den_s, ty, &mut dops);
+        match (num_s.as_slice(), den_s.as_slice()) {
+            ([(nk, nc)], [(dk, dc)]) if nc.is_one() && dc.is_one() => {
+                self.kernel_factors(nk, dk, ty, &mut ops, &mut dops);
+            }
+            _ => {
+                self.factor_ops(&num_s, ty, &mut ops);
+                self.factor_ops(&den_s, ty, &mut dops);
+            }
+        }
+        if dops.is_empty() {
+            // everything folded into exponents
+            if ops.is_empty() {
+                ops.push(self.lit(Rational::one(), ty));
+            }
+            let t = self.product(ops, ty);
+            return if negative {
+                self.store.prim(Prim::Neg, vec![t], ty.clone())
+            } else {
+                t
+            };
+        }
         let d = self.product(dops, ty);
         let r = self.store.prim(Prim::Recip, vec![d], ty.clone());
         if ops.is_empty() {
@@ -174,15 +193,95 @@ impl Canon<'_> {
     /// one monomial with coefficient 1, else the whole sum as one operand.
     fn factor_ops(&mut self, s: &[Summand], ty: &Type, ops: &mut Vec<TermId>) {
         match s {
-            [(ks, c)] if c.is_one() => {
-                for &(_, k, e) in ks {
-                    self.push_power(k, e, ty, ops);
-                }
-            }
+            [(ks, c)] if c.is_one() => self.kernel_factors(ks, &[], ty, ops, &mut Vec::new()),
             _ => {
                 let t = self.sum(s, ty);
                 ops.push(t);
             }
+        }
+    }
+
+    /// The factors of the monomial `num / den` (kernels with exponents, by rank) into
+    /// `ops` and `dops`. A power of a log base beside an `e^(y log b + ..)` kernel is
+    /// written into its exponent: `b ** (y - 1)`, not `b ** y / b` (the canonical form
+    /// keeps the constant part of `y` out, so that both inputs give one form).
+    fn kernel_factors(
+        &mut self,
+        num: &[(usize, u32, u32)],
+        den: &[(usize, u32, u32)],
+        ty: &Type,
+        ops: &mut Vec<TermId>,
+        dops: &mut Vec<TermId>,
+    ) {
+        let exp = num
+            .iter()
+            .map(|x| x.1)
+            .find(|&k| self.exp_log_bases(k).is_some_and(|b| !b.is_empty()));
+        let bases = exp.and_then(|k| self.exp_log_bases(k)).unwrap_or_default();
+        let mut adjust: Vec<(TermId, Rational)> = Vec::new();
+        let mut folded = |this: &Self, k: u32, e: u32, sign: i64| -> bool {
+            if Some(k) == exp {
+                return false;
+            }
+            match this.as_power_of_base(k) {
+                Some((b, r)) if bases.contains(&b) => {
+                    let d = &r * &Rational::from_integer(sign * i64::from(e));
+                    match adjust.iter_mut().find(|a| a.0 == b) {
+                        Some(a) => a.1 = &a.1 + &d,
+                        None => adjust.push((b, d)),
+                    }
+                    true
+                }
+                _ => false,
+            }
+        };
+        let keep_num: Vec<(u32, u32)> = num
+            .iter()
+            .filter(|x| !folded(self, x.1, x.2, 1))
+            .map(|x| (x.1, x.2))
+            .collect();
+        let keep_den: Vec<(u32, u32)> = den
+            .iter()
+            .filter(|x| !folded(self, x.1, x.2, -1))
+            .map(|x| (x.1, x.2))
+            .collect();
+        for (k, e) in keep_num {
+            if Some(k) == exp {
+                if let Some(fs) = self.exp_factors(k, &adjust) {
+                    for f in fs {
+                        let t = self.coerce_to(f, &Type::Prob, ty);
+                        ops.push(t);
+                    }
+                    continue;
+                }
+            }
+            self.push_power(k, e, ty, ops);
+        }
+        for (k, e) in keep_den {
+            self.push_power(k, e, ty, dops);
+        }
+    }
+
+    /// The log bases `b` of an `Exp` kernel's exponent written as `b ** y` factors.
+    fn exp_log_bases(&self, k: u32) -> Option<Vec<TermId>> {
+        let s = self.kernels.get(k)?.exp_arg.as_ref()?;
+        let mut out = Vec::new();
+        for v in s.num().vars() {
+            let i = self.kernels.get(v)?;
+            if i.is_log && s.num().degree_in(v) == 1 && s.den().degree_in(v) == 0 {
+                out.push(i.base.as_ref()?.0);
+            }
+        }
+        Some(out)
+    }
+
+    /// A kernel as `b^r` for a prob term `b`: a prob atom (`r = 1`) or a `Pow` kernel.
+    fn as_power_of_base(&self, k: u32) -> Option<(TermId, Rational)> {
+        let i = self.kernels.get(k)?;
+        match &i.kernel {
+            super::Kernel::Atom(t) if i.ty == Type::Prob => Some((*t, Rational::one())),
+            super::Kernel::Pow(b, r) => Some((*b, r.clone())),
+            _ => None,
         }
     }
 
@@ -217,9 +316,7 @@ impl Canon<'_> {
         if !p.is_one() {
             ops.push(self.lit(p, ty));
         }
-        for &(_, k, e) in ks {
-            self.push_power(k, e, ty, &mut ops);
-        }
+        self.kernel_factors(ks, &[], ty, &mut ops, &mut Vec::new());
         if !q.is_one() {
             let l = self.lit(q, ty);
             ops.push(self.store.prim(Prim::Recip, vec![l], ty.clone()));
@@ -240,7 +337,7 @@ impl Canon<'_> {
     /// coefficient is symbolic; constant ones were already taken out as powers).
     fn push_power(&mut self, k: u32, e: u32, ty: &Type, ops: &mut Vec<TermId>) {
         if e == 1 {
-            if let Some(fs) = self.exp_factors(k) {
+            if let Some(fs) = self.exp_factors(k, &[]) {
                 for f in fs {
                     let t = self.coerce_to(f, &Type::Prob, ty);
                     ops.push(t);
@@ -255,7 +352,7 @@ impl Canon<'_> {
     /// For an `Exp` kernel whose exponent is linear in some `log(b)` atoms (which do
     /// not occur in its denominator): the factors `b ** y` (bases in structural order)
     /// and `exp(rest)` if `rest` is not zero.
-    fn exp_factors(&mut self, k: u32) -> Option<Vec<TermId>> {
+    fn exp_factors(&mut self, k: u32, adjust: &[(TermId, Rational)]) -> Option<Vec<TermId>> {
         let info = self.kernels.get(k)?;
         let s = info.exp_arg.as_ref()?;
         let mut logs: Vec<(TermId, u32)> = Vec::new();
@@ -273,18 +370,12 @@ impl Canon<'_> {
         logs.sort_by(|a, b| cmp_terms(store, a.0, b.0));
         let mut out = Vec::with_capacity(logs.len() + 1);
         for (base, v) in logs {
-            // rest = y * log(b) + rest'
-            let mut y = Poly::zero();
-            let mut others = Vec::new();
-            for (d, c) in rest.coefficients_in(v) {
-                if d == 1 {
-                    y = c;
-                } else {
-                    others.extend(c.terms().iter().cloned());
-                }
+            let (y, r) = super::laws::split_linear(&rest, v);
+            rest = r;
+            let mut yn = Normal::from_parts(y, den.clone())?;
+            if let Some((_, d)) = adjust.iter().find(|a| a.0 == base) {
+                yn = yn.add(&Normal::constant(d.clone()), usize::MAX).ok()?;
             }
-            rest = Poly::from_terms(others);
-            let yn = Normal::from_parts(y, den.clone())?;
             let yt = self.write(&yn, &Type::Real);
             out.push(self.store.prim(Prim::RealPow, vec![base, yt], Type::Prob));
         }
@@ -395,9 +486,8 @@ fn primitive(s: &[Summand]) -> (Rational, Vec<Rational>) {
     let mut g = BigInt::zero();
     let mut l = BigInt::one();
     for (_, c) in s {
-        let b = c.as_big();
-        g = g.gcd(b.numer());
-        l = l.lcm(b.denom());
+        g = g.gcd(&c.numer());
+        l = l.lcm(&c.denom());
     }
     if g.is_zero() {
         return (Rational::one(), s.iter().map(|_| Rational::one()).collect());
@@ -414,9 +504,5 @@ fn primitive(s: &[Summand]) -> (Rational, Vec<Rational>) {
 
 /// A non-negative rational as numerator and denominator.
 fn split(c: &Rational) -> (Rational, Rational) {
-    let b = c.as_big();
-    (
-        Rational::new(BigRational::from_integer(b.numer().abs())),
-        Rational::new(BigRational::from_integer(b.denom().clone())),
-    )
+    (Rational::from_bigint(c.numer().abs()), Rational::from_bigint(c.denom()))
 }

@@ -153,7 +153,7 @@ impl Knowledge {
         for (a, c) in &l.terms {
             let iv = self.interval(store, *a);
             let end = if c.is_negative() { iv.lo } else { iv.hi };
-            s = s + c * &end?;
+            s += c * &end?;
         }
         Some(s)
     }

@@ -32,19 +32,67 @@ pub struct Linear {
 }
 
 /// Stack headroom for the recursion over nested sums (grown on demand, never overflowed).
-const RED_ZONE: usize = 64 << 10;
+const RED_ZONE: usize = 256 << 10;
 const STACK_SEGMENT: usize = 1 << 20;
 
 /// The linear form of a numeric term (see the module doc for what is an atom). Products
 /// of several non-literal factors with literal factors become one atom of the remaining
 /// factors (`2 * x * y` is `2 · (x * y)`), interned in `store` with the product's type.
 pub fn linear_form(store: &mut Store, t: TermId) -> Linear {
-    let mut acc = Acc {
-        constant: Rational::zero(),
-        terms: FxHashMap::default(),
-    };
-    acc.add(store, t, &Rational::one());
-    acc.finish(store)
+    let mut memo = FxHashMap::default();
+    form(store, t, &mut memo)
+}
+
+/// The linear form of `t`, memoised per term (terms are DAGs: `Add[t, t]` chains must not
+/// be walked once per path).
+fn form(store: &mut Store, t: TermId, memo: &mut FxHashMap<TermId, Linear>) -> Linear {
+    if let Some(l) = memo.get(&t) {
+        return l.clone();
+    }
+    let l = stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || form_here(store, t, memo));
+    memo.insert(t, l.clone());
+    l
+}
+
+fn form_here(store: &mut Store, t: TermId, memo: &mut FxHashMap<TermId, Linear>) -> Linear {
+    let t = strip_safe(store, t);
+    if let Some(v) = literal_value(store, t) {
+        return Linear::constant(v);
+    }
+    match store.node(t).clone() {
+        Node::Prim(Prim::Add, xs) => {
+            let mut sum = Linear::constant(Rational::zero());
+            for x in xs {
+                let l = form(store, x, memo);
+                sum = sum.add_scaled(store, &l, &Rational::one());
+            }
+            sum
+        }
+        Node::Prim(Prim::Neg, xs) if xs.len() == 1 => {
+            form(store, xs[0], memo).scale(&-Rational::one())
+        }
+        Node::Prim(Prim::Mul, xs) => {
+            let mut scale = Rational::one();
+            let mut rest = Vec::with_capacity(xs.len());
+            for &x in &xs {
+                match literal_value(store, x) {
+                    Some(v) => scale = &scale * &v,
+                    None => rest.push(x),
+                }
+            }
+            match rest.len() {
+                0 => Linear::constant(scale),
+                1 => form(store, rest[0], memo).scale(&scale),
+                n if n == xs.len() => Linear::atom(t),
+                _ => {
+                    let ty = store.ty(t).clone();
+                    let a = store.prim(Prim::Mul, rest, ty);
+                    Linear::atom(a).scale(&scale)
+                }
+            }
+        }
+        _ => Linear::atom(t),
+    }
 }
 
 /// `t` without its safe coercions (`int2real(nat2int(n))` is `n`).
@@ -58,85 +106,35 @@ pub fn strip_safe(store: &Store, mut t: TermId) -> TermId {
     t
 }
 
-/// The value of a literal-valued factor: a literal, a negated literal, the reciprocal of
-/// a non-zero literal, under safe coercions.
+/// The value of a literal-valued factor: a literal under negations, reciprocals (of
+/// non-zero values) and safe coercions. Only the first [`LITERAL_WRAPPERS`] wrappers are
+/// looked through: a deeper one is read as a sum/product (same value, no quadratic walk).
 fn literal_value(store: &Store, t: TermId) -> Option<Rational> {
-    match store.node(strip_safe(store, t)) {
-        Node::Lit(v) => Some(v.clone()),
-        Node::Prim(Prim::Neg, xs) if xs.len() == 1 => literal_value(store, xs[0]).map(|v| -v),
-        Node::Prim(Prim::Recip, xs) if xs.len() == 1 => literal_value(store, xs[0])?.recip(),
-        _ => None,
-    }
-}
-
-struct Acc {
-    constant: Rational,
-    terms: FxHashMap<TermId, Rational>,
-}
-
-impl Acc {
-    fn add(&mut self, store: &mut Store, t: TermId, k: &Rational) {
-        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.add_here(store, t, k))
-    }
-
-    fn add_here(&mut self, store: &mut Store, t: TermId, k: &Rational) {
-        if k.is_zero() {
-            return;
-        }
-        let t = strip_safe(store, t);
-        if let Some(v) = literal_value(store, t) {
-            self.constant = &self.constant + &(k * &v);
-            return;
-        }
-        match store.node(t).clone() {
-            Node::Prim(Prim::Add, xs) => {
-                for x in xs {
-                    self.add(store, x, k);
-                }
+    let mut t = t;
+    let mut negate = false;
+    let mut invert = false;
+    for _ in 0..LITERAL_WRAPPERS {
+        match store.node(strip_safe(store, t)) {
+            Node::Lit(v) => {
+                let v = if invert { v.recip()? } else { v.clone() };
+                return Some(if negate { -v } else { v });
             }
-            Node::Prim(Prim::Neg, xs) if xs.len() == 1 => self.add(store, xs[0], &-k),
-            Node::Prim(Prim::Mul, xs) => {
-                let mut scale = k.clone();
-                let mut rest = Vec::with_capacity(xs.len());
-                for &x in &xs {
-                    match literal_value(store, x) {
-                        Some(v) => scale = &scale * &v,
-                        None => rest.push(x),
-                    }
-                }
-                match rest.len() {
-                    0 => self.constant = &self.constant + &scale,
-                    1 => self.add(store, rest[0], &scale),
-                    n if n == xs.len() => self.atom(t, scale),
-                    _ => {
-                        let ty = store.ty(t).clone();
-                        let a = store.prim(Prim::Mul, rest, ty);
-                        self.atom(a, scale)
-                    }
-                }
+            Node::Prim(Prim::Neg, xs) if xs.len() == 1 => {
+                negate = !negate;
+                t = xs[0];
             }
-            _ => self.atom(t, k.clone()),
+            Node::Prim(Prim::Recip, xs) if xs.len() == 1 => {
+                invert = !invert;
+                t = xs[0];
+            }
+            _ => return None,
         }
     }
-
-    fn atom(&mut self, a: TermId, k: Rational) {
-        let e = self.terms.entry(a).or_insert_with(Rational::zero);
-        *e = &*e + &k;
-    }
-
-    fn finish(self, store: &Store) -> Linear {
-        let mut terms: Vec<(TermId, Rational)> = self
-            .terms
-            .into_iter()
-            .filter(|(_, c)| !c.is_zero())
-            .collect();
-        terms.sort_by(|a, b| order::compare(store, a.0, b.0));
-        Linear {
-            constant: self.constant,
-            terms,
-        }
-    }
+    None
 }
+
+/// How many `negate`/`recip` wrappers [`literal_value`] looks through.
+const LITERAL_WRAPPERS: usize = 64;
 
 impl Linear {
     /// The constant form `c`.
@@ -235,8 +233,8 @@ impl Linear {
         let mut num_gcd = BigInt::zero();
         let mut den_lcm = BigInt::one();
         for (_, c) in &self.terms {
-            num_gcd = num_gcd.gcd(c.numer());
-            den_lcm = den_lcm.lcm(c.denom());
+            num_gcd = num_gcd.gcd(&c.numer());
+            den_lcm = den_lcm.lcm(&c.denom());
         }
         if num_gcd.is_zero() {
             return Rational::one();

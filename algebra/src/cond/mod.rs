@@ -26,7 +26,8 @@
 //!   `a /= b`). It is written `P + c OP N` (or `P OP N + c`): P the atoms with positive
 //!   coefficients, N the others negated, the constant on the side where it is positive,
 //!   each side a sum of atoms (in order) then the constant, both sides at the join of the
-//!   atoms' types (nat if all atoms are nat); comparisons of constants are evaluated;
+//!   atoms' types (nat if all atoms are nat); comparisons of constants are evaluated; a
+//!   comparison with `∞` as a term of either side is left as written (an opaque atom);
 //! - a bool `if c: a else: b` has canonical parts, folds to `&&`/`||` when a branch is a
 //!   constant, and has a condition that is not a `not` or a `/=` (the branches swap).
 //!
@@ -37,7 +38,7 @@ mod decide;
 pub mod linear;
 pub mod order;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use crate::assume::{Context, Tri};
 use crate::num::Rational;
@@ -47,7 +48,7 @@ use decide::Knowledge;
 pub use linear::{linear_form, strip_safe, Linear};
 
 /// Stack headroom for recursion over nested conditions (grown on demand).
-const RED_ZONE: usize = 64 << 10;
+const RED_ZONE: usize = 256 << 10;
 const STACK_SEGMENT: usize = 1 << 20;
 
 /// The relation of a normalised comparison `form REL 0`.
@@ -107,10 +108,10 @@ impl Comparison {
         if lin.is_integral(store) {
             let c = lin.constant.clone();
             match rel {
-                Rel::Le => lin.constant = Rational::new(c.ceil()),
+                Rel::Le => lin.constant = c.ceil(),
                 Rel::Lt => {
                     rel = Rel::Le;
-                    lin.constant = Rational::new(c.floor()) + Rational::one();
+                    lin.constant = c.floor() + Rational::one();
                 }
                 Rel::Eq | Rel::Ne if !c.is_integer() => return Err(rel == Rel::Ne),
                 Rel::Eq | Rel::Ne => {}
@@ -137,7 +138,17 @@ impl Comparison {
         };
         let la = linear_form(store, a);
         let lb = linear_form(store, b);
-        Some(Comparison::new(store, rel, la.sub(store, &lb)))
+        let lin = la.sub(store, &lb);
+        let infinite = |l: &Linear| {
+            l.terms
+                .iter()
+                .any(|&(x, _)| matches!(store.node(x), Node::Prim(Prim::Infinity, _)))
+        };
+        if infinite(&la) || infinite(&lb) {
+            // `x + ∞ < ∞ + 1` is not `x < 1`: comparisons with ∞ stay as written
+            return None;
+        }
+        Some(Comparison::new(store, rel, lin))
     }
 
     /// The negation: `not(L <= 0)` is `-L < 0`, `not(L == 0)` is `L /= 0`, normalised.
@@ -183,7 +194,7 @@ impl Comparison {
 
 /// The canonical form of the bool term `c` under `ctx` (see the module doc).
 pub fn canonical(store: &mut Store, ctx: &Context, c: TermId) -> TermId {
-    let mut n = Norm { store };
+    let mut n = Norm::new(store);
     let t = n.norm(c, false);
     let kb = Knowledge::new(&mut n, ctx);
     if kb.inconsistent {
@@ -204,14 +215,14 @@ pub fn and(store: &mut Store, ctx: &Context, conds: Vec<TermId>) -> TermId {
 
 /// The canonical form of `not(c)` (no context).
 pub fn negate(store: &mut Store, c: TermId) -> TermId {
-    Norm { store }.norm(c, true)
+    Norm::new(store).norm(c, true)
 }
 
 /// Decides the bool term `c` under `ctx`: `True`/`False` only when that holds for every
 /// assignment of the free variables consistent with `ctx` (types, ranges, conditions);
 /// `Unknown` otherwise. See `cond/decide.rs` for exactly what is decided.
 pub fn decide(store: &mut Store, ctx: &Context, c: TermId) -> Tri {
-    let mut n = Norm { store };
+    let mut n = Norm::new(store);
     let t = n.norm(c, false);
     let kb = Knowledge::new(&mut n, ctx);
     if kb.inconsistent {
@@ -223,6 +234,17 @@ pub fn decide(store: &mut Store, ctx: &Context, c: TermId) -> Tri {
 /// The structural normaliser (no context).
 pub(crate) struct Norm<'s> {
     pub(crate) store: &'s mut Store,
+    /// Results so far: shared subterms are normalised once (terms are DAGs).
+    memo: rustc_hash::FxHashMap<(TermId, bool), TermId>,
+}
+
+impl<'s> Norm<'s> {
+    pub(crate) fn new(store: &'s mut Store) -> Norm<'s> {
+        Norm {
+            store,
+            memo: Default::default(),
+        }
+    }
 }
 
 impl Norm<'_> {
@@ -239,7 +261,12 @@ impl Norm<'_> {
 
     /// The canonical form of `t` (or of `not t` when `neg`).
     pub(crate) fn norm(&mut self, t: TermId, neg: bool) -> TermId {
-        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.norm_here(t, neg))
+        if let Some(&r) = self.memo.get(&(t, neg)) {
+            return r;
+        }
+        let r = stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.norm_here(t, neg));
+        self.memo.insert((t, neg), r);
+        r
     }
 
     fn norm_here(&mut self, t: TermId, neg: bool) -> TermId {

@@ -127,7 +127,15 @@ impl Poly {
     /// Repeatedly divides the leading term in [`super::lex`] order by the leading term of
     /// `d`. Each quotient term must stay within the quotient's degree bounds (per variable
     /// and total), so a divisor that does not divide is rejected after few steps.
+    ///
+    /// Cost: one step per quotient term, so at most the number of monomials within those
+    /// bounds; callers that only probe use [`Poly::div_exact_within`].
     pub fn div_exact(&self, d: &Poly) -> Option<Poly> {
+        self.div_exact_within(d, usize::MAX)
+    }
+
+    /// [`Poly::div_exact`], giving up (`None`) after `max_terms` quotient terms.
+    pub fn div_exact_within(&self, d: &Poly, max_terms: usize) -> Option<Poly> {
         let (dm, dc) = d.leading()?;
         if self.is_zero() {
             return Some(Poly::zero());
@@ -151,6 +159,9 @@ impl Poly {
         let mut r = self.clone();
         let mut q = Vec::new();
         while let Some((rm, rc)) = r.leading() {
+            if q.len() >= max_terms {
+                return None;
+            }
             let qm = rm.div(dm)?;
             if qm.total_degree() > total {
                 return None;
@@ -173,7 +184,7 @@ impl Poly {
     /// `v` and `e = max(deg_v self - deg_v d + 1, 0)`, returns `(q, r)` with
     /// `l^e * self = q * d + r` and `deg_v r < deg_v d`. `None` when `d` is zero.
     ///
-    /// The work is linear in the degree: `None` too above [`super::gcd::MAX_PRS_DEGREE`].
+    /// The work is linear in the degree: `None` too above [`super::MAX_PRS_DEGREE`].
     pub fn pseudo_div_rem_in(&self, d: &Poly, v: u32) -> Option<(Poly, Poly)> {
         if d.is_zero() || self.degree_in(v).max(d.degree_in(v)) > MAX_PRS_DEGREE {
             return None;
@@ -195,7 +206,7 @@ impl Poly {
     /// and `deg_v r < deg_v d`, when every step's division by the leading coefficient of `d`
     /// in `v` is exact (always when that coefficient is a constant, e.g. univariate over
     /// Q). `None` when `d` is zero or a step is not exact, or when a degree in `v` exceeds
-    /// [`super::gcd::MAX_PRS_DEGREE`] (the work is linear in the degree).
+    /// [`super::MAX_PRS_DEGREE`] (the work is linear in the degree).
     pub fn div_rem_in(&self, d: &Poly, v: u32) -> Option<(Poly, Poly)> {
         if self.degree_in(v).max(d.degree_in(v)) > MAX_PRS_DEGREE {
             return None;
@@ -314,14 +325,13 @@ impl Poly {
             .filter_map(|(m, c)| {
                 let e = m.degree_in(v);
                 (e > 0).then(|| {
-                    let rest = m
-                        .0
-                        .iter()
-                        .filter_map(|&(w, f)| match w == v {
-                            true => (f > 1).then_some((w, f - 1)),
-                            false => Some((w, f)),
-                        })
-                        .collect();
+                    let rest =
+                        m.0.iter()
+                            .filter_map(|&(w, f)| match w == v {
+                                true => (f > 1).then_some((w, f - 1)),
+                                false => Some((w, f)),
+                            })
+                            .collect();
                     (Monomial(rest), c * &Rational::from_integer(i64::from(e)))
                 })
             })
@@ -341,5 +351,111 @@ impl Poly {
             acc = acc.mul(&p.pow(d - next));
         }
         acc
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::poly::testing::{p, q};
+    use crate::poly::Poly;
+
+    fn check_div(a: &str, d: &str, expect: Option<&str>) {
+        let got = p(a).div_exact(&p(d));
+        assert_eq!(got, expect.map(p), "({a}) / ({d})");
+    }
+
+    #[rustfmt::skip]
+    #[test]
+    fn exact_division() {
+        check_div("x^2 - 1", "x - 1", Some("x + 1"));
+        check_div("x^2 - 1", "x - 2", None);
+        check_div("x^2*y + x*y^2", "x*y", Some("x + y"));
+        check_div("x^2*y + x*y^2", "x*z", None);
+        check_div("0", "x", Some("0"));
+        check_div("x", "0", None);
+        check_div("x^3 - y^3", "x - y", Some("x^2 + x*y + y^2"));
+        check_div("1/2*x + 1", "2*x + 4", Some("1/4"));
+        check_div("x", "x^2", None);
+        check_div("x + y", "y", None);
+        check_div("(x + y + z)^3*(x*y - 1)", "(x*y - 1)*(x + y + z)", Some("(x + y + z)^2"));
+        check_div("x^5 - y^10", "x - y^2", Some("x^4 + x^3*y^2 + x^2*y^4 + x*y^6 + y^8"));
+        check_div("x^5 - y^10 + 1", "x - y^2", None);
+        check_div("3", "6", Some("1/2"));
+    }
+
+    /// `l^e a = q d + r` with `deg_v r < deg_v d`, and `r` as expected.
+    fn check_pseudo(a: &str, d: &str, v: u32, rem: &str) {
+        let (a, d) = (p(a), p(d));
+        let (qu, r) = a.pseudo_div_rem_in(&d, v).expect("non-zero divisor");
+        let e = (a.degree_in(v) + 1).saturating_sub(d.degree_in(v));
+        let l = d.leading_coefficient_in(v).pow(e);
+        assert_eq!(l.mul(&a), qu.mul(&d).add(&r), "{a} by {d}");
+        assert!(r.is_zero() || r.degree_in(v) < d.degree_in(v));
+        assert_eq!(r, p(rem));
+        assert_eq!(a.pseudo_rem_in(&d, v), Some(r));
+    }
+
+    #[rustfmt::skip]
+    #[test]
+    fn pseudo_division() {
+        check_pseudo("x^2 + y", "y*x + 1", 0, "y^3 + 1");
+        check_pseudo("x^3 + 2*x + 1", "x - 1", 0, "4");
+        check_pseudo("x^2 + y", "y*x + 1", 1, "x^3 - 1");
+        check_pseudo("x + 1", "x^2", 0, "x + 1");
+        check_pseudo("y^2 + 1", "x*y + 1", 1, "x^2 + 1");
+        assert_eq!(p("x").pseudo_div_rem_in(&Poly::zero(), 0), None);
+    }
+
+    fn check_div_rem(a: &str, d: &str, v: u32, expect: Option<(&str, &str)>) {
+        let got = p(a).div_rem_in(&p(d), v);
+        assert_eq!(
+            got,
+            expect.map(|(qq, r)| (p(qq), p(r))),
+            "({a}) divrem ({d})"
+        );
+    }
+
+    #[rustfmt::skip]
+    #[test]
+    fn division_with_remainder() {
+        check_div_rem("x^3 + 2*x + 1", "x - 1", 0, Some(("x^2 + x + 3", "4")));
+        check_div_rem("x^3 + 2*x + 1", "2*x - 1", 0, Some(("1/2*x^2 + 1/4*x + 9/8", "17/8")));
+        check_div_rem("x^2*y + 1", "x*y + 1", 0, None);
+        check_div_rem("x^2*y + x + y", "x*y + 1", 0, Some(("x", "y")));
+        check_div_rem("x + 1", "x^2", 0, Some(("0", "x + 1")));
+        check_div_rem("x", "0", 0, None);
+    }
+
+    #[rustfmt::skip]
+    #[test]
+    fn contents_and_normal_forms() {
+        assert_eq!(p("x*y + y").content_in(0), p("y"));
+        assert_eq!(p("2*x*y + 4*y^2").content_in(0), p("y"));
+        assert_eq!(p("2*x*y + 4*y^2").primitive_part_in(0), p("2*x + 4*y"));
+        assert_eq!(p("x*y + x + 1").content_in(0), p("1"));
+        assert_eq!(p("(y^2 - 1)*x^2 + (y + 1)*z").content_in(0), p("y + 1"));
+        assert_eq!(p("(y^2 - 1)*x^2 + (y + 1)*z").primitive_part_in(0), p("(y - 1)*x^2 + z"));
+        assert_eq!(p("0").content_in(0), p("0"));
+        assert_eq!(p("-2/3*x + 4/9").rational_content(), q("-2/9"));
+        assert_eq!(p("-2/3*x + 4/9").normalize(), p("3*x - 2"));
+        assert_eq!(p("-y + x").normalize(), p("x - y"));
+        assert_eq!(p("-5").normalize(), p("1"));
+        assert_eq!(p("0").normalize(), p("0"));
+        assert_eq!(p("0").rational_content(), q("1"));
+    }
+
+    #[rustfmt::skip]
+    #[test]
+    fn calculus_and_views() {
+        assert_eq!(p("x^3*y + 2*x*y^2 + y").derivative(0), p("3*x^2*y + 2*y^2"));
+        assert_eq!(p("x^3*y + 2*x*y^2 + y").derivative(1), p("x^3 + 4*x*y + 1"));
+        assert_eq!(p("x^3*y").derivative(2), p("0"));
+        assert_eq!(p("x^2 + y").substitute(0, &p("y + 1")), p("y^2 + 3*y + 1"));
+        assert_eq!(p("x*y").substitute(1, &p("x")), p("x^2"));
+        assert_eq!(p("x^5 + x^2*z + 1").substitute(0, &p("2")), p("4*z + 33"));
+        assert_eq!(p("x^2*y + x^2 + x*y").leading_coefficient_in(0), p("y + 1"));
+        assert_eq!(p("x^2*y + z").leading_coefficient_in(1), p("x^2"));
+        assert_eq!(p("x^2*y + y^3*z").degrees(), vec![(0, 2), (1, 3), (2, 1)]);
+        assert_eq!(p("-3*x + 1").leading_coefficient(), Some(&q("-3")));
     }
 }

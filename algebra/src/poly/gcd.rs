@@ -9,7 +9,8 @@
 //!    operands, and the gcd of the two monomials taken directly;
 //! 3. a variable that occurs in one operand only: the gcd divides each coefficient of that
 //!    operand in that variable, so fold the gcd over those coefficients (fewer variables);
-//! 4. otherwise choose a common main variable `v` of least degree, take contents in `v`
+//! 4. the heuristic gcd (`heu.rs`: evaluation at large integers, checked by division);
+//! 5. when it gives up, choose a common main variable `v` of least degree, take contents in `v`
 //!    (recursively: gcd of the coefficients), and run a pseudo-remainder sequence on the
 //!    primitive parts: the primitive PRS with integer content removal when the
 //!    coefficients are rationals (univariate), the subresultant PRS otherwise; the
@@ -17,21 +18,26 @@
 //!
 //! Every recursive call has strictly fewer variables in the union of its operands, and
 //! every PRS step lowers the degree in `v`, so the algorithm terminates; recursion runs on a
-//! growing stack. Degrees above [`MAX_PRS_DEGREE`] are not fed to a PRS (its dense
-//! representation and step count grow with the degree): there only trial division is
-//! tried, and the gcd reported is 1 when it fails. A result of 1 is always safe (a fraction
-//! that is merely not fully reduced); the same fallback covers a division that is exact in
+//! growing stack. Degrees (in any variable) above [`MAX_PRS_DEGREE`] are not fed to a PRS
+//! (its dense representation, step count and coefficient exponents grow with them): there
+//! only trial division is tried (up to [`TRIAL_DIVISION_TERMS`] quotient terms), and the gcd
+//! reported is 1 when it fails. A result of 1 is always safe (a fraction that is merely not
+//! fully reduced); the same fallback covers a division that is exact in
 //! theory but fails (which would be a bug: the proptests check divisibility).
 //!
 //! Results are normalised ([`Poly::normalize`]): coprime integer coefficients, positive
 //! leading coefficient in lex order; `gcd(0, 0) = 0`, `gcd(a, 0) = normalize(a)`.
 
 use super::div::{dense_degree, integer_content, pseudo_div_dense, Dense};
+use super::heu::gcd_heuristic;
 use super::{Monomial, Poly};
 use crate::num::Rational;
 
-/// The largest degree in the main variable a pseudo-remainder sequence is run on.
+/// The largest degree (in any variable) a pseudo-remainder sequence is run on.
 pub const MAX_PRS_DEGREE: u32 = 2000;
+
+/// The most quotient terms a trial division (beyond [`MAX_PRS_DEGREE`]) may produce.
+pub const TRIAL_DIVISION_TERMS: usize = 10_000;
 
 /// Stack left when a recursive call moves to a new segment, and that segment's size.
 const RED_ZONE: usize = 64 << 10;
@@ -39,7 +45,20 @@ const STACK_SEGMENT: usize = 1 << 20;
 
 /// The normalised greatest common divisor of `a` and `b` over Q (see the module doc).
 pub fn gcd(a: &Poly, b: &Poly) -> Poly {
-    gcd_rec(a, b).unwrap_or_else(Poly::one)
+    gcd_with(a, b, Method::Heuristic)
+}
+
+/// Whether to try the heuristic gcd (`heu.rs`) before a PRS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Method {
+    Heuristic,
+    /// PRS only: the reference the heuristic is tested against.
+    #[cfg_attr(not(test), allow(dead_code))]
+    Prs,
+}
+
+pub(super) fn gcd_with(a: &Poly, b: &Poly, method: Method) -> Poly {
+    gcd_rec(a, b, method).unwrap_or_else(Poly::one)
 }
 
 /// The normalised least common multiple (0 when either operand is 0).
@@ -54,11 +73,11 @@ pub fn lcm(a: &Poly, b: &Poly) -> Poly {
     }
 }
 
-fn gcd_rec(a: &Poly, b: &Poly) -> Option<Poly> {
-    stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || gcd_inner(a, b))
+fn gcd_rec(a: &Poly, b: &Poly, method: Method) -> Option<Poly> {
+    stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || gcd_inner(a, b, method))
 }
 
-fn gcd_inner(a: &Poly, b: &Poly) -> Option<Poly> {
+fn gcd_inner(a: &Poly, b: &Poly, method: Method) -> Option<Poly> {
     if a.is_zero() {
         return Some(b.normalize());
     }
@@ -78,7 +97,7 @@ fn gcd_inner(a: &Poly, b: &Poly) -> Option<Poly> {
     let g = if a1.as_constant().is_some() || b1.as_constant().is_some() {
         Poly::one()
     } else {
-        gcd_no_monomial(&a1, &b1)?
+        gcd_no_monomial(&a1, &b1, method)?
     };
     Some(g.mul_term(&m, &Rational::one()))
 }
@@ -120,29 +139,37 @@ fn monomial_gcd(a: &Monomial, b: &Monomial) -> Monomial {
 }
 
 /// The gcd of normalised, non-constant operands without monomial content.
-fn gcd_no_monomial(a: &Poly, b: &Poly) -> Option<Poly> {
+fn gcd_no_monomial(a: &Poly, b: &Poly, method: Method) -> Option<Poly> {
     if a == b {
         return Some(a.clone());
+    }
+    // normalised operands have integer coefficients, as the heuristic needs
+    if method == Method::Heuristic {
+        if let Some(g) = gcd_heuristic(a, b) {
+            return Some(g.normalize());
+        }
     }
     let (da, db) = (a.degrees(), b.degrees());
     let has = |ds: &[(u32, u32)], v: u32| ds.binary_search_by_key(&v, |p| p.0).ok();
     if let Some(&(v, _)) = da.iter().find(|p| has(&db, p.0).is_none()) {
-        return gcd_with_coefficients(b, a, v);
+        return gcd_with_coefficients(b, a, v, method);
     }
     if let Some(&(v, _)) = db.iter().find(|p| has(&da, p.0).is_none()) {
-        return gcd_with_coefficients(a, b, v);
+        return gcd_with_coefficients(a, b, v, method);
     }
     // same variables on both sides: the main variable is a common one of least degree
-    let (deg, v) = da
+    let (_, v) = da
         .iter()
         .filter_map(|&(v, ea)| has(&db, v).map(|j| (ea.max(db[j].1), v)))
         .min()?;
-    if deg > MAX_PRS_DEGREE {
+    // PRS coefficients multiply, so every variable's degree counts, not only v's
+    let highest = da.iter().chain(&db).map(|p| p.1).max().unwrap_or(0);
+    if highest > MAX_PRS_DEGREE {
         return trial_division(a, b);
     }
     let (pa, pb) = (a.dense_in(v), b.dense_in(v));
-    let (ca, cb) = (content_dense(&pa)?, content_dense(&pb)?);
-    let c = gcd_rec(&ca, &cb)?;
+    let (ca, cb) = (content_dense(&pa, method)?, content_dense(&pb, method)?);
+    let c = gcd_rec(&ca, &cb, method)?;
     let (pa, pb) = (divide_dense(pa, &ca)?, divide_dense(pb, &cb)?);
     let (pa, pb) = if pa.len() >= pb.len() {
         (pa, pb)
@@ -155,29 +182,30 @@ fn gcd_no_monomial(a: &Poly, b: &Poly) -> Option<Poly> {
     } else {
         subresultant_prs(pa, pb)?
     };
-    let gc = content_dense(&g)?;
+    let gc = content_dense(&g, method)?;
     let g = divide_dense(g, &gc)?;
     Some(Poly::from_dense_in(&g, v).mul(&c).normalize())
 }
 
 /// The gcd when one operand divides the other, else 1 (the fallback for large degrees).
 fn trial_division(a: &Poly, b: &Poly) -> Option<Poly> {
-    let (small, large) = if a.terms.len() <= b.terms.len() {
-        (a, b)
+    // a wrong guess fails on the degree bounds before any work
+    if a.div_exact_within(b, TRIAL_DIVISION_TERMS).is_some() {
+        Some(b.clone())
     } else {
-        (b, a)
-    };
-    large.div_exact(small).map(|_| small.clone())
+        b.div_exact_within(a, TRIAL_DIVISION_TERMS)
+            .map(|_| a.clone())
+    }
 }
 
 /// `gcd(g, a)` where `v` occurs in `a` but not in `g`: the gcd divides every coefficient
 /// of `a` in `v`, so fold it over them.
-fn gcd_with_coefficients(g: &Poly, a: &Poly, v: u32) -> Option<Poly> {
+fn gcd_with_coefficients(g: &Poly, a: &Poly, v: u32, method: Method) -> Option<Poly> {
     let mut cs: Vec<Poly> = a.coefficients_in(v).into_iter().map(|p| p.1).collect();
     cs.sort_by_key(|c| c.terms.len());
     let mut g = g.clone();
     for c in &cs {
-        g = gcd_rec(&g, c)?;
+        g = gcd_rec(&g, c, method)?;
         if g.as_constant().is_some() {
             break;
         }
@@ -186,12 +214,12 @@ fn gcd_with_coefficients(g: &Poly, a: &Poly, v: u32) -> Option<Poly> {
 }
 
 /// The gcd of the coefficients (normalised; 1 when one of them is a constant).
-fn content_dense(p: &Dense) -> Option<Poly> {
+fn content_dense(p: &Dense, method: Method) -> Option<Poly> {
     let mut cs: Vec<&Poly> = p.iter().filter(|c| !c.is_zero()).collect();
     cs.sort_by_key(|c| c.terms.len());
     let mut g = Poly::zero();
     for c in cs {
-        g = gcd_rec(&g, c)?;
+        g = gcd_rec(&g, c, method)?;
         if g.as_constant().is_some() {
             return Some(Poly::one());
         }
@@ -257,5 +285,106 @@ fn subresultant_prs(mut a: Dense, mut b: Dense) -> Option<Dense> {
             1 => g.clone(),
             _ => g.pow(delta).div_exact(&h.pow(delta - 1))?,
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::poly::testing::p;
+
+    /// `gcd(a, b) == expect` exactly (so normalised), both ways round.
+    fn check(a: &str, b: &str, expect: &str) {
+        let g = gcd(&p(a), &p(b));
+        assert_eq!(g, p(expect), "gcd({a}, {b}) = {g}, expected {expect}");
+        assert_eq!(gcd(&p(b), &p(a)), g, "gcd({b}, {a}) differs");
+    }
+
+    #[rustfmt::skip]
+    const GCDS: &[(&str, &str, &str)] = &[
+        // zero and constants
+        ("0", "0", "0"),
+        ("0", "-2*x - 4", "x + 2"),
+        ("-1/2*x*y", "0", "x*y"),
+        ("6", "4", "1"),
+        ("3", "x + 1", "1"),
+        ("0", "7", "1"),
+        // univariate
+        ("x^2 - 1", "x^2 - 2*x + 1", "x - 1"),
+        ("x^3 - 1", "x^2 - 1", "x - 1"),
+        ("x^4 - 1", "x^6 - 1", "x^2 - 1"),
+        ("x^2 + 1", "x^2 - 1", "1"),
+        ("(x + 1)^3*(x - 2)", "(x + 1)^2*(x + 3)", "x^2 + 2*x + 1"),
+        ("(x^5 + 3*x + 1)*(x^3 - 2)", "(x^5 + 3*x + 1)*(x^4 + 1)", "x^5 + 3*x + 1"),
+        ("-x + 1", "x^2 - 1", "x - 1"),
+        ("(2*x - 1)^10", "(2*x - 1)^7*(x + 5)^3", "(2*x - 1)^7"),
+        // rational coefficients
+        ("1/2*x^2 - 1/2", "1/3*x + 1/3", "x + 1"),
+        ("x - 1/2", "4*x^2 - 1", "2*x - 1"),
+        ("2/3*x + 4/3*y", "-5*x - 10*y", "x + 2*y"),
+        // content only, monomials
+        ("6*x^2 + 12*x", "4*x + 8", "x + 2"),
+        ("2*x*y + 2*y", "y^2", "y"),
+        ("x*y + y", "x*z + z", "x + 1"),
+        ("x^3*y", "x*y^2*z", "x*y"),
+        ("x^2*y + x^2", "x*y", "x"),
+        // bivariate
+        ("x^2 - y^2", "x^2 + 2*x*y + y^2", "x + y"),
+        ("(x + y)*(x - 2*y)^2", "(x - 2*y)*(x + 3*y)", "x - 2*y"),
+        ("(x*y^3 + y + 1)*(x^2 + y^2)", "(x*y^3 + y + 1)*(x - y)^3", "x*y^3 + y + 1"),
+        ("x^2 + y^2", "x + y", "1"),
+        ("(x*y - 1)^2*(x + y)", "(x*y - 1)*(x - y)", "x*y - 1"),
+        // a variable on one side only
+        ("(y + 1)*(x + 1)", "(y + 1)*(z + 2)", "y + 1"),
+        ("(x + 1)*(y + 1)", "z + 1", "1"),
+        // trivariate and more
+        ("(x + y + z)*(x*y - z)", "(x + y + z)*(x - z)^2", "x + y + z"),
+        ("(x*y + z)^2*(y - z)", "(x*y + z)*(y - z)^2*(x + 1)", "(x*y + z)*(y - z)"),
+        ("(x*z - y^2)*(x + y*z + 1)^2", "(x + y*z + 1)*(x*z - y^2)^3*(z - 1)", "(x*z - y^2)*(x + y*z + 1)"),
+        ("(x + y)*(z + w)", "(x + y)*(z - w)", "x + y"),
+        ("(x^2*w - y*z)*(w + 1)", "(x^2*w - y*z)*(x + z)*(y - w)", "x^2*w - y*z"),
+        // larger: the heuristic answers these in milliseconds where a PRS took a second
+        ("(x + y + z + 1)^5*(x - y*z + 2)^2", "(x + y + z + 1)^5*(x*y - z + 3)^3", "(x + y + z + 1)^5"),
+        ("(x^3*y - 2*z^2 + x + 1)^3*(x + y^2)", "(x^3*y - 2*z^2 + x + 1)^2*(y - z)^4", "(x^3*y - 2*z^2 + x + 1)^2"),
+        ("(x + y)^10 + 1", "(x - y)^10 + 3", "1"),
+        // equal up to a constant
+        ("2*x + 2*y", "-3*x - 3*y", "x + y"),
+    ];
+
+    #[test]
+    fn gcd_table() {
+        for &(a, b, e) in GCDS {
+            check(a, b, e);
+        }
+    }
+
+    #[rustfmt::skip]
+    const LCMS: &[(&str, &str, &str)] = &[
+        ("x^2 - 1", "x - 1", "x^2 - 1"),
+        ("x", "y", "x*y"),
+        ("0", "x", "0"),
+        ("2*x + 2", "3*x - 3", "x^2 - 1"),
+        ("x^2*y", "x*y^3", "x^2*y^3"),
+        ("6", "4", "1"),
+    ];
+
+    #[test]
+    fn lcm_table() {
+        for &(a, b, e) in LCMS {
+            assert_eq!(lcm(&p(a), &p(b)), p(e), "lcm({a}, {b})");
+        }
+    }
+
+    #[test]
+    fn high_degrees_fall_back_to_trial_division() {
+        // beyond MAX_PRS_DEGREE no PRS runs: one dividing the other is still found
+        let big = format!("x^{} - 1", MAX_PRS_DEGREE + 2);
+        check(&big, "x - 1", "x - 1");
+        check(&big, &format!("x^{} - 1", MAX_PRS_DEGREE + 2), &big);
+        // and huge degrees stop at once (here the true gcd is 1 as well)
+        let t = std::time::Instant::now();
+        check("x^4000000000 + 1", "x^3 + 1", "1");
+        check("x^4000000000*y + 1", "x^3*y^2 + x + y", "1");
+        assert!(t.elapsed().as_secs() < 5);
     }
 }

@@ -12,6 +12,7 @@
 //! and nothing here uses floating point except [`Poly::eval_f64`].
 
 use std::cmp::Ordering;
+use std::collections::hash_map::Entry;
 
 use rustc_hash::FxHashMap;
 
@@ -19,10 +20,16 @@ use crate::num::Rational;
 
 mod div;
 mod gcd;
+mod heu;
 pub mod ratfun;
 pub mod ring;
 
-pub use gcd::{gcd, lcm};
+#[cfg(test)]
+mod proptests;
+#[cfg(test)]
+mod testing;
+
+pub use gcd::{gcd, lcm, MAX_PRS_DEGREE, TRIAL_DIVISION_TERMS};
 pub use ratfun::RatFun;
 pub use ring::PolyRing;
 
@@ -376,18 +383,26 @@ impl Poly {
             let (m, c) = &small.terms[0];
             return large.mul_term(m, c);
         }
+        if let (Some(ia), Some(ib)) = (small_integers(self), small_integers(other)) {
+            if let Some(p) = self.mul_integers(&ia, other, &ib) {
+                return p;
+            }
+        }
         let mut acc: FxHashMap<Monomial, Rational> = FxHashMap::with_capacity_and_hasher(
             self.terms.len() * other.terms.len(),
             Default::default(),
         );
         for (ma, ca) in &self.terms {
             for (mb, cb) in &other.terms {
-                let m = ma.mul(mb);
                 let c = ca * cb;
-                match acc.get_mut(&m) {
-                    Some(d) => *d = &*d + &c,
-                    None => {
-                        acc.insert(m, c);
+                // one hash per product: the entry API instead of a lookup then an insert
+                match acc.entry(ma.mul(mb)) {
+                    Entry::Occupied(mut e) => {
+                        let s = e.get() + &c;
+                        *e.get_mut() = s;
+                    }
+                    Entry::Vacant(e) => {
+                        e.insert(c);
                     }
                 }
             }
@@ -396,6 +411,46 @@ impl Poly {
             acc.into_iter().filter(|(_, c)| !c.is_zero()).collect();
         terms.sort_unstable_by(|a, b| lex(&b.0, &a.0));
         Poly { terms }
+    }
+
+    /// [`Poly::mul`] when every coefficient is an `i64` (`ia`, `ib`, in term order):
+    /// accumulates in `i128` without rational normalisation; `None` on overflow (the caller
+    /// then takes the general path, which gives the same result).
+    fn mul_integers(&self, ia: &[i64], other: &Poly, ib: &[i64]) -> Option<Poly> {
+        let mut acc: FxHashMap<Monomial, i128> = FxHashMap::with_capacity_and_hasher(
+            self.terms.len() * other.terms.len(),
+            Default::default(),
+        );
+        for ((ma, _), &ca) in self.terms.iter().zip(ia) {
+            for ((mb, _), &cb) in other.terms.iter().zip(ib) {
+                // |ca * cb| <= 2^126 always fits; only the sums can overflow
+                let c = i128::from(ca) * i128::from(cb);
+                match acc.entry(ma.mul(mb)) {
+                    Entry::Occupied(mut e) => {
+                        let s = e.get().checked_add(c)?;
+                        *e.get_mut() = s;
+                    }
+                    Entry::Vacant(e) => {
+                        e.insert(c);
+                    }
+                }
+            }
+        }
+        let mut terms: Vec<(Monomial, Rational)> = acc
+            .into_iter()
+            .filter(|(_, c)| *c != 0)
+            .map(|(m, c)| {
+                let q = match i64::try_from(c) {
+                    Ok(small) => Rational::from_integer(small),
+                    Err(_) => Rational::new(num_rational::BigRational::from_integer(
+                        num_bigint::BigInt::from(c),
+                    )),
+                };
+                (m, q)
+            })
+            .collect();
+        terms.sort_unstable_by(|a, b| lex(&b.0, &a.0));
+        Some(Poly { terms })
     }
 
     /// `self^n` by repeated squaring.
@@ -416,7 +471,7 @@ impl Poly {
     }
 
     /// The coefficients of `self` as a polynomial in `v`: `(degree, coefficient)` pairs,
-    /// degree decreasing, coefficients free of `v` (the Q(others)[v] view).
+    /// degree decreasing, coefficients free of `v` (the `Q(others)[v]` view).
     pub fn coefficients_in(&self, v: u32) -> Vec<(u32, Poly)> {
         let mut by_degree: FxHashMap<u32, Vec<(Monomial, Rational)>> = FxHashMap::default();
         for (m, c) in &self.terms {
@@ -442,6 +497,60 @@ impl Poly {
                     .fold(c.to_f64(), |acc, &(v, e)| acc * value(v).powi(e as i32))
             })
             .sum()
+    }
+}
+
+/// The coefficients as `i64`s when all are integers of that size.
+fn small_integers(p: &Poly) -> Option<Vec<i64>> {
+    p.terms
+        .iter()
+        .map(|(_, c)| {
+            let big = c.as_big();
+            if big.is_integer() {
+                num_traits::ToPrimitive::to_i64(big.numer())
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// `x0^2*x1 - 3/2*x2` style, terms in lex order (for messages and debugging; the
+/// canonical layer prints through terms instead).
+impl std::fmt::Display for Poly {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.terms.is_empty() {
+            return f.write_str("0");
+        }
+        for (i, (m, c)) in self.terms.iter().enumerate() {
+            let (neg, abs) = if c.is_negative() {
+                (true, -c)
+            } else {
+                (false, c.clone())
+            };
+            match (i, neg) {
+                (0, true) => f.write_str("-")?,
+                (0, false) => {}
+                (_, true) => f.write_str(" - ")?,
+                (_, false) => f.write_str(" + ")?,
+            }
+            let mut first = true;
+            if !abs.is_one() || m.is_one() {
+                write!(f, "{abs}")?;
+                first = false;
+            }
+            for &(v, e) in m.pairs() {
+                if !first {
+                    f.write_str("*")?;
+                }
+                first = false;
+                write!(f, "x{v}")?;
+                if e > 1 {
+                    write!(f, "^{e}")?;
+                }
+            }
+        }
+        Ok(())
     }
 }
 

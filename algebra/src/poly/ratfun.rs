@@ -8,6 +8,14 @@
 //! equality (`==`, `Hash`) is mathematical equality. The denominator is never zero:
 //! constructors and `div`/`recip`/`pow` return `None` instead.
 //!
+//! ```
+//! use slic_algebra::poly::{Poly, RatFun};
+//! let (x, one) = (Poly::var(0), Poly::one());
+//! // (x^2 - 1) / (x - 1) = x + 1
+//! let r = RatFun::new(x.mul(&x).sub(&one), x.sub(&one));
+//! assert_eq!(r, Some(RatFun::from_poly(x.add(&one))));
+//! ```
+//!
 //! Generic over the [`PolyRing`] backend (default [`Poly`]); nothing here depends on how
 //! polynomials are stored. No floating point except [`RatFun::eval_f64`].
 
@@ -232,5 +240,78 @@ fn cancel<P: PolyRing>(x: &P, y: &P) -> (P, P) {
     match (x.div_exact(&g), y.div_exact(&g)) {
         (Some(a), Some(b)) => (a, b),
         _ => (x.clone(), y.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::poly::testing::{p, q};
+
+    fn rf(num: &str, den: &str) -> RatFun {
+        RatFun::new(p(num), p(den)).expect("non-zero denominator")
+    }
+
+    /// `num / den` normalises to `expect_num / expect_den` (`None`: rejected).
+    fn check(num: &str, den: &str, expect: Option<(&str, &str)>) {
+        let got = RatFun::new(p(num), p(den)).map(RatFun::into_parts);
+        assert_eq!(got, expect.map(|(n, d)| (p(n), p(d))), "({num}) / ({den})");
+    }
+
+    #[rustfmt::skip]
+    #[test]
+    fn normalisation() {
+        check("x^2 - 1", "x - 1", Some(("x + 1", "1")));
+        check("2*x + 2", "4*x + 4", Some(("1/2", "1")));
+        check("1", "2*x", Some(("1/2", "x")));
+        check("x", "-x^2 + x", Some(("-1", "x - 1")));
+        check("0", "x + 1", Some(("0", "1")));
+        check("x", "0", None);
+        check("x*y + y", "x^2*y - y", Some(("1", "x - 1")));
+        check("3*x + 1", "2*y - 1", Some(("3/2*x + 1/2", "y - 1/2")));
+        check("(x + y)^2*(x - z)", "(x - z)*(x*y + 3)*3", Some(("1/3*x^2 + 2/3*x*y + 1/3*y^2", "x*y + 3")));
+    }
+
+    /// `op(a, b) == expect` where fractions are written `"num | den"`.
+    fn r(s: &str) -> RatFun {
+        match s.split_once('|') {
+            Some((n, d)) => rf(n, d),
+            None => rf(s, "1"),
+        }
+    }
+
+    #[rustfmt::skip]
+    #[test]
+    fn arithmetic() {
+        assert_eq!(r("1 | x + 1").add(&r("1 | x - 1")), r("2*x | x^2 - 1"));
+        assert_eq!(r("x | x - 1").sub(&r("1 | x - 1")), r("1"));
+        assert_eq!(r("x^2 - 1 | x").mul(&r("x | x + 1")), r("x - 1"));
+        assert_eq!(r("x | x*y + y").add(&r("1 | y")), r("2*x + 1 | x*y + y"));
+        assert_eq!(r("1 | x*(x + 1)").add(&r("1 | (x + 1)*(x + 2)")), r("2 | x*(x + 2)"));
+        assert_eq!(r("1 | x - 1").sub(&r("1 | x - 1")), r("0"));
+        assert_eq!(r("x | y").div(&r("x^2 | y^2")), Some(r("y | x")));
+        assert_eq!(r("x").div(&r("0")), None);
+        assert_eq!(r("x | x + 1").pow(-2), Some(r("(x + 1)^2 | x^2")));
+        assert_eq!(r("2*x | 3").pow(3), Some(r("8/27*x^3")));
+        assert_eq!(r("x").pow(0), Some(r("1")));
+        assert_eq!(r("0").pow(-1), None);
+        assert_eq!(r("0").recip(), None);
+        assert_eq!(r("2*x + 1 | 3").recip(), Some(r("3/2 | x + 1/2")));
+        assert_eq!(r("x | y").neg(), r("-x | y"));
+        assert_eq!(RatFun::var(1).mul(&RatFun::constant(q("2"))), r("2*y"));
+    }
+
+    #[rustfmt::skip]
+    #[test]
+    fn views() {
+        assert_eq!(r("2*x + 2 | 4*x + 4").as_constant(), Some(q("1/2")));
+        assert_eq!(r("x | 2").as_constant(), None);
+        assert!(r("x^2 - 1 | x - 1").is_polynomial());
+        assert!(!r("1 | x").is_polynomial());
+        assert_eq!(r("x | 2").as_polynomial(), Some(&p("1/2*x")));
+        assert!(RatFun::<Poly>::zero().is_zero());
+        assert_eq!(RatFun::<Poly>::one(), r("x | x"));
+        let v = r("x^2 + y | x - y").eval_f64(&|v| if v == 0 { 3.0 } else { 1.0 });
+        assert!((v - 5.0).abs() < 1e-12);
     }
 }

@@ -53,7 +53,7 @@ pub trait PolyRing: Clone + Debug + Eq + Hash + Sized {
     fn to_terms(&self) -> Vec<(Monomial, Rational)>;
     fn degree_in(&self, v: u32) -> u32;
     fn total_degree(&self) -> u32;
-    /// The Q(others)[v] view: `(degree, coefficient)` pairs, degree decreasing,
+    /// The `Q(others)[v]` view: `(degree, coefficient)` pairs, degree decreasing,
     /// coefficients free of `v`.
     fn coefficients_in(&self, v: u32) -> Vec<(u32, Self)>;
     /// The value with `f64` values for the variables.
