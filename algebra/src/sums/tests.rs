@@ -10,118 +10,67 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::alpha::alpha_eq;
-use crate::types::Coercion;
+use crate::eval;
+use num_bigint::BigInt;
+use num_rational::BigRational;
 use crate::verify::verify;
 use crate::{front, print};
 
-// ---- a small evaluator (the oracle) -------------------------------------------------
+// ---- the oracle: `eval` on the input and the output with literal parameters ---------------
 
+/// A parameter value: a number (kept exact) or an array of numbers.
 #[derive(Clone, Debug)]
 enum V {
-    N(f64),
-    B(bool),
-    A(Vec<f64>),
+    N(Rational),
+    A(Vec<Rational>),
 }
 
-struct Ev<'a> {
-    s: &'a Store,
-    env: FxHashMap<VarId, V>,
-    steps: usize,
+fn frac(p: i64, q: i64) -> Rational {
+    Rational::new(BigRational::new(BigInt::from(p), BigInt::from(q)))
 }
 
-impl Ev<'_> {
-    fn num(&mut self, t: TermId) -> Option<f64> {
-        match self.ev(t)? {
-            V::N(x) => Some(x),
-            _ => None,
-        }
+/// `t` with each parameter replaced by its value as a literal.
+fn instantiate(s: &mut Store, t: TermId, env: &[(VarId, V)]) -> TermId {
+    let mut t = t;
+    for (v, x) in env {
+        let ty = s.var_type(*v).clone();
+        let lit = match x {
+            V::N(q) => s.intern(Node::Lit(q.clone()), ty),
+            V::A(xs) => {
+                let elem = ty.array_of().cloned().unwrap_or(Type::Real);
+                let ls = xs.iter().map(|q| s.intern(Node::Lit(q.clone()), elem.clone())).collect();
+                s.intern(Node::ArrayLit(ls), ty)
+            }
+        };
+        t = substitute(s, t, *v, lit);
     }
+    t
+}
 
-    fn ev(&mut self, t: TermId) -> Option<V> {
-        self.steps += 1;
-        if self.steps > 1_000_000 {
-            return None;
-        }
-        let n = |x: f64| Some(V::N(x));
-        match self.s.node(t).clone() {
-            Node::Lit(v) => n(v.to_f64()),
-            Node::Bool(b) => Some(V::B(b)),
-            Node::Var(v) => self.env.get(&v).cloned(),
-            Node::Coerce(c, a) => {
-                let x = self.num(a)?;
-                match c {
-                    Coercion::Real2Int => n(x.round()),
-                    Coercion::Int2Nat | Coercion::Real2Prob if x < -1e-9 => None,
-                    _ => n(x),
-                }
-            }
-            Node::Index(a, i) => {
-                let V::A(xs) = self.ev(a)? else { return None };
-                let i = self.num(i)?;
-                xs.get(i.round() as usize).map(|&x| V::N(x))
-            }
-            Node::If(c, a, b) => match self.ev(c)? {
-                V::B(true) => self.ev(a),
-                V::B(false) => self.ev(b),
-                _ => None,
-            },
-            Node::Summate(v, lo, hi, b) | Node::Product(v, lo, hi, b) => {
-                let is_sum = matches!(self.s.node(t), Node::Summate(..));
-                let (l, h) = (self.num(lo)?.round() as i64, self.num(hi)?.round() as i64);
-                let mut acc = if is_sum { 0.0 } else { 1.0 };
-                for k in l..h {
-                    self.env.insert(v, V::N(k as f64));
-                    let x = self.num(b)?;
-                    if is_sum { acc += x } else { acc *= x }
-                }
-                n(acc)
-            }
-            Node::Prim(p, args) => self.prim(p, &args),
-            _ => None,
-        }
+/// The value of a closed numeric term: exact when it is rational, else in `f64`.
+enum Val {
+    Exact(Rational),
+    Float(f64),
+}
+
+fn value(s: &Store, t: TermId) -> Option<Val> {
+    match eval::eval_exact(s, t) {
+        Some(q) => Some(Val::Exact(q)),
+        None => eval::eval_f64(s, t, &|_| None).map(Val::Float),
     }
+}
 
-    fn prim(&mut self, p: Prim, args: &[TermId]) -> Option<V> {
-        let n = |x: f64| Some(V::N(x));
-        let b = |x: bool| Some(V::B(x));
-        match p {
-            Prim::And | Prim::Or | Prim::Not => {
-                let mut vs = Vec::new();
-                for &a in args {
-                    match self.ev(a)? { V::B(x) => vs.push(x), _ => return None }
-                }
-                match p {
-                    Prim::And => b(vs.iter().all(|&x| x)),
-                    Prim::Or => b(vs.iter().any(|&x| x)),
-                    _ => b(!*vs.first()?),
-                }
-            }
-            _ => {
-                let mut xs = Vec::new();
-                for &a in args {
-                    xs.push(self.num(a)?);
-                }
-                let x = xs.first().copied().unwrap_or(0.0);
-                let y = xs.get(1).copied().unwrap_or(0.0);
-                match p {
-                    Prim::Add => n(xs.iter().sum()),
-                    Prim::Mul => n(xs.iter().product()),
-                    Prim::Neg => n(-x),
-                    Prim::Recip => n(1.0 / x),
-                    Prim::Pow => n(x.powi(y.round() as i32)),
-                    Prim::RealPow => n(x.powf(y)),
-                    Prim::Exp => n(x.exp()),
-                    Prim::Log => n(x.ln()),
-                    Prim::Sqrt => n(x.sqrt()),
-                    Prim::Pi => n(std::f64::consts::PI),
-                    Prim::Lt => b(x < y),
-                    Prim::Le => b(x <= y),
-                    Prim::Eq => b(x == y),
-                    Prim::Ne => b(x != y),
-                    _ => None,
-                }
-            }
-        }
+fn same(x: &Val, y: &Val) -> bool {
+    match (x, y) {
+        (Val::Exact(a), Val::Exact(b)) => a == b,
+        _ => close_enough(float(x), float(y)),
+    }
+}
+
+fn float(x: &Val) -> f64 {
+    match x {
+        Val::Exact(q) => q.to_f64(),
+        Val::Float(f) => *f,
     }
 }
 
@@ -146,15 +95,17 @@ impl Lcg {
 
     fn value(&mut self, ty: &Type) -> Option<V> {
         let r = match ty {
-            Type::Nat => V::N(self.next(7) as f64),
-            Type::Int => V::N(self.next(11) as f64 - 4.0),
-            Type::Prob => V::N(0.1 + self.next(1000) as f64 / 500.0),
-            Type::Real => V::N(self.next(1000) as f64 / 250.0 - 2.0),
-            Type::Bool => V::B(self.next(2) == 1),
+            Type::Nat => V::N(frac(self.next(7) as i64, 1)),
+            Type::Int => V::N(frac(self.next(11) as i64 - 4, 1)),
+            Type::Prob => V::N(frac(50 + self.next(1000) as i64, 500)),
+            Type::Real => V::N(frac(self.next(1000) as i64 - 500, 250)),
             Type::Array(e) => {
                 let mut xs = Vec::new();
                 for _ in 0..12 {
-                    match self.value(e)? { V::N(x) => xs.push(x), _ => return None }
+                    match self.value(e)? {
+                        V::N(x) => xs.push(x),
+                        V::A(_) => return None,
+                    }
                 }
                 V::A(xs)
             }
@@ -171,22 +122,21 @@ fn close_enough(a: f64, b: f64) -> bool {
 /// Evaluates `a` and `b` (bodies under the same parameters) at `points` pseudo-random
 /// points; an error names the first point where they differ. Points where the input
 /// cannot be evaluated (an index out of bounds) are skipped.
-fn same_values(s: &Store, vars: &[VarId], a: TermId, b: TermId, points: usize, seed: u64) -> Result<usize, String> {
+fn same_values(s: &mut Store, vars: &[VarId], a: TermId, b: TermId, points: usize, seed: u64) -> Result<usize, String> {
     let mut rng = Lcg(seed);
     let mut compared = 0;
     for _ in 0..points {
-        let mut env = FxHashMap::default();
+        let mut env = Vec::new();
         for &v in vars {
-            let Some(x) = rng.value(s.var_type(v)) else { return Ok(0) };
-            env.insert(v, x);
+            let ty = s.var_type(v).clone();
+            let Some(x) = rng.value(&ty) else { return Ok(0) };
+            env.push((v, x));
         }
-        let mut e = Ev { s, env: env.clone(), steps: 0 };
-        let Some(x) = e.num(a) else { continue };
-        let mut e = Ev { s, env: env.clone(), steps: 0 };
-        let y = e.num(b);
-        match y {
-            Some(y) if close_enough(x, y) || (x.is_nan() && y.is_nan()) => compared += 1,
-            _ => return Err(format!("at {env:?}: input {x}, output {y:?}")),
+        let (ai, bi) = (instantiate(s, a, &env), instantiate(s, b, &env));
+        let Some(x) = value(s, ai) else { continue };
+        match value(s, bi) {
+            Some(y) if same(&x, &y) => compared += 1,
+            y => return Err(format!("at {env:?}: input {}, output {:?}", float(&x), y.as_ref().map(float))),
         }
     }
     Ok(compared)
@@ -217,7 +167,7 @@ fn simplified(src: &str) -> Result<String, String> {
     }
     let (vars, a) = params(&s, t);
     let (_, b) = params(&s, r);
-    same_values(&s, &vars, a, b, 40, 7)?;
+    same_values(&mut s, &vars, a, b, 40, 7)?;
     Ok(print::print_term(&s, b).trim_end().to_string())
 }
 
@@ -326,7 +276,7 @@ fn indirect_indexing_keeps_one_shape() {
 
 /// Loads `src`, closes its loops, and compares the input and the output at the
 /// parameter values `vals` (in `fn` order); `closed` also asks that no loop remains.
-fn agree(src: &str, vals: &[f64], closed: bool) -> Result<(), TestCaseError> {
+fn agree(src: &str, vals: &[Rational], closed: bool) -> Result<(), TestCaseError> {
     let mut s = Store::new();
     let t = front::load(&mut s, src).map_err(|d| TestCaseError::fail(format!("{src}: {d:?}")))?;
     let r = simplify_loops(&mut s, &Context::new(), t);
@@ -335,12 +285,11 @@ fn agree(src: &str, vals: &[f64], closed: bool) -> Result<(), TestCaseError> {
     prop_assert!(!closed || !text.contains("summate") && !text.contains("product"), "{src}: not closed:\n{text}");
     let (vars, a) = params(&s, t);
     let (_, b) = params(&s, r);
-    let env: FxHashMap<VarId, V> = vars.iter().zip(vals).map(|(&v, &x)| (v, V::N(x))).collect();
-    let x = Ev { s: &s, env: env.clone(), steps: 0 }.num(a);
-    let y = Ev { s: &s, env, steps: 0 }.num(b);
-    match (x, y) {
-        (Some(x), Some(y)) => prop_assert!(close_enough(x, y), "{src} at {vals:?}: loop {x}, closed {y}\n{text}"),
-        _ => prop_assert!(false, "{src} at {vals:?}: cannot evaluate ({x:?}, {y:?})\n{text}"),
+    let env: Vec<(VarId, V)> = vars.iter().zip(vals).map(|(&v, x)| (v, V::N(x.clone()))).collect();
+    let (ai, bi) = (instantiate(&mut s, a, &env), instantiate(&mut s, b, &env));
+    match (value(&s, ai), value(&s, bi)) {
+        (Some(x), Some(y)) => prop_assert!(same(&x, &y), "{src} at {vals:?}: loop {}, closed {}\n{text}", float(&x), float(&y)),
+        _ => prop_assert!(false, "{src} at {vals:?}: cannot evaluate\n{text}"),
     }
     Ok(())
 }
@@ -365,33 +314,33 @@ proptest! {
     fn polynomial_sums_over_nat_bounds(
         cs in proptest::collection::vec(-3i64..=3, 1..=5),
         wx in proptest::collection::vec(any::<bool>(), 5),
-        lo in 0u32..7, hi in 0u32..9, x in -2.0f64..2.0,
+        lo in 0u32..7, hi in 0u32..9, x in -200i64..200,
     ) {
         let body = poly_text(&cs, &wx, "nat2real(k)", "");
         let src = format!("fn lo nat: fn hi nat: fn x real: summate k from lo to hi: {body}");
-        agree(&src, &[f64::from(lo), f64::from(hi), x], true)?;
+        agree(&src, &[frac(i64::from(lo), 1), frac(i64::from(hi), 1), frac(x, 100)], true)?;
     }
 
     #[test]
     fn polynomial_sums_over_int_bounds(
         cs in proptest::collection::vec(-3i64..=3, 1..=5),
         wx in proptest::collection::vec(any::<bool>(), 5),
-        lo in -5i32..5, hi in -5i32..7, x in -2.0f64..2.0,
+        lo in -5i32..5, hi in -5i32..7, x in -200i64..200,
     ) {
         let body = poly_text(&cs, &wx, "int2real(k)", "");
         let src = format!("fn lo int: fn hi int: fn x real: summate k from lo to hi: {body}");
-        agree(&src, &[f64::from(lo), f64::from(hi), x], true)?;
+        agree(&src, &[frac(i64::from(lo), 1), frac(i64::from(hi), 1), frac(x, 100)], true)?;
     }
 
     #[test]
     fn polynomial_sums_from_literal_bounds(
         cs in proptest::collection::vec(-3i64..=3, 1..=5),
         wx in proptest::collection::vec(any::<bool>(), 5),
-        lo in 0u32..4, hi in 0u32..9, x in -2.0f64..2.0,
+        lo in 0u32..4, hi in 0u32..9, x in -200i64..200,
     ) {
         let body = poly_text(&cs, &wx, "nat2real(k)", "");
         let src = format!("fn hi nat: fn x real: summate k from {lo} to hi + 1: {body}");
-        agree(&src, &[f64::from(hi), x], true)?;
+        agree(&src, &[frac(i64::from(hi), 1), frac(x, 100)], true)?;
     }
 
     #[test]
@@ -400,13 +349,13 @@ proptest! {
         e in 0u32..3,
         cs in proptest::collection::vec(-3i64..=3, 1..=3),
         wx in proptest::collection::vec(any::<bool>(), 3),
-        lo in 0u32..6, hi in 0u32..8, x in -2.0f64..2.0, p in 0.1f64..3.0,
+        lo in 0u32..6, hi in 0u32..8, x in -200i64..200, p in 1i64..300,
     ) {
         let ex = poly_text(&cs, &wx, "nat2real(k)", "/10");
         let src = format!(
             "fn lo nat: fn hi nat: fn x real: fn p prob: product k from lo to hi: ({c}) * x ^ {e} * p * exp({ex})"
         );
-        agree(&src, &[f64::from(lo), f64::from(hi), x, p], true)?;
+        agree(&src, &[frac(i64::from(lo), 1), frac(i64::from(hi), 1), frac(x, 100), frac(p, 100)], true)?;
     }
 
     #[test]
@@ -414,24 +363,24 @@ proptest! {
         c in prop_oneof![-3i64..=-1, 1i64..=3],
         cs in proptest::collection::vec(-3i64..=3, 1..=3),
         wx in proptest::collection::vec(any::<bool>(), 3),
-        lo in -4i32..4, hi in -4i32..6, x in -2.0f64..2.0,
+        lo in -4i32..4, hi in -4i32..6, x in -200i64..200,
     ) {
         let ex = poly_text(&cs, &wx, "int2real(k)", "/10");
         let src = format!("fn lo int: fn hi int: fn x real: product k from lo to hi: ({c}) * x * exp({ex})");
-        agree(&src, &[f64::from(lo), f64::from(hi), x], true)?;
+        agree(&src, &[frac(i64::from(lo), 1), frac(i64::from(hi), 1), frac(x, 100)], true)?;
     }
 
     #[test]
     fn deltas_collapse(
-        shift in -2i64..=2, lo in 0u32..4, n in 0u32..8, i in 0u32..9, x in -2.0f64..2.0,
+        shift in -2i64..=2, lo in 0u32..4, n in 0u32..8, i in 0u32..9, x in -200i64..200,
     ) {
         let src = format!(
             "fn n nat: fn i nat: fn x real: summate j from {lo} to n: if nat2int(i) == nat2int(j) + ({shift}): x * nat2real(j) ^ 2 + 1 else: 0"
         );
-        agree(&src, &[f64::from(n), f64::from(i), x], true)?;
+        agree(&src, &[frac(i64::from(n), 1), frac(i64::from(i), 1), frac(x, 100)], true)?;
         let src = format!(
             "fn n nat: fn i nat: fn x real: product j from {lo} to n: if nat2int(i) == nat2int(j) + ({shift}): x * nat2real(j) + 2 else: 1"
         );
-        agree(&src, &[f64::from(n), f64::from(i), x], true)?;
+        agree(&src, &[frac(i64::from(n), 1), frac(i64::from(i), 1), frac(x, 100)], true)?;
     }
 }
