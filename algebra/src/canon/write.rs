@@ -504,8 +504,5 @@ fn primitive(s: &[Summand]) -> (Rational, Vec<Rational>) {
 
 /// A non-negative rational as numerator and denominator.
 fn split(c: &Rational) -> (Rational, Rational) {
-    (
-        Rational::from_bigint(c.numer().abs()),
-        Rational::from_bigint(c.denom()),
-    )
+    (Rational::from_bigint(c.numer().abs()), Rational::from_bigint(c.denom()))
 }
