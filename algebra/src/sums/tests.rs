@@ -2,7 +2,8 @@
 //! variables as `fn` parameters) and the printed body after [`simplify_loops`]. Every row
 //! also checks that the output verifies, is a fixpoint (simplifying again changes
 //! nothing), prints and parses back alpha-equivalently, and evaluates equal to the input
-//! (explicit loops) at pseudo-random points, with a small `f64` evaluator of this file.
+//! (explicit loops) at pseudo-random points: parameters instantiated as literals, both
+//! sides evaluated by `eval` (exactly when the value is rational, else in `f64`).
 //! The proptests compare closed forms of random polynomial and exponential bodies with
 //! explicit loops over random bounds, empty and reversed ranges included.
 
