@@ -31,6 +31,7 @@ pub mod piecewise;
 pub mod poly;
 pub mod print;
 pub mod solve;
+pub mod sums;
 pub mod syntax;
 pub mod term;
 pub mod types;

@@ -1,0 +1,387 @@
+//! Tables for closing sums and products: each row is an input `.hk` function (free
+//! variables as `fn` parameters) and the printed body after [`simplify_loops`]. Every row
+//! also checks that the output verifies, is a fixpoint (simplifying again changes
+//! nothing), prints and parses back alpha-equivalently, and evaluates equal to the input
+//! (explicit loops) at pseudo-random points: parameters instantiated as literals, both
+//! sides evaluated by `eval` (exactly when the value is rational, else in `f64`).
+//! The proptests compare closed forms of random polynomial and exponential bodies with
+//! explicit loops over random bounds, empty and reversed ranges included.
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::alpha::alpha_eq;
+use crate::eval;
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use crate::verify::verify;
+use crate::{front, print};
+
+// ---- the oracle: `eval` on the input and the output with literal parameters ---------------
+
+/// A parameter value: a number (kept exact) or an array of numbers.
+#[derive(Clone, Debug)]
+enum V {
+    N(Rational),
+    A(Vec<Rational>),
+}
+
+fn frac(p: i64, q: i64) -> Rational {
+    Rational::new(BigRational::new(BigInt::from(p), BigInt::from(q)))
+}
+
+/// `t` with each parameter replaced by its value as a literal.
+fn instantiate(s: &mut Store, t: TermId, env: &[(VarId, V)]) -> TermId {
+    let mut t = t;
+    for (v, x) in env {
+        let ty = s.var_type(*v).clone();
+        let lit = match x {
+            V::N(q) => s.intern(Node::Lit(q.clone()), ty),
+            V::A(xs) => {
+                let elem = ty.array_of().cloned().unwrap_or(Type::Real);
+                let ls = xs.iter().map(|q| s.intern(Node::Lit(q.clone()), elem.clone())).collect();
+                s.intern(Node::ArrayLit(ls), ty)
+            }
+        };
+        t = substitute(s, t, *v, lit);
+    }
+    t
+}
+
+/// The value of a closed numeric term: exact when it is rational, else in `f64`.
+enum Val {
+    Exact(Rational),
+    Float(f64),
+}
+
+fn value(s: &Store, t: TermId) -> Option<Val> {
+    match eval::eval_exact(s, t) {
+        Some(q) => Some(Val::Exact(q)),
+        None => eval::eval_f64(s, t, &|_| None).map(Val::Float),
+    }
+}
+
+fn same(x: &Val, y: &Val) -> bool {
+    match (x, y) {
+        (Val::Exact(a), Val::Exact(b)) => a == b,
+        _ => close_enough(float(x), float(y)),
+    }
+}
+
+fn float(x: &Val) -> f64 {
+    match x {
+        Val::Exact(q) => q.to_f64(),
+        Val::Float(f) => *f,
+    }
+}
+
+/// The parameters of the leading `fn`s, and the body under them.
+fn params(s: &Store, mut t: TermId) -> (Vec<VarId>, TermId) {
+    let mut vs = Vec::new();
+    while let Node::Lam(v, b) = s.node(t) {
+        vs.push(*v);
+        t = *b;
+    }
+    (vs, t)
+}
+
+/// A deterministic pseudo-random stream.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+
+    fn value(&mut self, ty: &Type) -> Option<V> {
+        let r = match ty {
+            Type::Nat => V::N(frac(self.next(7) as i64, 1)),
+            Type::Int => V::N(frac(self.next(11) as i64 - 4, 1)),
+            Type::Prob => V::N(frac(50 + self.next(1000) as i64, 500)),
+            Type::Real => V::N(frac(self.next(1000) as i64 - 500, 250)),
+            Type::Array(e) => {
+                let mut xs = Vec::new();
+                for _ in 0..12 {
+                    match self.value(e)? {
+                        V::N(x) => xs.push(x),
+                        V::A(_) => return None,
+                    }
+                }
+                V::A(xs)
+            }
+            _ => return None,
+        };
+        Some(r)
+    }
+}
+
+fn close_enough(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * (1.0 + a.abs().max(b.abs()))
+}
+
+/// Evaluates `a` and `b` (bodies under the same parameters) at `points` pseudo-random
+/// points; an error names the first point where they differ. Points where the input
+/// cannot be evaluated (an index out of bounds) are skipped.
+fn same_values(s: &mut Store, vars: &[VarId], a: TermId, b: TermId, points: usize, seed: u64) -> Result<usize, String> {
+    let mut rng = Lcg(seed);
+    let mut compared = 0;
+    for _ in 0..points {
+        let mut env = Vec::new();
+        for &v in vars {
+            let ty = s.var_type(v).clone();
+            let Some(x) = rng.value(&ty) else { return Ok(0) };
+            env.push((v, x));
+        }
+        let (ai, bi) = (instantiate(s, a, &env), instantiate(s, b, &env));
+        let Some(x) = value(s, ai) else { continue };
+        match value(s, bi) {
+            Some(y) if same(&x, &y) => compared += 1,
+            y => return Err(format!("at {env:?}: input {}, output {:?}", float(&x), y.as_ref().map(float))),
+        }
+    }
+    Ok(compared)
+}
+
+// ---- the table ------------------------------------------------------------------------
+
+fn simplified(src: &str) -> Result<String, String> {
+    let mut s = Store::new();
+    let t = front::load(&mut s, src).map_err(|d| format!("{d:?}"))?;
+    let r = simplify_loops(&mut s, &Context::new(), t);
+    verify(&s, r).map_err(|e| format!("output does not verify: {e}"))?;
+    let again = simplify_loops(&mut s, &Context::new(), r);
+    if again != r {
+        return Err(format!(
+            "not a fixpoint:\n{}---\n{}",
+            print::print_term(&s, r),
+            print::print_term(&s, again)
+        ));
+    }
+    if canon::canonicalize(&mut s, &Context::new(), r) != r {
+        return Err(format!("not canonical:\n{}", print::print_term(&s, r)));
+    }
+    let printed = print::print_term(&s, r);
+    let back = front::load(&mut s, &printed).map_err(|d| format!("reload of\n{printed}failed: {d:?}"))?;
+    if !alpha_eq(&s, r, back) {
+        return Err(format!("printed form does not round-trip:\n{printed}"));
+    }
+    let (vars, a) = params(&s, t);
+    let (_, b) = params(&s, r);
+    same_values(&mut s, &vars, a, b, 40, 7)?;
+    Ok(print::print_term(&s, b).trim_end().to_string())
+}
+
+fn check(src: &str, expect: &str) {
+    match simplified(src) {
+        Ok(got) => assert_eq!(got, expect, "loops of {src}"),
+        Err(e) => panic!("{src}: {e}"),
+    }
+}
+
+const N: &str = "fn n nat: fn m nat: fn x real: fn p prob: fn i nat: fn a array(real): fn b array(real): fn q array(prob): fn y array(nat):\n";
+
+/// A row over the standard parameters `N`.
+fn row(body: &str, expect: &str) {
+    check(&format!("{N}{body}"), expect);
+}
+
+#[test]
+fn constants_factor_out() {
+    row("summate k from 0 to n: x * nat2real(k)", "nat2real(n) ^ 2 * x / 2 - nat2real(n) * x / 2");
+    row("summate k from 0 to n: x * a[k]", "x * (summate k from 0 to n: a[k])");
+    row("summate k from 0 to n: 2 * x * a[k] / 3", "2 * x * (summate k from 0 to n: a[k]) / 3");
+    row("summate k from 0 to n: a[k] / x", "(summate k from 0 to n: a[k]) / x");
+    row("product k from 0 to n: p * q[k]", "p ** nat2real(n) * (product k from 0 to n: q[k])");
+    row("product k from 0 to n: 2 * q[k]", "2 ** nat2real(n) * (product k from 0 to n: q[k])");
+    row("product k from 0 to n: -2 * a[k]", "(-1/1) ^ n * prob2real(2 ** nat2real(n)) * (product k from 0 to n: a[k])");
+    row("product k from 0 to n: q[k] / p", "p ** (-nat2real(n)) * (product k from 0 to n: q[k])");
+}
+
+#[test]
+fn split_over_sums_and_products() {
+    row("summate k from 0 to n: a[k] + b[k]", "(summate k from 0 to n: a[k]) + (summate k from 0 to n: b[k])");
+    row("summate k from 0 to n: a[k] + 2 * b[k] + x", "nat2real(n) * x + (summate k from 0 to n: a[k]) + 2 * (summate k from 0 to n: b[k])");
+    row("product k from 0 to n: a[k] * b[k]", "(product k from 0 to n: a[k]) * (product k from 0 to n: b[k])");
+    row("product k from 0 to n: q[k] ^ 2 * a[k]", "(product k from 0 to n: a[k]) * (product k from 0 to n: prob2real(q[k]) ^ 2)");
+}
+
+#[test]
+fn free_bodies_count() {
+    row("summate k from 0 to n: x", "nat2real(n) * x");
+    row("summate k from 0 to 5: x", "5 * x");
+    row("summate k from 3 to 1: x", "+0/1");
+    row("summate k from m to n: x", "if m <= n: nat2real(n) * x - nat2real(m) * x else: 0");
+    row("summate k from 0 to n: x * p", "nat2real(n) * x * prob2real(p)");
+    row("product k from 0 to n: x", "x ^ n");
+    row("product k from 0 to n: p", "p ** nat2real(n)");
+    row("product k from m to n: x", "if m <= n: x ^ int2nat(nat2int(n) - nat2int(m)) else: 1");
+    row("product k from 0 to n: x + 1", "(x + 1) ^ n");
+    row("product k from 0 to n: p + 1", "(p + 1) ** nat2real(n)");
+    row("product k from 2 to 2: x", "+1/1");
+    check("fn a int: fn b int: fn x real: summate k from a to b: x", "if a <= b: -int2real(a) * x + int2real(b) * x else: 0");
+}
+
+#[test]
+fn power_sums() {
+    row("summate k from 0 to n: nat2real(k)", "nat2real(n) ^ 2 / 2 - nat2real(n) / 2");
+    row("summate k from 0 to n: nat2real(k) ^ 2", "nat2real(n) ^ 3 / 3 - nat2real(n) ^ 2 / 2 + nat2real(n) / 6");
+    row("summate k from 0 to n: nat2real(k) ^ 3", "nat2real(n) ^ 4 / 4 - nat2real(n) ^ 3 / 2 + nat2real(n) ^ 2 / 4");
+    row("summate k from 0 to n: nat2real(k) ^ 4", "nat2real(n) ^ 5 / 5 - nat2real(n) ^ 4 / 2 + nat2real(n) ^ 3 / 3 - nat2real(n) / 30");
+    row("summate k from 0 to n: k", "int2nat(real2int(nat2real(n) ^ 2 / 2 - nat2real(n) / 2))");
+    row("summate k from 0 to 10: k ^ 3", "2025");
+    row("summate k from 1 to n + 1: nat2real(k)", "nat2real(n) ^ 2 / 2 + nat2real(n) / 2");
+    row("summate k from 0 to n: (nat2real(k) + x) ^ 2", "nat2real(n) ^ 3 / 3\n    + nat2real(n) ^ 2 * x\n    + nat2real(n) * x ^ 2\n    - nat2real(n) ^ 2 / 2\n    - nat2real(n) * x\n    + nat2real(n) / 6");
+    check("fn a int: fn b int: summate k from a to b: int2real(k)", "if a <= b:\n    -int2real(a) ^ 2 / 2 + int2real(b) ^ 2 / 2 + int2real(a) / 2 - int2real(b) / 2\nelse:\n    0");
+    check("fn n nat: summate k from 0 to n: nat2real(k) ^ 17", "summate k from 0 to n: nat2real(k) ^ 17");
+}
+
+#[test]
+fn kronecker_deltas() {
+    row("summate j from 0 to n: if i == j: a[j] else: 0", "if i + 1 <= n: a[i] else: 0");
+    row("summate j from 1 to n: if i == j - 1: a[j] else: 0", "if i + 2 <= n: a[i + 1] else: 0");
+    row("summate j from 0 to n: if j == i + 1: a[j] * x else: 0", "if i + 2 <= n: x * a[i + 1] else: 0");
+    row("summate j from 0 to n: if 2 * j == i: a[j] else: 0", "if i + 1 <= 2 * n && nat2int(i) == 2 * real2int(nat2real(i) / 2):\n    a[int2nat(real2int(nat2real(i) / 2))]\nelse:\n    0");
+    row("product j from 0 to n: if i == j: q[j] else: 1", "if i + 1 <= n: q[i] else: 1");
+    row("summate j from 0 to n: if j == m && x < a[j]: a[j] else: 0", "if x < a[m] && m + 1 <= n: a[m] else: 0");
+    row("summate k from 0 to n: summate j from 0 to n: if k == j: a[k] * b[j] else: 0", "summate k from 0 to n: a[k] * b[k]");
+    row("summate k from 0 to n: summate j from 0 to m: if k == j: a[k] else: 0", "summate k from 0 to n: if k + 1 <= m: a[k] else: 0");
+}
+
+#[test]
+fn exponentials_and_powers() {
+    row("product k from 0 to n: exp(x * nat2real(k))", "exp(nat2real(n) ^ 2 * x / 2 - nat2real(n) * x / 2)");
+    row("product k from 0 to n: exp(a[k])", "exp(summate k from 0 to n: a[k])");
+    row("product k from 0 to n: exp(a[k]) * q[k]", "exp(summate k from 0 to n: a[k]) * (product k from 0 to n: q[k])");
+    row("product k from 0 to n: p ** a[k]", "p ** (summate k from 0 to n: a[k])");
+    row("product k from 0 to n: 2 ** nat2real(k)", "2 ** (nat2real(n) ^ 2 / 2 - nat2real(n) / 2)");
+    row("product k from 0 to n: exp(x) / p", "p ** (-nat2real(n)) * exp(nat2real(n) * x)");
+    row("product j from 0 to n: if i == y[j]: exp(a[j]) else: 1", "exp(summate j from 0 to n: if i == y[j]: a[j] else: 0)");
+    row("product j from 0 to n: if i == y[j]: p else: 1", "p ** (summate j from 0 to n: if i == y[j]: +1/1 else: +0/1)");
+}
+
+#[test]
+fn indirect_indexing_keeps_one_shape() {
+    row("summate j from 0 to n: if i == y[j]: 3 * a[j] else: 0", "3 * (summate j from 0 to n: if i == y[j]: a[j] else: 0)");
+    row("summate j from 0 to n: if y[j] == i: a[j] else: 0", "summate j from 0 to n: if i == y[j]: a[j] else: 0");
+    row("summate j from 0 to n: if i == y[j]: a[j] + 2 * b[j] else: 0", "(summate j from 0 to n: if i == y[j]: a[j] else: 0)\n    + 2 * (summate j from 0 to n: if i == y[j]: b[j] else: 0)");
+    row("summate j from 0 to n: (if i == y[j]: a[j] else: 0) + (if i == y[j]: a[j] * x else: 0)", "x * (summate j from 0 to n: if i == y[j]: a[j] else: 0)\n    + (summate j from 0 to n: if i == y[j]: a[j] else: 0)");
+    row("summate j from 0 to n: if 0 < x && i == y[j]: a[j] else: 0", "if 0 < x:\n    summate j from 0 to n: if i == y[j]: a[j] else: 0\nelse:\n    0");
+    row("summate j from 0 to n: if i == y[j]: x else: 0", "x * (summate j from 0 to n: if i == y[j]: +1/1 else: +0/1)");
+    row("summate j from 0 to n: a[j] / (nat2real(j) + 1)", "summate j from 0 to n: a[j] / (nat2real(j) + 1)");
+    row("summate j from 0 to n: a[j]", "summate j from 0 to n: a[j]");
+    row("product j from 0 to n: q[j]", "product j from 0 to n: q[j]");
+}
+
+// ---- closed forms against explicit loops ------------------------------------------------
+
+/// Loads `src`, closes its loops, and compares the input and the output at the
+/// parameter values `vals` (in `fn` order); `closed` also asks that no loop remains.
+fn agree(src: &str, vals: &[Rational], closed: bool) -> Result<(), TestCaseError> {
+    let mut s = Store::new();
+    let t = front::load(&mut s, src).map_err(|d| TestCaseError::fail(format!("{src}: {d:?}")))?;
+    let r = simplify_loops(&mut s, &Context::new(), t);
+    let text = print::print_term(&s, r);
+    prop_assert!(verify(&s, r).is_ok(), "{src}: output does not verify:\n{text}");
+    prop_assert!(!closed || !text.contains("summate") && !text.contains("product"), "{src}: not closed:\n{text}");
+    let (vars, a) = params(&s, t);
+    let (_, b) = params(&s, r);
+    let env: Vec<(VarId, V)> = vars.iter().zip(vals).map(|(&v, x)| (v, V::N(x.clone()))).collect();
+    let (ai, bi) = (instantiate(&mut s, a, &env), instantiate(&mut s, b, &env));
+    match (value(&s, ai), value(&s, bi)) {
+        (Some(x), Some(y)) => prop_assert!(same(&x, &y), "{src} at {vals:?}: loop {}, closed {}\n{text}", float(&x), float(&y)),
+        _ => prop_assert!(false, "{src} at {vals:?}: cannot evaluate\n{text}"),
+    }
+    Ok(())
+}
+
+/// `c0 + c1 * x * k + c2 * k^2 + ...` over the index `k` written as `idx`.
+fn poly_text(cs: &[i64], with_x: &[bool], idx: &str, scale: &str) -> String {
+    let mut parts = Vec::new();
+    for (d, (&c, &wx)) in cs.iter().zip(with_x).enumerate() {
+        let x = if wx { " * x" } else { "" };
+        parts.push(match d {
+            0 => format!("({c}){scale}{x}"),
+            _ => format!("({c}){scale}{x} * {idx} ^ {d}"),
+        });
+    }
+    parts.join(" + ")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn polynomial_sums_over_nat_bounds(
+        cs in proptest::collection::vec(-3i64..=3, 1..=5),
+        wx in proptest::collection::vec(any::<bool>(), 5),
+        lo in 0u32..7, hi in 0u32..9, x in -200i64..200,
+    ) {
+        let body = poly_text(&cs, &wx, "nat2real(k)", "");
+        let src = format!("fn lo nat: fn hi nat: fn x real: summate k from lo to hi: {body}");
+        agree(&src, &[frac(i64::from(lo), 1), frac(i64::from(hi), 1), frac(x, 100)], true)?;
+    }
+
+    #[test]
+    fn polynomial_sums_over_int_bounds(
+        cs in proptest::collection::vec(-3i64..=3, 1..=5),
+        wx in proptest::collection::vec(any::<bool>(), 5),
+        lo in -5i32..5, hi in -5i32..7, x in -200i64..200,
+    ) {
+        let body = poly_text(&cs, &wx, "int2real(k)", "");
+        let src = format!("fn lo int: fn hi int: fn x real: summate k from lo to hi: {body}");
+        agree(&src, &[frac(i64::from(lo), 1), frac(i64::from(hi), 1), frac(x, 100)], true)?;
+    }
+
+    #[test]
+    fn polynomial_sums_from_literal_bounds(
+        cs in proptest::collection::vec(-3i64..=3, 1..=5),
+        wx in proptest::collection::vec(any::<bool>(), 5),
+        lo in 0u32..4, hi in 0u32..9, x in -200i64..200,
+    ) {
+        let body = poly_text(&cs, &wx, "nat2real(k)", "");
+        let src = format!("fn hi nat: fn x real: summate k from {lo} to hi + 1: {body}");
+        agree(&src, &[frac(i64::from(hi), 1), frac(x, 100)], true)?;
+    }
+
+    #[test]
+    fn products_of_constants_and_exponentials(
+        c in prop_oneof![-3i64..=-1, 1i64..=3],
+        e in 0u32..3,
+        cs in proptest::collection::vec(-3i64..=3, 1..=3),
+        wx in proptest::collection::vec(any::<bool>(), 3),
+        lo in 0u32..6, hi in 0u32..8, x in -200i64..200, p in 1i64..300,
+    ) {
+        let ex = poly_text(&cs, &wx, "nat2real(k)", "/10");
+        let src = format!(
+            "fn lo nat: fn hi nat: fn x real: fn p prob: product k from lo to hi: ({c}) * x ^ {e} * p * exp({ex})"
+        );
+        agree(&src, &[frac(i64::from(lo), 1), frac(i64::from(hi), 1), frac(x, 100), frac(p, 100)], true)?;
+    }
+
+    #[test]
+    fn products_over_int_bounds(
+        c in prop_oneof![-3i64..=-1, 1i64..=3],
+        cs in proptest::collection::vec(-3i64..=3, 1..=3),
+        wx in proptest::collection::vec(any::<bool>(), 3),
+        lo in -4i32..4, hi in -4i32..6, x in -200i64..200,
+    ) {
+        let ex = poly_text(&cs, &wx, "int2real(k)", "/10");
+        let src = format!("fn lo int: fn hi int: fn x real: product k from lo to hi: ({c}) * x * exp({ex})");
+        agree(&src, &[frac(i64::from(lo), 1), frac(i64::from(hi), 1), frac(x, 100)], true)?;
+    }
+
+    #[test]
+    fn deltas_collapse(
+        shift in -2i64..=2, lo in 0u32..4, n in 0u32..8, i in 0u32..9, x in -200i64..200,
+    ) {
+        let src = format!(
+            "fn n nat: fn i nat: fn x real: summate j from {lo} to n: if nat2int(i) == nat2int(j) + ({shift}): x * nat2real(j) ^ 2 + 1 else: 0"
+        );
+        agree(&src, &[frac(i64::from(n), 1), frac(i64::from(i), 1), frac(x, 100)], true)?;
+        let src = format!(
+            "fn n nat: fn i nat: fn x real: product j from {lo} to n: if nat2int(i) == nat2int(j) + ({shift}): x * nat2real(j) + 2 else: 1"
+        );
+        agree(&src, &[frac(i64::from(n), 1), frac(i64::from(i), 1), frac(x, 100)], true)?;
+    }
+}
