@@ -226,8 +226,8 @@ impl Loop<'_, '_> {
         if let Some(&d) = self.depends.get(&k) {
             return d;
         }
-        let d = match self.cx.kernels().get(k) {
-            Some(info) => mentions(self.cx.store(), info.term, self.var),
+        let d = match self.cx.natural_term(k) {
+            Some(t) => mentions(self.cx.store(), t, self.var),
             None => false,
         };
         self.depends.insert(k, d);

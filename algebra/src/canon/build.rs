@@ -76,6 +76,22 @@ impl Canon<'_> {
                     Ok(self.normal_of(c))
                 }
             }
+            // Loops with canonical children are closed by `sums` when a rule applies
+            // (Faulhaber, Kronecker deltas, constants, exp of sums); the loops it leaves
+            // open are fixed points, so this never cycles.
+            Node::Summate(..) | Node::Product(..) => {
+                let c = self.canon_children(t, false);
+                let closed = match *self.store.node(c) {
+                    Node::Summate(v, lo, hi, b) => {
+                        crate::sums::close_summate_normal(self, v, lo, hi, b)
+                    }
+                    Node::Product(v, lo, hi, b) => {
+                        crate::sums::close_product_normal(self, v, lo, hi, b)
+                    }
+                    _ => None,
+                };
+                Ok(closed.unwrap_or_else(|| self.atom_normal(c)))
+            }
             _ => Ok(self.atom_of_children(t)),
         };
         r.unwrap_or_else(|Overflow| {

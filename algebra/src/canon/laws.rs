@@ -96,6 +96,11 @@ impl Canon<'_> {
         self.fix(acc)
     }
 
+    /// `a + b` with the laws (the two-term case of [`Canon::sum_of`]).
+    pub(crate) fn add(&mut self, a: &Normal, b: &Normal) -> Result<Normal, Overflow> {
+        self.sum_of(vec![a.clone(), b.clone()])
+    }
+
     pub(crate) fn mul(&mut self, a: &Normal, b: &Normal) -> Result<Normal, Overflow> {
         let r = a.mul(b, self.config.max_terms)?;
         self.fix(r)

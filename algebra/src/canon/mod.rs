@@ -20,7 +20,7 @@
 //!
 //! [`canonicalize`] works on any term: measures, binders and loops are kept, with every
 //! numeric subterm canonical (sums and products over symbolic bounds keep their shape
-//! with canonical bodies; closing them is `summate`'s job). Expansions that would exceed
+//! with canonical bodies, closed by `sums` when one of its rules applies). Expansions that would exceed
 //! [`CanonConfig::max_terms`] keep the offending sum, product or power as an atom and are
 //! counted in [`Canon::budget_hits`]; canonicalisation never fails.
 //!

@@ -130,11 +130,11 @@ fn powers_and_radicals() {
 
 #[test]
 fn coercions_to_the_leaves() {
-    check("fn a prob: fn b prob: prob2real(a * b)", "prob2real(a) * prob2real(b)");
+    check("fn a prob: fn b prob: prob2real(a * b)", "prob2real(a) * b");
     check("fn a prob: fn b prob: prob2real(a + b) - prob2real(a)", "prob2real(b)");
     check("fn n nat: fn m nat: (n + m) * 2", "2 * n + 2 * m");
-    check("fn n int: fn m nat: n - m", "n - nat2int(m)");
-    check("fn p prob: real2prob(1 - p)", "real2prob(-prob2real(p) + 1)");
+    check("fn n int: fn m nat: n - m", "n - m");
+    check("fn p prob: real2prob(1 - p)", "real2prob(-p + 1)");
     check("fn p prob: real2prob(prob2real(p) + 1)", "p + 1");
     check("fn n nat: nat2real(n) * 2 + 1", "2 * nat2real(n) + 1");
 }
@@ -150,11 +150,11 @@ fn piecewise_atoms() {
 #[test]
 fn densities_and_atoms() {
     check("fn x real: fn mu real: fn s prob: exp(-(x - mu)^2 / (2 * s^2)) / (s * sqrt(2 * pi))", "exp(-(x ^ 2 - 2 * x * mu + mu ^ 2) / (2 * prob2real(s) ^ 2)) / (s * sqrt(2) * sqrt(pi))");
-    check("fn p prob: fn a prob: fn b prob: p ** (a - 1) * real2prob(1 - p) ** (b - 1)", "p ** (prob2real(a) - 1) * real2prob(-prob2real(p) + 1) ** (prob2real(b) - 1)");
-    check("fn x prob: fn k prob: fn t prob: x ** (k - 1) * exp(-x / t)", "x ** (prob2real(k) - 1) * exp(-prob2real(x) / prob2real(t))");
+    check("fn p prob: fn a prob: fn b prob: p ** (a - 1) * real2prob(1 - p) ** (b - 1)", "p ** (a - 1) * real2prob(-p + 1) ** (b - 1)");
+    check("fn x prob: fn k prob: fn t prob: x ** (k - 1) * exp(-x / t)", "x ** (k - 1) * exp(-prob2real(x) / t)");
     check("fn a array(real): fn i nat: a[i] + a[i]", "2 * a[i]");
     check("fn x real: fn y real: max(y, x) + max(x, y)", "2 * max(x, y)");
-    check("fn n nat: summate i from 0 to n: i + i", "summate i from 0 to n: 2 * i");
+    check("fn n nat: summate i from 0 to n: i + i", "int2nat(nat2int(n) ^ 2 - n)");
     check("fn x real: fn y real: (x + y)^2 - (x - y)^2", "4 * x * y");
     check("fn x real: (1 + x)^10 - (x + 1)^10", "+0/1");
 }
@@ -215,7 +215,7 @@ fn to_term_writes_each_numeric_type() {
     verify(c.store(), w).unwrap();
     assert_eq!(
         print::print_term(c.store(), w).trim_end(),
-        "int2nat(-nat2int(n) - 2)"
+        "int2nat(-n - 2)"
     );
     assert!(c.to_term(&sum, &Type::Bool).is_err());
 }
@@ -282,7 +282,7 @@ fn expansions_over_the_budget_stay_atoms() {
 
 #[test]
 fn conditions_are_decided_under_the_context() {
-    check("fn n nat: summate i from 0 to n: if i < n: i + i else: 0", "summate i from 0 to n: 2 * i");
+    check("fn n nat: summate i from 0 to n: if i < n: i + i else: 0", "int2nat(nat2int(n) ^ 2 - n)");
     check("fn x real: if x < 0: (if x < 0: x * 2 else: x) else: x + x", "2 * x");
     check("fn x real: fn y real: if not(y <= x): x else: y", "if x < y: x else: y");
 }
@@ -338,7 +338,7 @@ fn edge_cases() {
     check("fn x prob: log(x ^ 0)", "+0/1");
     check("fn x prob: 0 * x ** (1/2)", "0/1");
     check("real2prob(-2) ** (1/2)", "sqrt(real2prob(-2/1))");
-    check("fn n nat: fn m nat: int2nat(n - m) + 1", "int2nat(nat2int(n) - nat2int(m)) + 1");
+    check("fn n nat: fn m nat: int2nat(n - m) + 1", "int2nat(n - m) + 1");
 }
 
 /// Conditions: numeric sides canonical first, then `cond`'s canonical comparison shape.

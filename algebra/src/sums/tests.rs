@@ -188,38 +188,38 @@ fn row(body: &str, expect: &str) {
 
 #[test]
 fn constants_factor_out() {
-    row("summate k from 0 to n: x * nat2real(k)", "nat2real(n) ^ 2 * x / 2 - nat2real(n) * x / 2");
+    row("summate k from 0 to n: x * nat2real(k)", "nat2real(n) ^ 2 * x / 2 - n * x / 2");
     row("summate k from 0 to n: x * a[k]", "x * (summate k from 0 to n: a[k])");
     row("summate k from 0 to n: 2 * x * a[k] / 3", "2 * x * (summate k from 0 to n: a[k]) / 3");
     row("summate k from 0 to n: a[k] / x", "(summate k from 0 to n: a[k]) / x");
-    row("product k from 0 to n: p * q[k]", "p ** nat2real(n) * (product k from 0 to n: q[k])");
-    row("product k from 0 to n: 2 * q[k]", "2 ** nat2real(n) * (product k from 0 to n: q[k])");
-    row("product k from 0 to n: -2 * a[k]", "(-1/1) ^ n * prob2real(2 ** nat2real(n)) * (product k from 0 to n: a[k])");
+    row("product k from 0 to n: p * q[k]", "p ** n * (product k from 0 to n: q[k])");
+    row("product k from 0 to n: 2 * q[k]", "2 ** n * (product k from 0 to n: q[k])");
+    row("product k from 0 to n: -2 * a[k]", "(-1/1) ^ n * 2 ** n * (product k from 0 to n: a[k])");
     row("product k from 0 to n: q[k] / p", "p ** (-nat2real(n)) * (product k from 0 to n: q[k])");
 }
 
 #[test]
 fn split_over_sums_and_products() {
     row("summate k from 0 to n: a[k] + b[k]", "(summate k from 0 to n: a[k]) + (summate k from 0 to n: b[k])");
-    row("summate k from 0 to n: a[k] + 2 * b[k] + x", "nat2real(n) * x + (summate k from 0 to n: a[k]) + 2 * (summate k from 0 to n: b[k])");
+    row("summate k from 0 to n: a[k] + 2 * b[k] + x", "n * x + (summate k from 0 to n: a[k]) + 2 * (summate k from 0 to n: b[k])");
     row("product k from 0 to n: a[k] * b[k]", "(product k from 0 to n: a[k]) * (product k from 0 to n: b[k])");
     row("product k from 0 to n: q[k] ^ 2 * a[k]", "(product k from 0 to n: a[k]) * (product k from 0 to n: prob2real(q[k]) ^ 2)");
 }
 
 #[test]
 fn free_bodies_count() {
-    row("summate k from 0 to n: x", "nat2real(n) * x");
+    row("summate k from 0 to n: x", "n * x");
     row("summate k from 0 to 5: x", "5 * x");
     row("summate k from 3 to 1: x", "+0/1");
-    row("summate k from m to n: x", "if m <= n: nat2real(n) * x - nat2real(m) * x else: 0");
-    row("summate k from 0 to n: x * p", "nat2real(n) * x * prob2real(p)");
+    row("summate k from m to n: x", "if m <= n: n * x - m * x else: 0");
+    row("summate k from 0 to n: x * p", "n * x * p");
     row("product k from 0 to n: x", "x ^ n");
-    row("product k from 0 to n: p", "p ** nat2real(n)");
-    row("product k from m to n: x", "if m <= n: x ^ int2nat(nat2int(n) - nat2int(m)) else: 1");
+    row("product k from 0 to n: p", "p ** n");
+    row("product k from m to n: x", "if m <= n: x ^ int2nat(n - m) else: 1");
     row("product k from 0 to n: x + 1", "(x + 1) ^ n");
-    row("product k from 0 to n: p + 1", "(p + 1) ** nat2real(n)");
+    row("product k from 0 to n: p + 1", "(p + 1) ** n");
     row("product k from 2 to 2: x", "+1/1");
-    check("fn a int: fn b int: fn x real: summate k from a to b: x", "if a <= b: -int2real(a) * x + int2real(b) * x else: 0");
+    check("fn a int: fn b int: fn x real: summate k from a to b: x", "if a <= b: -a * x + b * x else: 0");
 }
 
 #[test]
@@ -231,8 +231,8 @@ fn power_sums() {
     row("summate k from 0 to n: k", "int2nat(real2int(nat2real(n) ^ 2 / 2 - nat2real(n) / 2))");
     row("summate k from 0 to 10: k ^ 3", "2025");
     row("summate k from 1 to n + 1: nat2real(k)", "nat2real(n) ^ 2 / 2 + nat2real(n) / 2");
-    row("summate k from 0 to n: (nat2real(k) + x) ^ 2", "nat2real(n) ^ 3 / 3\n    + nat2real(n) ^ 2 * x\n    + nat2real(n) * x ^ 2\n    - nat2real(n) ^ 2 / 2\n    - nat2real(n) * x\n    + nat2real(n) / 6");
-    check("fn a int: fn b int: summate k from a to b: int2real(k)", "if a <= b:\n    -int2real(a) ^ 2 / 2 + int2real(b) ^ 2 / 2 + int2real(a) / 2 - int2real(b) / 2\nelse:\n    0");
+    row("summate k from 0 to n: (nat2real(k) + x) ^ 2", "nat2real(n) ^ 3 / 3\n    + nat2real(n) ^ 2 * x\n    + n * x ^ 2\n    - nat2real(n) ^ 2 / 2\n    - n * x\n    + nat2real(n) / 6");
+    check("fn a int: fn b int: summate k from a to b: int2real(k)", "if a <= b: -int2real(a) ^ 2 / 2 + int2real(b) ^ 2 / 2 + a / 2 - b / 2 else: 0");
     check("fn n nat: summate k from 0 to n: nat2real(k) ^ 17", "summate k from 0 to n: nat2real(k) ^ 17");
 }
 
@@ -241,7 +241,7 @@ fn kronecker_deltas() {
     row("summate j from 0 to n: if i == j: a[j] else: 0", "if i + 1 <= n: a[i] else: 0");
     row("summate j from 1 to n: if i == j - 1: a[j] else: 0", "if i + 2 <= n: a[i + 1] else: 0");
     row("summate j from 0 to n: if j == i + 1: a[j] * x else: 0", "if i + 2 <= n: x * a[i + 1] else: 0");
-    row("summate j from 0 to n: if 2 * j == i: a[j] else: 0", "if i + 1 <= 2 * n && nat2int(i) == 2 * real2int(nat2real(i) / 2):\n    a[int2nat(real2int(nat2real(i) / 2))]\nelse:\n    0");
+    row("summate j from 0 to n: if 2 * j == i: a[j] else: 0", "if i + 1 <= 2 * n && i == 2 * real2int(nat2real(i) / 2):\n    a[int2nat(real2int(nat2real(i) / 2))]\nelse:\n    0");
     row("product j from 0 to n: if i == j: q[j] else: 1", "if i + 1 <= n: q[i] else: 1");
     row("summate j from 0 to n: if j == m && x < a[j]: a[j] else: 0", "if x < a[m] && m + 1 <= n: a[m] else: 0");
     row("summate k from 0 to n: summate j from 0 to n: if k == j: a[k] * b[j] else: 0", "summate k from 0 to n: a[k] * b[k]");
@@ -250,12 +250,12 @@ fn kronecker_deltas() {
 
 #[test]
 fn exponentials_and_powers() {
-    row("product k from 0 to n: exp(x * nat2real(k))", "exp(nat2real(n) ^ 2 * x / 2 - nat2real(n) * x / 2)");
+    row("product k from 0 to n: exp(x * nat2real(k))", "exp(nat2real(n) ^ 2 * x / 2 - n * x / 2)");
     row("product k from 0 to n: exp(a[k])", "exp(summate k from 0 to n: a[k])");
     row("product k from 0 to n: exp(a[k]) * q[k]", "exp(summate k from 0 to n: a[k]) * (product k from 0 to n: q[k])");
     row("product k from 0 to n: p ** a[k]", "p ** (summate k from 0 to n: a[k])");
     row("product k from 0 to n: 2 ** nat2real(k)", "2 ** (nat2real(n) ^ 2 / 2 - nat2real(n) / 2)");
-    row("product k from 0 to n: exp(x) / p", "p ** (-nat2real(n)) * exp(nat2real(n) * x)");
+    row("product k from 0 to n: exp(x) / p", "p ** (-nat2real(n)) * exp(n * x)");
     row("product j from 0 to n: if i == y[j]: exp(a[j]) else: 1", "exp(summate j from 0 to n: if i == y[j]: a[j] else: 0)");
     row("product j from 0 to n: if i == y[j]: p else: 1", "p ** (summate j from 0 to n: if i == y[j]: +1/1 else: +0/1)");
 }
