@@ -25,6 +25,9 @@ pub enum Command {
     Check(FileArg),
     /// Print a program in canonical layout.
     Fmt(FmtArgs),
+    /// Print an equivalent program with every expression in canonical form (exact
+    /// arithmetic: collected sums and products, cancelled fractions, closed sums).
+    Simplify(FmtArgs),
     /// Draw weighted samples from a measure with the reference interpreter.
     Sample(SampleArgs),
 }

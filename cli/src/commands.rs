@@ -29,6 +29,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Check(a) => check(&a.file),
         Command::Fmt(a) => fmt(&a),
+        Command::Simplify(a) => simplify(&a),
         Command::Sample(a) => sample(&a),
     }
 }
@@ -67,6 +68,33 @@ fn fmt(a: &FmtArgs) -> Result<(), Failure> {
         ..print::PrintOptions::default()
     };
     let text = print::print_with(&l.store, l.term, &options);
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    Ok(())
+}
+
+fn simplify(a: &FmtArgs) -> Result<(), Failure> {
+    let mut l = load(&a.file)?;
+    let ctx = slic_algebra::assume::Context::new();
+    let simplified = slic_algebra::canon::canonicalize(&mut l.store, &ctx, l.term);
+    // the output must be a well-typed term of the input's type: anything else is a bug
+    if let Err(e) = slic_algebra::verify::verify(&l.store, simplified) {
+        return Err(Failure::Internal(anyhow::anyhow!(
+            "simplify produced an ill-typed term: {e}"
+        )));
+    }
+    if l.store.ty(simplified) != l.store.ty(l.term) {
+        return Err(Failure::Internal(anyhow::anyhow!(
+            "simplify changed the type from {} to {}",
+            l.store.ty(l.term),
+            l.store.ty(simplified)
+        )));
+    }
+    let options = print::PrintOptions {
+        ascii: a.ascii,
+        ..print::PrintOptions::default()
+    };
+    let text = print::print_with(&l.store, simplified, &options);
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     Ok(())
