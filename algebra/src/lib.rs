@@ -27,6 +27,7 @@ pub mod elab;
 pub mod eval;
 pub mod front;
 pub mod num;
+pub mod order;
 pub mod piecewise;
 pub mod poly;
 pub mod print;

@@ -12,10 +12,10 @@
 
 use super::kernel::{Kernel, KernelInfo};
 use super::normal::{Normal, Overflow};
-use super::order::cmp_terms;
 use super::Canon;
 use crate::assume::Context;
 use crate::num::Rational;
+use crate::order::compare as cmp_terms;
 use crate::poly::{Monomial, Poly};
 use crate::term::{Node, Prim, TermId};
 use crate::types::{Coercion, Type};

@@ -39,7 +39,6 @@ mod build;
 mod kernel;
 mod laws;
 mod normal;
-pub mod order;
 mod write;
 
 pub use kernel::{Kernel, KernelInfo, KernelTable};

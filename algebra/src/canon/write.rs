@@ -23,9 +23,9 @@ use num_traits::{One, Signed, Zero};
 use rustc_hash::FxHashMap;
 
 use super::normal::Normal;
-use super::order::cmp_terms;
 use super::{Canon, CanonError};
 use crate::num::Rational;
+use crate::order::compare as cmp_terms;
 use crate::poly::{Monomial, Poly};
 use crate::term::{Node, Prim, TermId};
 use crate::types::{Coercion, Type};

@@ -18,8 +18,8 @@ use num_rational::BigRational;
 use num_traits::{One, Signed, Zero};
 use rustc_hash::FxHashMap;
 
-use super::order;
 use crate::num::Rational;
+use crate::order;
 use crate::term::{Node, Prim, Store, TermId};
 use crate::types::{Coercion, Type};
 

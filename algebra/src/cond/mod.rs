@@ -36,12 +36,12 @@
 
 mod decide;
 pub mod linear;
-pub mod order;
 #[cfg(test)]
 pub(crate) mod tests;
 
 use crate::assume::{Context, Tri};
 use crate::num::Rational;
+use crate::order;
 use crate::term::{Node, Prim, Store, TermId};
 use crate::types::Type;
 use decide::Knowledge;
