@@ -22,6 +22,34 @@ pub struct Overflow;
 /// terms, and that work is what the budget must bound.
 const WORK_PER_TERM: usize = 16;
 
+/// The largest exponent of a kernel a canonical form may hold. Exponents are `u32` in
+/// `Poly` and add when polynomials multiply; a power beyond this stays an atom (a budget
+/// hit), so exponent arithmetic can never overflow (`x^3000000000 * x^3000000000` once
+/// wrapped around to a wrong answer).
+pub const MAX_EXPONENT: u32 = 1 << 30;
+
+/// The largest exponent in a polynomial.
+fn max_exponent(p: &Poly) -> u32 {
+    p.terms()
+        .iter()
+        .flat_map(|(m, _)| m.pairs().iter().map(|&(_, e)| e))
+        .max()
+        .unwrap_or(0)
+}
+
+/// Multiplying polynomials with these largest exponents keeps every exponent in bounds.
+fn exponents_fit(a: u32, b: u32) -> Result<(), Overflow> {
+    match a.checked_add(b) {
+        Some(e) if e <= MAX_EXPONENT => Ok(()),
+        _ => Err(Overflow),
+    }
+}
+
+/// The largest exponent in a canonical form (numerator or denominator).
+fn normal_exponent(n: &Normal) -> u32 {
+    max_exponent(n.num()).max(max_exponent(n.den()))
+}
+
 /// A rational function `num / den` over kernel indices (see the module doc).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Normal {
@@ -133,6 +161,7 @@ impl Normal {
             l(a.num()) * l(b.den()) + l(b.num()) * l(a.den()) + l(a.den()) * l(b.den())
         };
         budget(work, max)?;
+        exponents_fit(normal_exponent(a), normal_exponent(b))?;
         let r = Normal {
             rf: self.rf.add(&other.rf),
         };
@@ -147,6 +176,7 @@ impl Normal {
         let l = |p: &Poly| p.terms().len();
         let work = l(self.num()) * l(other.num()) + l(self.den()) * l(other.den());
         budget(work, max)?;
+        exponents_fit(normal_exponent(self), normal_exponent(other))?;
         let r = Normal {
             rf: self.rf.mul(&other.rf),
         };
@@ -202,6 +232,7 @@ fn check_size(n: Normal, max: usize) -> Result<Normal, Overflow> {
 /// `a * b`, refusing work or results over the budget.
 pub(crate) fn mul_poly(a: &Poly, b: &Poly, max: usize) -> Result<Poly, Overflow> {
     budget(a.terms().len().saturating_mul(b.terms().len()), max)?;
+    exponents_fit(max_exponent(a), max_exponent(b))?;
     let p = a.mul(b);
     if p.terms().len() > max {
         return Err(Overflow);
@@ -220,7 +251,8 @@ pub(crate) fn pow_poly(p: &Poly, e: u64, max: usize) -> Result<Poly, Overflow> {
         let k = c.pow(i64::from(e32)).ok_or(Overflow)?;
         let mut pairs = Vec::with_capacity(m.pairs().len());
         for &(v, d) in m.pairs() {
-            pairs.push((v, d.checked_mul(e32).ok_or(Overflow)?));
+            let scaled = d.checked_mul(e32).filter(|&x| x <= MAX_EXPONENT);
+            pairs.push((v, scaled.ok_or(Overflow)?));
         }
         return Ok(Poly::term(Monomial::from_pairs(pairs), k));
     }

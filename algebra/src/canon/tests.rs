@@ -339,6 +339,10 @@ fn edge_cases() {
     check("fn x prob: 0 * x ** (1/2)", "0/1");
     check("real2prob(-2) ** (1/2)", "sqrt(real2prob(-2/1))");
     check("fn n nat: fn m nat: int2nat(n - m) + 1", "int2nat(n - m) + 1");
+    // exponents past MAX_EXPONENT stay powers; they once wrapped around to `1`
+    check("fn x real: x ^ 3000000000 * x ^ 3000000000", "(x ^ 3000000000) ^ 2");
+    check("fn x real: x ^ 1073741824 * x ^ 1073741824", "x ^ 1073741824 * x ^ 1073741824");
+    check("fn x real: x ^ 1073741824 * x", "x ^ 1073741824 * x");
 }
 
 /// Conditions: numeric sides canonical first, then `cond`'s canonical comparison shape.
