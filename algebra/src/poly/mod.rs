@@ -35,6 +35,10 @@ pub use ring::PolyRing;
 
 /// A power product `x_v1^e1 * x_v2^e2 * ...`: `(variable, exponent)` pairs with strictly
 /// increasing variables and positive exponents. The empty monomial is 1.
+///
+/// Exponents are `u32` and add under multiplication without a check (this is the hot
+/// loop): callers keep them below 2^31 so sums cannot wrap. The canonical-form layer caps
+/// them at `MAX_EXPONENT` (2^30, in `canon`) and keeps larger powers as atoms.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Monomial(Vec<(u32, u32)>);
 
