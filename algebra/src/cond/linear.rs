@@ -12,10 +12,6 @@
 
 use std::cmp::Ordering;
 
-use num_bigint::BigInt;
-use num_integer::Integer;
-use num_rational::BigRational;
-use num_traits::{One, Signed, Zero};
 use rustc_hash::FxHashMap;
 
 use crate::num::Rational;
@@ -230,16 +226,12 @@ impl Linear {
     /// The positive factor that makes the coefficients coprime integers
     /// (`lcm(denominators) / gcd(numerators)`); one for a constant form.
     pub fn primitive_factor(&self) -> Rational {
-        let mut num_gcd = BigInt::zero();
-        let mut den_lcm = BigInt::one();
-        for (_, c) in &self.terms {
-            num_gcd = num_gcd.gcd(&c.numer());
-            den_lcm = den_lcm.lcm(&c.denom());
-        }
-        if num_gcd.is_zero() {
-            return Rational::one();
-        }
-        Rational::new(BigRational::new(den_lcm, num_gcd.abs()))
+        // the content gcd(numerators)/lcm(denominators), on Rational's small-integer path
+        let content = self
+            .terms
+            .iter()
+            .fold(Rational::zero(), |g, (_, c)| g.gcd(c));
+        content.recip().unwrap_or_else(Rational::one)
     }
 
     /// The term `constant + Σ coeff * atom` of type `ty` (a numeric type; anything else is
