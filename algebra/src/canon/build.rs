@@ -40,6 +40,14 @@ impl Canon<'_> {
     }
 
     fn normal_here(&mut self, t: TermId) -> Normal {
+        // The field laws fail for ∞ (`∞ - ∞`, `0 * ∞`, `∞ / ∞`): arithmetic whose subtree
+        // mentions it keeps its shape, children canonical. (Once, `pi + recip(∞) * 16`
+        // became `(pi * ∞ + 16) / ∞`.) Canonical forms assume finite values elsewhere.
+        if matches!(self.store.node(t), Node::Prim(p, _) if *p != Prim::Infinity)
+            && self.mentions_infinity(t)
+        {
+            return self.atom_of_children(t);
+        }
         let r = match self.store.node(t) {
             Node::Lit(v) => return Normal::constant(v.clone()),
             Node::Var(_) => return self.atom_normal(t),
@@ -235,6 +243,31 @@ impl Canon<'_> {
     }
 
     /// `t` rebuilt with canonical children, as an atom.
+    /// Does `t`'s subtree contain `∞`? Memoised per session; a work list, so deep terms
+    /// cannot overflow the stack.
+    fn mentions_infinity(&mut self, t: TermId) -> bool {
+        let mut stack = vec![(t, false)];
+        while let Some((u, children_done)) = stack.pop() {
+            if self.infinite.contains_key(&u) {
+                continue;
+            }
+            let node = self.store.node(u);
+            if matches!(node, Node::Prim(Prim::Infinity, _)) {
+                self.infinite.insert(u, true);
+                continue;
+            }
+            let children = node.children();
+            if children_done {
+                let any = children.iter().any(|c| self.infinite.get(c) == Some(&true));
+                self.infinite.insert(u, any);
+            } else {
+                stack.push((u, true));
+                stack.extend(children.into_iter().map(|c| (c, false)));
+            }
+        }
+        self.infinite.get(&t) == Some(&true)
+    }
+
     fn atom_of_children(&mut self, t: TermId) -> Normal {
         let c = self.canon_children(t, false);
         self.atom_normal(c)

@@ -104,6 +104,8 @@ pub struct Canon<'s> {
     config: CanonConfig,
     ctx: Context,
     budget_hits: usize,
+    /// Memo of `mentions_infinity` (terms whose subtree contains `∞`).
+    infinite: FxHashMap<TermId, bool>,
     pi: Option<u32>,
     /// How deep `laws::fix` has re-entered itself.
     fix_depth: u32,
@@ -126,6 +128,7 @@ impl<'s> Canon<'s> {
             config,
             ctx,
             budget_hits: 0,
+            infinite: FxHashMap::default(),
             pi: None,
             fix_depth: 0,
             memo: FxHashMap::default(),
