@@ -792,8 +792,28 @@ impl Loop<'_, '_> {
         self.cx.log(t).map(Some)
     }
 
+    /// `x^(hi - lo)` as the exact integer power `Pow(x, count)` in the product's integral
+    /// type: `exp(count * log x)` would be computed in floating point and then truncated
+    /// back to an integer, which rounds `4^3` to 63 (a wrong answer the random-program
+    /// meaning test found).
+    fn integral_power(&mut self, x: TermId) -> Result<Normal, Overflow> {
+        let ty = self.store().ty(x).clone();
+        let n = self.count_nat()?;
+        let p = self.store().prim(Prim::Pow, vec![x, n], ty);
+        Ok(self.cx.normal_of(p))
+    }
+
     /// `c^(hi - lo)` for a non-zero rational `c` (right for `lo <= hi`).
     fn constant_power(&mut self, c: &Rational) -> Result<Normal, Overflow> {
+        if self.ty.is_integral() && c.is_integer() {
+            let ty = if c.is_negative() {
+                Type::Int
+            } else {
+                self.ty.clone()
+            };
+            let base = self.store().intern(Node::Lit(c.clone()), ty);
+            return self.integral_power(base);
+        }
         let mag = if c.is_negative() { -c } else { c.clone() };
         let mut r = if mag.is_one() {
             Normal::one()
@@ -825,6 +845,10 @@ impl Loop<'_, '_> {
             Some(info) => (info.nonneg, info.ty.clone()),
             None => return Err(Overflow),
         };
+        if self.ty.is_integral() && ty.is_integral() {
+            let t = self.cx.kernel_term(k, &ty);
+            return self.integral_power(t);
+        }
         if nonneg {
             let t = self.cx.kernel_term(k, &Type::Prob);
             let l = self.cx.log(t)?;
@@ -840,6 +864,15 @@ impl Loop<'_, '_> {
 
     /// `x^(hi - lo)` for a polynomial `x` free of the index (right for `lo <= hi`).
     fn power(&mut self, x: &Normal) -> Result<Normal, Overflow> {
+        if self.ty.is_integral() && self.cx.fits(x, &Type::Int) {
+            let ty = if self.cx.fits(x, &Type::Nat) {
+                Type::Nat
+            } else {
+                Type::Int
+            };
+            let t = self.cx.write(x, &ty);
+            return self.integral_power(t);
+        }
         if self.cx.fits(x, &Type::Prob) {
             let t = self.cx.write(x, &Type::Prob);
             let l = self.cx.log(t)?;
