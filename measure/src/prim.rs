@@ -194,6 +194,50 @@ fn cmp_values(p: Prim, a: &Value, b: &Value) -> EvalResult<Option<std::cmp::Orde
     Ok(o)
 }
 
+/// The arguments of an n-ary arithmetic primitive as one kind of number (every argument
+/// must have the kind of the first), or a mismatch error.
+fn all_of<T>(p: Prim, args: &[Value], get: fn(&Value) -> Option<T>) -> EvalResult<Vec<T>> {
+    args.iter()
+        .map(|a| get(a).ok_or_else(|| mismatch(p, args)))
+        .collect()
+}
+
+fn as_nat(v: &Value) -> Option<u64> {
+    match v {
+        Value::Nat(x) => Some(*x),
+        _ => None,
+    }
+}
+
+fn as_int(v: &Value) -> Option<i64> {
+    match v {
+        Value::Int(x) => Some(*x),
+        _ => None,
+    }
+}
+
+/// A prob's natural logarithm (its representation).
+fn as_ln_prob(v: &Value) -> Option<f64> {
+    match v {
+        Value::Prob(l) => Some(*l),
+        _ => None,
+    }
+}
+
+fn as_real(v: &Value) -> Option<f64> {
+    match v {
+        Value::Real(x) => Some(*x),
+        _ => None,
+    }
+}
+
+/// Folds integers with a checked operation; overflow is an error naming `what`.
+fn checked_fold<T>(xs: Vec<T>, init: T, op: fn(T, T) -> Option<T>, what: &str) -> EvalResult<T> {
+    xs.into_iter()
+        .try_fold(init, op)
+        .ok_or_else(|| overflow(what))
+}
+
 /// Applies a strict primitive to evaluated arguments.
 pub fn apply(p: Prim, args: &[Value]) -> EvalResult<Value> {
     use Value::*;
@@ -210,97 +254,37 @@ pub fn apply(p: Prim, args: &[Value]) -> EvalResult<Value> {
     let nm = || name(p);
     let v = match (p, args) {
         (Prim::Add, [first, ..]) => match first {
-            Nat(_) => {
-                let mut acc = 0u64;
-                for a in args {
-                    let Nat(x) = a else {
-                        return Err(mismatch(p, args));
-                    };
-                    acc = acc
-                        .checked_add(*x)
-                        .ok_or_else(|| overflow("nat addition"))?;
-                }
-                Nat(acc)
-            }
-            Int(_) => {
-                let mut acc = 0i64;
-                for a in args {
-                    let Int(x) = a else {
-                        return Err(mismatch(p, args));
-                    };
-                    acc = acc
-                        .checked_add(*x)
-                        .ok_or_else(|| overflow("int addition"))?;
-                }
-                Int(acc)
-            }
-            Prob(_) => {
-                let mut ls = Vec::with_capacity(args.len());
-                for a in args {
-                    let Prob(l) = a else {
-                        return Err(mismatch(p, args));
-                    };
-                    ls.push(*l);
-                }
-                Prob(log_sum_exp(&ls))
-            }
-            Real(_) => {
-                let mut xs = Vec::with_capacity(args.len());
-                for a in args {
-                    let Real(x) = a else {
-                        return Err(mismatch(p, args));
-                    };
-                    xs.push(*x);
-                }
-                Real(compensated_sum(xs.into_iter()))
-            }
+            Nat(_) => Nat(checked_fold(
+                all_of(p, args, as_nat)?,
+                0,
+                u64::checked_add,
+                "nat addition",
+            )?),
+            Int(_) => Int(checked_fold(
+                all_of(p, args, as_int)?,
+                0,
+                i64::checked_add,
+                "int addition",
+            )?),
+            Prob(_) => Prob(log_sum_exp(&all_of(p, args, as_ln_prob)?)),
+            Real(_) => Real(compensated_sum(all_of(p, args, as_real)?.into_iter())),
             _ => return Err(mismatch(p, args)),
         },
         (Prim::Mul, [first, ..]) => match first {
-            Nat(_) => {
-                let mut acc = 1u64;
-                for a in args {
-                    let Nat(x) = a else {
-                        return Err(mismatch(p, args));
-                    };
-                    acc = acc
-                        .checked_mul(*x)
-                        .ok_or_else(|| overflow("nat multiplication"))?;
-                }
-                Nat(acc)
-            }
-            Int(_) => {
-                let mut acc = 1i64;
-                for a in args {
-                    let Int(x) = a else {
-                        return Err(mismatch(p, args));
-                    };
-                    acc = acc
-                        .checked_mul(*x)
-                        .ok_or_else(|| overflow("int multiplication"))?;
-                }
-                Int(acc)
-            }
-            Prob(_) => {
-                let mut ls = Vec::with_capacity(args.len());
-                for a in args {
-                    let Prob(l) = a else {
-                        return Err(mismatch(p, args));
-                    };
-                    ls.push(*l);
-                }
-                Prob(ln_product(ls.into_iter()))
-            }
-            Real(_) => {
-                let mut acc = 1.0f64;
-                for a in args {
-                    let Real(x) = a else {
-                        return Err(mismatch(p, args));
-                    };
-                    acc *= x;
-                }
-                Real(acc)
-            }
+            Nat(_) => Nat(checked_fold(
+                all_of(p, args, as_nat)?,
+                1,
+                u64::checked_mul,
+                "nat multiplication",
+            )?),
+            Int(_) => Int(checked_fold(
+                all_of(p, args, as_int)?,
+                1,
+                i64::checked_mul,
+                "int multiplication",
+            )?),
+            Prob(_) => Prob(ln_product(all_of(p, args, as_ln_prob)?.into_iter())),
+            Real(_) => Real(all_of(p, args, as_real)?.into_iter().product()),
             _ => return Err(mismatch(p, args)),
         },
         (Prim::Neg, [Int(x)]) => Int(x.checked_neg().ok_or_else(|| overflow("negate"))?),
