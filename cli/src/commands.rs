@@ -75,8 +75,12 @@ fn fmt(a: &FmtArgs) -> Result<(), Failure> {
 
 fn simplify(a: &FmtArgs) -> Result<(), Failure> {
     let mut l = load(&a.file)?;
-    let ctx = slic_algebra::assume::Context::new();
-    let simplified = slic_algebra::canon::canonicalize(&mut l.store, &ctx, l.term);
+    let config = slic_measure::SimplifyConfig::default();
+    let result = slic_measure::simplify(&mut l.store, l.term, &config);
+    for note in &result.notes {
+        eprintln!("note: {note}");
+    }
+    let simplified = result.term;
     // the output must be a well-typed term of the input's type: anything else is a bug
     if let Err(e) = slic_algebra::verify::verify(&l.store, simplified) {
         return Err(Failure::Internal(anyhow::anyhow!(

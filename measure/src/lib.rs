@@ -42,6 +42,7 @@ pub mod prim;
 pub mod quad;
 pub mod rng;
 pub mod sample;
+pub mod simplify;
 pub mod summary;
 pub mod value;
 
@@ -52,5 +53,6 @@ pub use json::{value_from_json, value_to_json};
 pub use quad::Estimate;
 pub use rng::Rng;
 pub use sample::{sample, sample_n};
+pub use simplify::{simplify, SimplifyConfig, Simplified};
 pub use summary::{Moment, Summary};
 pub use value::{Closure, Env, MeasureVal, Value};
