@@ -28,7 +28,11 @@ pub enum Family {
     /// Student-t with `nu` degrees of freedom, location and scale, on the reals (Cauchy is
     /// `nu = 1`): density `(1 + ((u-loc)/scale)^2/nu)^(-(nu+1)/2) / (scale sqrt(nu) B(1/2, nu/2))`.
     /// The language has no such primitive: [`Family::dist_term`] gives `None`.
-    StudentT { nu: TermId, loc: TermId, scale: TermId },
+    StudentT {
+        nu: TermId,
+        loc: TermId,
+        scale: TermId,
+    },
     /// `poisson(rate)` on nat: mass `rate^u exp(-rate) / u!`.
     Poisson { rate: TermId },
     /// Negative binomial on nat (failures before the `r`-th success, success probability

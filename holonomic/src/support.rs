@@ -10,10 +10,16 @@ use slic_algebra::TermId;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Support {
     /// The open interval `(lo, hi)` of the reals (`lo`, `hi`: real terms).
-    Real { lo: Option<TermId>, hi: Option<TermId> },
+    Real {
+        lo: Option<TermId>,
+        hi: Option<TermId>,
+    },
     /// The integers `lo <= k < hi` (`lo`, `hi`: int terms; `hi` exclusive, as in
     /// `summate`). `nat` is `Int { lo: Some(0), hi: None }`.
-    Int { lo: Option<TermId>, hi: Option<TermId> },
+    Int {
+        lo: Option<TermId>,
+        hi: Option<TermId>,
+    },
 }
 
 impl Support {

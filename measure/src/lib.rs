@@ -53,6 +53,6 @@ pub use json::{value_from_json, value_to_json};
 pub use quad::Estimate;
 pub use rng::Rng;
 pub use sample::{sample, sample_n};
-pub use simplify::{simplify, SimplifyConfig, Simplified};
+pub use simplify::{simplify, Simplified, SimplifyConfig};
 pub use summary::{Moment, Summary};
 pub use value::{Closure, Env, MeasureVal, Value};
