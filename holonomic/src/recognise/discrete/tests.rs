@@ -153,3 +153,36 @@ fn misses() {
     check("fn k nat: (1/2)^k / (k + 1)", "nat", Err(Miss::NoFamily));
     check("fn k nat: (1/2)^k", "-3..", Err(Miss::NotHolonomic));
 }
+
+/// The recognised family's primitive measure (if the language has one) and its mass at
+/// the variable, as printed.
+fn check_row(src: &str, on: &str, dist: Option<&str>, mass: &str) {
+    let mut store = Store::new();
+    let (f, vars) = load(&mut store, src);
+    let Some(&x) = vars.last() else {
+        panic!("{src}: no variable");
+    };
+    let sup = support(&mut store, &vars, on);
+    let r = match recognise(&mut store, &Context::new(), f, x, &sup) {
+        Ok(r) => r,
+        Err(m) => panic!("{src} on {on}: {m:?}"),
+    };
+    let d = r.family.dist_term(&mut store).map(|t| show(&store, t));
+    let xt = store.var_term(x);
+    let m = r.family.density(&mut store, xt);
+    let got = (d, show(&store, m));
+    assert_eq!(
+        (got.0.as_deref(), got.1.as_str()),
+        (dist, mass),
+        "{src} on {on}"
+    );
+}
+
+/// The discrete rows of the table: primitive terms and masses.
+#[rustfmt::skip]
+#[test]
+fn table_rows() {
+    check_row("fn l prob: fn k nat: l^k * exp(-l) / gammaFunc(k+1)", "nat", Some("poisson(l)"), "l ^ k * exp(-l) / gammaFunc(nat2real(k) + 1)");
+    check_row("fn r prob: fn k nat: gammaFunc(k + r) / gammaFunc(k + 1) * (1/3)^k", "nat", None, "2 ** r     * 3 ** (-r - k)     * gammaFunc(prob2real(r) + k)     / (gammaFunc(nat2real(k) + 1) * gammaFunc(r))");
+    check_row("fn k nat: (1/2)^k", "0..3", Some("categorical([1/1, 1/2, 1/4])"), "[1/1, 1/2, 1/4][k] / (summate i from 0 to size([1/1, 1/2, 1/4]): [1/1, 1/2, 1/4][i])");
+}
