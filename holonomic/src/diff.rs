@@ -335,25 +335,41 @@ pub fn substitute(n: &Normal, v: u32, value: &Normal) -> Result<Normal, Miss> {
 /// Is `n` free of `var` (no kernel's term or exponent mentions it)? Kernels nested
 /// deeper than [`MAX_DEPTH`] count as mentioning it.
 pub fn free_of(canon: &Canon, n: &Normal, var: VarId) -> bool {
-    [n.num(), n.den()]
-        .into_iter()
-        .flat_map(|p| p.vars())
-        .all(|k| kernel_free_of(canon, k, var, 0))
+    let mut seen = rustc_hash::FxHashSet::default();
+    normal_free_of(canon, n, var, 0, &mut seen)
 }
 
-fn kernel_free_of(canon: &Canon, k: u32, var: VarId, depth: u32) -> bool {
+/// Each kernel is looked at once (`seen`), so a long exponent costs one pass over its
+/// terms, not a sort of its variables.
+fn normal_free_of(
+    canon: &Canon,
+    n: &Normal,
+    var: VarId,
+    depth: u32,
+    seen: &mut rustc_hash::FxHashSet<u32>,
+) -> bool {
     if depth > MAX_DEPTH {
         return false;
     }
-    let Some(info) = canon.kernels().get(k) else {
-        return false;
-    };
-    match &info.kernel {
-        Kernel::Pi => true,
-        Kernel::Atom(t) | Kernel::Pow(t, _) => !mentions(canon.store(), *t, var),
-        Kernel::Exp(s) => [s.num(), s.den()]
-            .into_iter()
-            .flat_map(|p| p.vars())
-            .all(|j| kernel_free_of(canon, j, var, depth + 1)),
+    for p in [n.num(), n.den()] {
+        for (m, _) in p.terms() {
+            for &(k, _) in m.pairs() {
+                if !seen.insert(k) {
+                    continue;
+                }
+                let Some(info) = canon.kernels().get(k) else {
+                    return false;
+                };
+                let free = match &info.kernel {
+                    Kernel::Pi => true,
+                    Kernel::Atom(t) | Kernel::Pow(t, _) => !mentions(canon.store(), *t, var),
+                    Kernel::Exp(s) => normal_free_of(canon, s, var, depth + 1, seen),
+                };
+                if !free {
+                    return false;
+                }
+            }
+        }
     }
+    true
 }

@@ -28,12 +28,12 @@
 
 use slic_algebra::assume::{Context, Tri};
 use slic_algebra::canon::{Canon, Kernel, Normal};
-use slic_algebra::poly::Poly;
+use slic_algebra::poly::{Monomial, Poly};
 use slic_algebra::{cond, sums, Node, Prim, Store, TermId, Type, VarId};
 
 use super::Miss;
 use crate::diff::{self, MAX_DEPTH, MAX_TERMS};
-use crate::family::continuous as table;
+use crate::family::continuous::{self as table, Unnormalised};
 use crate::family::{Affine, Family, Recognised};
 use crate::ode::{self, FirstOrder};
 use crate::support::{is_infinite, Support};
@@ -67,10 +67,9 @@ pub(super) fn recognise(
 struct Candidate {
     family: Family,
     map: Affine,
-    /// `K(x)`: the family's kernel at the recognised variable (prob).
-    kernel: TermId,
-    /// `∫ K(x) dx` over the support (prob).
-    normaliser: TermId,
+    /// `K(x)`, the family's kernel at the recognised variable, and `∫ K(x) dx` over
+    /// the support.
+    kernel: Unnormalised,
     /// An interior point of the support (real).
     point: TermId,
 }
@@ -175,13 +174,12 @@ impl Session<'_> {
         let mean = terms::div(self.store(), neg_c0, c1t, &Type::Real);
         let mean = self.canonical(mean);
         let x = self.var_real();
-        let (kernel, normaliser) = table::normal_kernel(self.store(), x, c1t, c0t, var);
+        let kernel = table::normal_kernel(self.store(), x, c1t, c0t, var);
         let point = terms::int(self.store(), 0, Type::Real);
         Ok(Candidate {
             family: Family::Normal { mean, sd },
             map: Affine::default(),
             kernel,
-            normaliser,
             point,
         })
     }
@@ -228,12 +226,11 @@ impl Session<'_> {
         let scale = terms::sqrt(self.store(), ratio);
         let scale = self.canonical(scale);
         let xr = self.var_real();
-        let (kernel, normaliser) = table::student_kernel(self.store(), xr, mt, qp, ct, nu);
+        let kernel = table::student_kernel(self.store(), xr, mt, qp, ct, nu);
         Ok(Candidate {
             family: Family::StudentT { nu, loc: mt, scale },
             map: Affine::default(),
             kernel,
-            normaliser,
             point: mt,
         })
     }
@@ -280,7 +277,7 @@ impl Session<'_> {
             let p = terms::add(self.store(), vec![bound, one], &Type::Real);
             (u, p, None)
         };
-        let (kernel, normaliser) = table::gamma_kernel(self.store(), u, c1t, c0t, shape, scale);
+        let kernel = table::gamma_kernel(self.store(), u, c1t, c0t, shape, scale);
         let shift = (!terms::is_literal(self.store(), bound, 0)).then_some(bound);
         Ok(Candidate {
             family: Family::Gamma { shape, scale },
@@ -289,7 +286,6 @@ impl Session<'_> {
                 scale: map_scale,
             },
             kernel,
-            normaliser,
             point,
         })
     }
@@ -313,12 +309,11 @@ impl Session<'_> {
         let wn = self.canon.normal(w).map_err(|_| Miss::NotHolonomic)?;
         let ru = self.compose(&self.op.r.clone(), &ln, &wn)?;
         if ru.is_zero() {
-            let kernel = terms::int(self.store(), 1, Type::Prob);
+            let kernel = table::uniform_kernel(self.store(), wp);
             return Ok(Candidate {
                 family: Family::Uniform { lo, hi },
                 map: Affine::default(),
                 kernel,
-                normaliser: wp,
                 point,
             });
         }
@@ -348,33 +343,97 @@ impl Session<'_> {
         let xr = self.var_real();
         let d = terms::sub(self.store(), xr, lo);
         let u = terms::div(self.store(), d, w, &Type::Real);
-        let (kernel, z) = table::beta_kernel(self.store(), u, am1, bm1, a, b);
-        let normaliser = terms::mul(self.store(), vec![z, wp], &Type::Prob);
+        let mut kernel = table::beta_kernel(self.store(), u, am1, bm1, a, b);
+        kernel.z = terms::mul(self.store(), vec![kernel.z, wp], &Type::Prob);
         let shift = (!terms::is_literal(self.store(), lo, 0)).then_some(lo);
         let scale = (!terms::is_literal(self.store(), w, 1)).then_some(w);
         Ok(Candidate {
             family: Family::Beta { a, b },
             map: Affine { shift, scale },
             kernel,
-            normaliser,
             point,
         })
     }
 
     // ---- the weight ------------------------------------------------------------------
 
+    /// The canonical form of `f / K · Z`. When `f`'s canonical form is `R · e^s` (one
+    /// exponential, the usual conjugate shape), the exponents of `f`, `K` and `Z` are
+    /// added as canonical forms before one `exp` is taken, so a long exponent (the
+    /// normal posterior under many observations) is built once, never written and read
+    /// back, and not merged three times.
+    fn ratio_normal(&mut self, k: &Unnormalised) -> Result<Normal, Miss> {
+        let inv = terms::recip(self.store(), k.factor, &Type::Prob);
+        let other = terms::mul(self.store(), vec![inv, k.z], &Type::Prob);
+        let other = self.form(other)?;
+        let mut exps = Vec::new();
+        if let Some(t) = k.exponent {
+            exps.push(self.form(t)?.neg());
+        }
+        if let Some(t) = k.z_exponent {
+            exps.push(self.form(t)?);
+        }
+        let f = self.op.f.clone();
+        let rest = match peel_exp(&self.canon, &f) {
+            Some((rest, s)) if !exps.is_empty() => {
+                // f's exponent first: the short ones merge into it, the long one last
+                exps.insert(0, s);
+                rest
+            }
+            _ => f,
+        };
+        let mut e = Normal::zero();
+        for x in exps {
+            e = self.sum(&e, &x)?;
+        }
+        let ex = budget(self.canon.exp(&e))?;
+        let w = budget(self.canon.mul(&rest, &ex))?;
+        budget(self.canon.mul(&w, &other))
+    }
+
+    /// `a + b` for canonical forms: plain polynomial addition when both are
+    /// polynomials (no monomial is multiplied, so the laws still hold), the session's
+    /// addition otherwise.
+    fn sum(&mut self, a: &Normal, b: &Normal) -> Result<Normal, Miss> {
+        if a.is_polynomial() && b.is_polynomial() {
+            Ok(Normal::from_poly(a.num().add(b.num())))
+        } else {
+            budget(self.canon.add(a, b))
+        }
+    }
+
+    /// The term `f / K · Z` (for evaluation at a point).
+    fn ratio_term(&mut self, k: &Unnormalised) -> TermId {
+        let inv = terms::recip(self.store(), k.factor, &Type::Prob);
+        let mut factors = vec![self.f, inv, k.z];
+        let mut exps = Vec::new();
+        if let Some(e) = k.exponent {
+            exps.push(terms::neg(self.store(), e));
+        }
+        if let Some(e) = k.z_exponent {
+            exps.push(e);
+        }
+        if !exps.is_empty() {
+            let sum = terms::add(self.store(), exps, &Type::Real);
+            factors.push(terms::exp(self.store(), sum));
+        }
+        terms::mul(self.store(), factors, &Type::Prob)
+    }
+
+    fn form(&mut self, t: TermId) -> Result<Normal, Miss> {
+        self.canon.normal(t).map_err(|_| Miss::NotHolonomic)
+    }
+
     /// `C · Z` with `f = C K` (see the module doc).
     fn finish(mut self, c: Candidate) -> Result<Recognised, Miss> {
-        let f = self.f;
-        let inv = terms::recip(self.store(), c.kernel, &Type::Prob);
-        let ratio = terms::mul(self.store(), vec![f, inv, c.normaliser], &Type::Prob);
-        let mut n = self.canon.normal(ratio).map_err(|_| Miss::NotHolonomic)?;
+        let mut n = self.ratio_normal(&c.kernel)?;
         if !diff::free_of(&self.canon, &n, self.x) {
+            let ratio = self.ratio_term(&c.kernel);
             let x = self.x;
             let ty = self.store().var_type(x).clone();
             let p = terms::coerce(self.store(), c.point, &ty);
             let at = sums::substitute(self.store(), ratio, x, p);
-            n = self.canon.normal(at).map_err(|_| Miss::NotHolonomic)?;
+            n = self.form(at)?;
             if !diff::free_of(&self.canon, &n, self.x) {
                 return Err(Miss::Unproved);
             }
@@ -465,4 +524,25 @@ impl Session<'_> {
             }
         }
     }
+}
+
+/// `n = R · e^s` with a monomial numerator holding one `Exp` kernel: `(R, s)`.
+fn peel_exp(canon: &Canon, n: &Normal) -> Option<(Normal, Normal)> {
+    let [(m, c)] = n.num().terms() else {
+        return None;
+    };
+    let mut found = None;
+    for &(k, e) in m.pairs() {
+        let info = canon.kernels().get(k)?;
+        if let Kernel::Exp(_) = info.kernel {
+            if found.is_some() || e != 1 {
+                return None;
+            }
+            found = Some((k, info.exp_arg.clone()?));
+        }
+    }
+    let (k, s) = found?;
+    let rest = Monomial::from_pairs(m.pairs().iter().copied().filter(|p| p.0 != k));
+    let rest = Normal::from_parts(Poly::term(rest, c.clone()), n.den().clone())?;
+    Some((rest, s))
 }
