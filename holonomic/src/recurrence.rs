@@ -207,9 +207,7 @@ impl Walk {
             // e^(a k + b): e^a
             Kernel::Exp(s) => {
                 let a = self.slope(cx, &s)?;
-                let at = cx.to_term(&a, &Type::Real).map_err(canon_miss)?;
-                let e = cx.store_mut().prim(Prim::Exp, vec![at], Type::Prob);
-                cx.normal(e).map_err(canon_miss)
+                cx.exp(&a).map_err(budget_miss)
             }
             Kernel::Atom(t) => self.atom_ratio(cx, t, depth),
             // radicals of bases that depend on k (`sqrt(k + 1)`) have no rational ratio

@@ -134,7 +134,7 @@ fn on_ray(
     } else {
         negative_binomial(cx, &l, ku)?
     };
-    let w = f0.mul(&sum, max).map_err(budget_miss)?;
+    let w = cx.mul(&f0, &sum).map_err(budget_miss)?;
     let weight = write_canonical(cx, w, &Type::Prob)?;
     let shift = if origin.is_zero() {
         None
@@ -157,9 +157,7 @@ fn poisson(cx: &mut Canon, l: &Normal) -> Result<(Family, Normal), Miss> {
     let l = fold_constants(cx, l.clone());
     require(&[positive(cx, &l)?])?;
     let rate = write_canonical(cx, l.clone(), &Type::Prob)?;
-    let lt = cx.to_term(&l, &Type::Real).map_err(canon_miss)?;
-    let e = cx.store_mut().prim(Prim::Exp, vec![lt], Type::Prob);
-    let sum = cx.normal(e).map_err(canon_miss)?;
+    let sum = cx.exp(&l).map_err(budget_miss)?;
     Ok((Family::Poisson { rate }, sum))
 }
 
