@@ -8,11 +8,14 @@
 
 use num_rational::BigRational;
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 use rustc_hash::FxHashMap;
-use slic_algebra::assume::Context;
-use slic_algebra::eval::eval_f64;
+use slic_algebra::assume::{Context, Fact};
+use slic_algebra::canon::{Canon, Normal};
+use slic_algebra::eval::{eval_bool_f64, eval_f64};
 use slic_algebra::verify::verify;
 use slic_algebra::{canon, front, print, Node, Prim, Store, TermId, Type, VarId};
+use slic_holonomic::diff::Calculus;
 use slic_holonomic::support::split_indicators;
 use slic_holonomic::{ode, recognise, Family, Recognised, Support};
 
@@ -23,13 +26,19 @@ struct Case {
     x: VarId,
     support: Support,
     params: Vec<VarId>,
+    ctx: Context,
 }
 
 /// `params` is a chain of `fn v T:` binders naming every free variable, `var` one of
 /// them; `lo`/`hi` are bound expressions (`-∞`, `∞` for none).
 fn load(params: &str, var: &str, f: &str, lo: &str, hi: &str) -> Case {
+    load_with(params, var, f, lo, hi, "true")
+}
+
+/// [`load`] with a condition `fact` on the parameters, known in the case's context.
+fn load_with(params: &str, var: &str, f: &str, lo: &str, hi: &str, fact: &str) -> Case {
     let mut store = Store::new();
-    let src = format!("{params} ({f}, ({lo}, {hi}))");
+    let src = format!("{params} ({f}, (({lo}, {hi}), {fact}))");
     let t = front::load(&mut store, &src).unwrap_or_else(|e| panic!("{src}: {e:?}"));
     let mut params = Vec::new();
     let mut body = t;
@@ -40,6 +49,9 @@ fn load(params: &str, var: &str, f: &str, lo: &str, hi: &str) -> Case {
     let Node::Pair(f, bounds) = *store.node(body) else {
         panic!("{src}: not a pair")
     };
+    let Node::Pair(bounds, fact) = *store.node(bounds) else {
+        panic!("{src}: no fact")
+    };
     let Node::Pair(lo, hi) = *store.node(bounds) else {
         panic!("{src}: bounds not a pair")
     };
@@ -48,12 +60,17 @@ fn load(params: &str, var: &str, f: &str, lo: &str, hi: &str) -> Case {
         .find(|v| store.var_name(**v) == var)
         .unwrap_or_else(|| panic!("no parameter {var}"));
     let support = Support::real(&store, lo, hi);
+    let ctx = match store.node(fact) {
+        Node::Bool(true) => Context::new(),
+        _ => Context::new().with_condition(fact, true),
+    };
     Case {
         store,
         f,
         x,
         support,
         params,
+        ctx,
     }
 }
 
@@ -87,23 +104,40 @@ fn describe(store: &mut Store, r: &Recognised) -> String {
     s
 }
 
-/// Values for the parameters: reals around 1 with both signs, probs positive.
-fn values(store: &Store, params: &[VarId], x: VarId) -> FxHashMap<VarId, f64> {
+/// Values for the parameters: reals around 1 with both signs, probs positive; the first
+/// of a few such assignments under which the case's facts hold.
+fn values(case: &Case) -> FxHashMap<VarId, f64> {
     let reals = [0.35, -0.8, 1.25, 0.6, -0.45, 2.1, 0.15, -1.3];
     let probs = [1.7, 0.65, 2.4, 1.15, 3.2, 0.9, 1.45, 2.05];
-    let mut out = FxHashMap::default();
-    for (i, &v) in params.iter().enumerate() {
-        if v == x {
-            continue;
+    let store = &case.store;
+    let assign = |variant: usize| {
+        let mut out = FxHashMap::default();
+        for (i, &v) in case.params.iter().enumerate() {
+            if v == case.x {
+                continue;
+            }
+            let sign = if variant % 2 == 1 { -1.0 } else { 1.0 };
+            let val = match store.var_type(v) {
+                Type::Prob => probs[(i + variant) % probs.len()],
+                Type::Nat => ((i + variant) % 3 + 1) as f64,
+                _ => sign * reals[(i + variant / 2) % reals.len()],
+            };
+            out.insert(v, val);
         }
-        let val = match store.var_type(v) {
-            Type::Prob => probs[i % probs.len()],
-            Type::Nat => (i % 3 + 1) as f64,
-            _ => reals[i % reals.len()],
-        };
-        out.insert(v, val);
-    }
-    out
+        out
+    };
+    let holds = |env: &FxHashMap<VarId, f64>| {
+        case.ctx.facts().iter().all(|f| match f {
+            Fact::Holds { cond, value } => {
+                eval_bool_f64(store, *cond, &|v| env.get(&v).copied()) == Some(*value)
+            }
+            Fact::Range { .. } => true,
+        })
+    };
+    (0..16)
+        .map(assign)
+        .find(holds)
+        .unwrap_or_else(|| panic!("no values satisfy the facts"))
 }
 
 /// `f(x) = weight · density(u) / |scale|` at points of the support (see the module doc).
@@ -160,14 +194,14 @@ fn check_meaning(case: &mut Case, r: &Recognised, env: &FxHashMap<VarId, f64>) {
 
 /// Recognise and compare with `expect` (a `describe` line, or `miss Variant`).
 fn check(params: &str, var: &str, f: &str, lo: &str, hi: &str, expect: &str) {
-    let mut case = load(params, var, f, lo, hi);
-    let got = recognise(
-        &mut case.store,
-        &Context::new(),
-        case.f,
-        case.x,
-        &case.support,
-    );
+    check_with(params, var, f, lo, hi, "true", expect)
+}
+
+/// [`check`] under the condition `fact` on the parameters.
+fn check_with(params: &str, var: &str, f: &str, lo: &str, hi: &str, fact: &str, expect: &str) {
+    let mut case = load_with(params, var, f, lo, hi, fact);
+    let ctx = case.ctx.clone();
+    let got = recognise(&mut case.store, &ctx, case.f, case.x, &case.support);
     let text = match &got {
         Ok(r) => describe(&mut case.store, r),
         Err(m) => format!("miss {m:?}"),
@@ -177,10 +211,13 @@ fn check(params: &str, var: &str, f: &str, lo: &str, hi: &str, expect: &str) {
         assert_eq!(*case.store.ty(r.weight), Type::Prob);
         let canon_w = canon::canonicalize(&mut case.store, &Context::new(), r.weight);
         assert_eq!(canon_w, r.weight, "weight is canonical");
-        let env = values(&case.store, &case.params, case.x);
+        let env = values(&case);
         check_meaning(&mut case, &r, &env);
     }
-    assert_eq!(text, expect, "recognising {f} in {var} on ({lo}, {hi})");
+    assert_eq!(
+        text, expect,
+        "recognising {f} in {var} on ({lo}, {hi}) given {fact}"
+    );
 }
 
 const XR: &str = "fn x real:";
@@ -336,7 +373,7 @@ fn normal_mean_posterior_with_50_observations() {
     let expect = canon::canonicalize(&mut case.store, &Context::new(), expect);
     assert_eq!(mean, expect, "mean {}", show(&case.store, mean));
     assert_eq!(show(&case.store, sd), "sqrt(51) / 51");
-    let env = values(&case.store, &case.params, case.x);
+    let env = values(&case);
     check_meaning(&mut case, &r, &env);
 }
 
@@ -388,6 +425,108 @@ fn indicator_then_uniform() {
     assert_eq!(describe(&mut case.store, &r), "uniform(3, 7); weight 2/1");
 }
 
+/// Parameters known only through the context, and facts the proofs need.
+#[rustfmt::skip]
+#[test]
+fn context_facts() {
+    let p = "fn c real: fn x real:";
+    check_with(p, "x", "exp(c * x^2)", "-∞", "∞", "c < 0",
+               "normal(0, 1 / sqrt(real2prob(-2 * c))); weight sqrt(2) * sqrt(pi) / sqrt(real2prob(-2 * c))");
+    check_with(p, "x", "exp(c * x^2)", "-∞", "∞", "0 < c", "miss Unproved");
+    let p = "fn a real: fn b real: fn x real:";
+    check_with(p, "x", "1", "a", "b", "a < b", "uniform(a, b); weight real2prob(-a + b)");
+    check(p, "x", "1", "a", "b", "miss Unproved");
+}
+
+#[rustfmt::skip]
+#[test]
+fn more_shapes() {
+    check("fn tau prob: fn x real:", "x", "exp(-tau * x^2 / 2)", "-∞", "∞",
+          "normal(0, 1 / sqrt(tau)); weight sqrt(2) * sqrt(pi) / sqrt(tau)");
+    check("fn a real: fn x real:", "x", "real2prob(x - a)^2 * exp(a - x)", "a", "∞",
+          "gamma(3, 1); weight 2/1; x = a + 1 * u");
+    check("fn s prob: fn y1 real: fn y2 real: fn y3 real: fn mu real:", "mu",
+          "exp(-(y1 - mu)^2/(2*s^2)) * exp(-(y2 - mu)^2/(2*s^2)) * exp(-(y3 - mu)^2/(2*s^2))", "-∞", "∞",
+          "normal(y1 / 3 + y2 / 3 + y3 / 3, s * sqrt(3) / 3); weight s * exp(-(y1 ^ 2 - y1 * y2 - y1 * y3 + y2 ^ 2 - y2 * y3 + y3 ^ 2) / (3 * prob2real(s) ^ 2)) * sqrt(6) * sqrt(pi) / 3");
+    check("fn p prob: fn k nat: fn x prob:", "x", "x ** k * exp(-x * p)", "0", "∞",
+          "gamma(nat2prob(k) + 1, 1 / p); weight p ** (-nat2real(k) - 1) * gammaFunc(nat2real(k) + 1)");
+}
+
+/// Derivatives of canonical forms, written back canonical (`real2prob(e)` read as `e`).
+fn check_diff(params: &str, var: &str, f: &str, expect: &str) {
+    let mut case = load(params, var, f, "-∞", "∞");
+    let mut canon = Canon::new(&mut case.store, Context::new());
+    let n = canon.normal(case.f).expect("numeric");
+    let d = match Calculus::new(&mut canon, case.x) {
+        Ok(mut calc) => calc.derivative(&n).and_then(|d| calc.algebraic(&d)),
+        Err(m) => Err(m),
+    };
+    let got = match d {
+        Ok(d) => {
+            let t = canon.to_term(&d, &Type::Real).expect("numeric");
+            let t = canon.canonicalize(t);
+            show(canon.store(), t)
+        }
+        Err(m) => format!("miss {m:?}"),
+    };
+    assert_eq!(got, expect, "d/d{var} {f}");
+}
+
+#[rustfmt::skip]
+#[test]
+fn derivatives() {
+    check_diff(XR, "x", "exp(x^2)", "2 * x * exp(x ^ 2)");
+    check_diff(XR, "x", "x^3 - 2*x", "3 * x ^ 2 - 2");
+    check_diff(XR, "x", "log(real2prob(x))", "1 / x");
+    check_diff("fn a prob: fn x real:", "x", "a ** x", "a ** x * log(a)");
+    check_diff("fn y real: fn x real:", "x", "y * x^2 + exp(y)", "2 * y * x");
+    check_diff(XR, "x", "real2prob(x)^2 * exp(-x)", "-x ^ 2 * exp(-x) + 2 * x * exp(-x)");
+    check_diff(XR, "x", "erf(x)", "miss NotHolonomic");
+    check_diff(XR, "x", "sin(x)", "miss NotHolonomic");
+}
+
+/// The operator annihilates the factor: `Σ c_k f^(k)` is exactly zero, with the
+/// derivatives taken by `diff` (not by the log-derivatives the operator comes from).
+fn check_annihilates(f: &str) {
+    let mut case = load(XR, "x", f, "-∞", "∞");
+    let ctx = Context::new();
+    let op = ode::operator(&mut case.store, &ctx, case.f, case.x).expect("operator");
+    let mut canon = Canon::new(&mut case.store, ctx);
+    let mut coeffs = Vec::new();
+    for &c in &op.coeffs {
+        coeffs.push(canon.normal(c).expect("numeric"));
+    }
+    let fnorm = canon.normal(case.f).expect("numeric");
+    let mut calc = Calculus::new(&mut canon, case.x).expect("calculus");
+    let mut derivative = fnorm;
+    let mut total = Normal::zero();
+    for (k, c) in coeffs.iter().enumerate() {
+        if k > 0 {
+            derivative = calc.derivative(&derivative).expect("derivative");
+        }
+        let term = c.mul(&derivative, 100_000).expect("small");
+        total = total.add(&term, 100_000).expect("small");
+    }
+    let total = calc.algebraic(&total).expect("algebraic");
+    assert!(total.is_zero(), "{f}: the operator leaves {total:?}");
+}
+
+#[test]
+fn operators_annihilate() {
+    for f in [
+        "exp(-x^2/2)",
+        "(x^2 + 1) * exp(3*x - x^2)",
+        "exp(x) + exp(-x)",
+        "exp(-(x-1)^2/2) + 3 * exp(-(x+2)^2/8)",
+        "x^2 * exp(-x) + exp(-x^2)",
+        "real2prob(x) ** (1/3) * exp(-x)",
+        "exp(1/x) + x",
+        "real2prob(1 + x^2) ** (-3/2) + exp(x)",
+    ] {
+        check_annihilates(f);
+    }
+}
+
 // ---- property tests --------------------------------------------------------------
 
 /// A small non-zero rational `p/q` as `.hk` text and as an exact value.
@@ -419,13 +558,13 @@ fn recognise_f(params: &str, f: &str, lo: &str, hi: &str) -> (Case, Recognised) 
         &case.support,
     )
     .unwrap_or_else(|m| panic!("{f}: {m:?}"));
-    let env = values(&case.store, &case.params, case.x);
+    let env = values(&case);
     check_meaning(&mut case, &r, &env);
     (case, r)
 }
 
 fn num(case: &Case, t: TermId) -> f64 {
-    let env = values(&case.store, &case.params, case.x);
+    let env = values(case);
     eval_f64(&case.store, t, &|v| env.get(&v).copied()).expect("evaluates")
 }
 
@@ -434,7 +573,10 @@ fn close(a: f64, b: f64) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig {
+        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("proptest-regressions"))),
+        ..ProptestConfig::with_cases(64)
+    })]
 
     /// Normal(m, sqrt(v)) written expanded, factored, as a product of exponentials,
     /// with a constant factor, and with an observation factor `exp(-(y - x)^2/2)`.
