@@ -464,6 +464,48 @@ fn indicators() {
                 "(0, +2/1) if a < x: exp(-x) else: 0");
 }
 
+/// Integer supports: `k <= b` is `hi = b + 1` (exclusive), `a < k` is `lo = a + 1`.
+#[test]
+fn indicators_on_integers() {
+    let mut store = Store::new();
+    let src = "fn n nat: fn k int: (if k < 5 && 2 < k: exp(k) else: 0, (if k <= n: 1/2 else: 0, if 2*k < 7: 1/2 else: 0))";
+    let t = front::load(&mut store, src).expect("loads");
+    let Node::Lam(_, t) = *store.node(t) else {
+        panic!("fn n")
+    };
+    let Node::Lam(k, body) = *store.node(t) else {
+        panic!("fn k")
+    };
+    let Node::Pair(a, rest) = *store.node(body) else {
+        panic!("pair")
+    };
+    let Node::Pair(b, c) = *store.node(rest) else {
+        panic!("pair")
+    };
+    let ctx = Context::new();
+    let zero = store.intern(Node::Lit(Rational::zero()), Type::Int);
+    let nat = Support::Int {
+        lo: Some(zero),
+        hi: None,
+    };
+    let mut got = Vec::new();
+    for f in [a, b, c] {
+        let f = canon::canonicalize(&mut store, &ctx, f);
+        let (s, rest) = split_indicators(&mut store, &ctx, f, k, nat);
+        let (lo, hi) = s.bounds();
+        let b = |t: Option<TermId>| t.map_or("inf".into(), |t| show(&store, t));
+        got.push(format!("[{}, {}) {}", b(lo), b(hi), show(&store, rest)));
+    }
+    assert_eq!(
+        got,
+        [
+            "[+3, +5) exp(k)",
+            "[+0, nat2int(n) + 1) 1/2",
+            "[+0, +4) 1/2"
+        ]
+    );
+}
+
 /// The simplifier's use: `x <~ lebesgue(-∞, ∞); weight(1/2 if 3 < x < 7 else 0)` is
 /// weight 2 times uniform(3, 7).
 #[test]

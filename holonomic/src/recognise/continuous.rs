@@ -32,7 +32,7 @@ use slic_algebra::poly::{Monomial, Poly};
 use slic_algebra::{cond, sums, Node, Prim, Store, TermId, Type, VarId};
 
 use super::Miss;
-use crate::diff::{self, MAX_DEPTH, MAX_TERMS};
+use crate::diff::{self, MAX_DEPTH};
 use crate::family::continuous::{self as table, Unnormalised};
 use crate::family::{Affine, Family, Recognised};
 use crate::ode::{self, FirstOrder};
@@ -149,10 +149,10 @@ impl Session<'_> {
     /// `σ · r(shift + σ u)`: the log-derivative in `u` for `x = shift + σ u`.
     fn compose(&self, r: &Normal, shift: &Normal, scale: &Normal) -> Result<Normal, Miss> {
         let x = self.op.x;
-        let u = budget(scale.mul(&Normal::kernel(x), MAX_TERMS))?;
-        let value = budget(shift.add(&u, MAX_TERMS))?;
+        let u = diff::mul(scale, &Normal::kernel(x))?;
+        let value = diff::add(shift, &u)?;
         let s = diff::substitute(r, x, &value)?;
-        budget(s.mul(scale, MAX_TERMS))
+        diff::mul(&s, scale)
     }
 
     // ---- the families ----------------------------------------------------------------
@@ -216,9 +216,9 @@ impl Session<'_> {
         }
         let over_d2 =
             |p: &Poly| Normal::from_parts(p.clone(), d2.clone()).unwrap_or_else(Normal::zero);
-        let m = over_d2(&d1.neg()).scale(&slic_algebra::Rational::ratio(1, 2).unwrap_or_default());
-        let m2 = budget(m.mul(&m, MAX_TERMS))?;
-        let q = budget(over_d2(d0).sub(&m2, MAX_TERMS))?;
+        let m = Normal::from_parts(d1.neg(), d2.scale(&two)).unwrap_or_else(Normal::zero);
+        let m2 = diff::mul(&m, &m)?;
+        let q = diff::sub(&over_d2(d0), &m2)?;
         let c = over_d2(&n1.neg());
         let mt = self.term(&m, &Type::Real)?;
         let qr = self.term(&q, &Type::Real)?;
@@ -257,7 +257,7 @@ impl Session<'_> {
             1
         }));
         let ru = self.compose(&self.op.r.clone(), &bn, &sigma)?;
-        let q = budget(ru.mul(&Normal::kernel(self.op.x), MAX_TERMS))?;
+        let q = diff::mul(&ru, &Normal::kernel(self.op.x))?;
         let cs = self.coefficients(&q)?.ok_or(Miss::NoFamily)?;
         let (c0, c1) = match cs.as_slice() {
             [c0, c1] => (c0.clone(), c1.clone()),
@@ -330,11 +330,11 @@ impl Session<'_> {
         // q = r(u) u (1 - u) = (a-1)(1-u) - (b-1) u
         let x = self.op.x;
         let u1 = Poly::var(x).mul(&Poly::one().sub(&Poly::var(x)));
-        let q = budget(ru.mul(&Normal::from_poly(u1), MAX_TERMS))?;
+        let q = diff::mul(&ru, &Normal::from_poly(u1))?;
         let cs = self.coefficients(&q)?.ok_or(Miss::NoFamily)?;
         let (q0, q1) = match cs.as_slice() {
             [q0] => (q0.clone(), q0.clone()),
-            [q0, k] => (q0.clone(), budget(q0.add(k, MAX_TERMS))?),
+            [q0, k] => (q0.clone(), diff::add(q0, k)?),
             _ => return Err(Miss::NoFamily),
         };
         let am1 = self.term(&q0, &Type::Real)?;
