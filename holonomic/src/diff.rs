@@ -8,8 +8,8 @@
 //! likelihood factors (one `Exp` kernel after canonicalisation) costs one derivative of
 //! one exponent. `real2prob(e)` asserts that `e` is non-negative and has `e`'s value
 //! there (canon reads it the same way), so its derivative is `e'`, and
-//! [`Calculus::algebraic`] replaces it by `e` in results: `x ** 2` for a real `x` is
-//! `real2prob(x) ^ 2`, whose log-derivative is `2 / x`.
+//! [`Calculus::algebraic`] replaces it by `e` in results: `real2prob(x) ** 2` for a real
+//! `x` has the log-derivative `2 / x`.
 //!
 //! Results are exact rational functions over the session's kernels but not necessarily
 //! canonical (no `exp`/power laws are re-applied to derivatives): a caller may rely on
