@@ -96,7 +96,7 @@ impl Canon<'_> {
         self.fix(acc)
     }
 
-    /// `a + b` with the laws (the two-term case of [`Canon::sum_of`]). Public so that
+    /// `a + b` with the laws (the two-term case of `sum_of`). Public so that
     /// callers holding canonical forms (holonomic recognition) can combine them without
     /// writing and re-reading terms.
     pub fn add(&mut self, a: &Normal, b: &Normal) -> Result<Normal, Overflow> {

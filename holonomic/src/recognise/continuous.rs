@@ -32,7 +32,7 @@ use slic_algebra::poly::{Monomial, Poly};
 use slic_algebra::{cond, sums, Node, Prim, Store, TermId, Type, VarId};
 
 use super::Miss;
-use crate::diff::{self, MAX_DEPTH, MAX_TERMS};
+use crate::diff::{self, MAX_DEPTH};
 use crate::family::continuous::{self as table, Unnormalised};
 use crate::family::{Affine, Family, Recognised};
 use crate::ode::{self, FirstOrder};
@@ -87,15 +87,24 @@ fn budget<T>(r: Result<T, slic_algebra::canon::Overflow>) -> Result<T, Miss> {
     r.map_err(|_| Miss::Budget)
 }
 
-/// The coefficients of `p` in kernel `x`, lowest degree first (dense).
-fn dense(p: &Poly, x: u32) -> Vec<Poly> {
-    let mut out = vec![Poly::zero(); p.degree_in(x) as usize + 1];
+/// The highest degree in the variable any family's operator has (Student-t's
+/// denominator); a higher one fits no family and is never expanded into a dense list.
+const MAX_DEGREE: u32 = 2;
+
+/// The coefficients of `p` in kernel `x`, lowest degree first (dense), or `None` above
+/// [`MAX_DEGREE`].
+fn dense(p: &Poly, x: u32) -> Option<Vec<Poly>> {
+    let degree = p.degree_in(x);
+    if degree > MAX_DEGREE {
+        return None;
+    }
+    let mut out = vec![Poly::zero(); degree as usize + 1];
     for (d, c) in p.coefficients_in(x) {
         if let Some(slot) = out.get_mut(d as usize) {
             *slot = c;
         }
     }
-    out
+    Some(out)
 }
 
 impl Session<'_> {
@@ -120,29 +129,30 @@ impl Session<'_> {
         self.canon.canonicalize(t)
     }
 
-    /// The coefficients of `n` as a polynomial in the variable (lowest degree first),
-    /// or `None` when its denominator mentions the variable.
-    fn coefficients(&self, n: &Normal) -> Option<Vec<Normal>> {
+    /// The coefficients of `n` as a polynomial in the variable (lowest degree first):
+    /// `Ok(None)` when its denominator mentions the variable, [`Miss::NoFamily`] when its
+    /// degree is above every family's.
+    fn coefficients(&self, n: &Normal) -> Result<Option<Vec<Normal>>, Miss> {
         let x = self.op.x;
         if n.den().degree_in(x) > 0 {
-            return None;
+            return Ok(None);
         }
         let den = n.den().clone();
-        Some(
-            dense(n.num(), x)
-                .into_iter()
+        let cs = dense(n.num(), x).ok_or(Miss::NoFamily)?;
+        Ok(Some(
+            cs.into_iter()
                 .map(|c| Normal::from_parts(c, den.clone()).unwrap_or_else(Normal::zero))
                 .collect(),
-        )
+        ))
     }
 
     /// `σ · r(shift + σ u)`: the log-derivative in `u` for `x = shift + σ u`.
     fn compose(&self, r: &Normal, shift: &Normal, scale: &Normal) -> Result<Normal, Miss> {
         let x = self.op.x;
-        let u = budget(scale.mul(&Normal::kernel(x), MAX_TERMS))?;
-        let value = budget(shift.add(&u, MAX_TERMS))?;
+        let u = diff::mul(scale, &Normal::kernel(x))?;
+        let value = diff::add(shift, &u)?;
         let s = diff::substitute(r, x, &value)?;
-        budget(s.mul(scale, MAX_TERMS))
+        diff::mul(&s, scale)
     }
 
     // ---- the families ----------------------------------------------------------------
@@ -150,7 +160,7 @@ impl Session<'_> {
     /// On the reals: normal when `r` is a polynomial, else Student-t.
     fn on_reals(&mut self) -> Result<Candidate, Miss> {
         let r = self.op.r.clone();
-        match self.coefficients(&r) {
+        match self.coefficients(&r)? {
             Some(cs) => self.normal(&cs),
             None => self.student(&r),
         }
@@ -188,8 +198,8 @@ impl Session<'_> {
     /// location `m`, scale `sqrt(q / nu)`.
     fn student(&mut self, r: &Normal) -> Result<Candidate, Miss> {
         let x = self.op.x;
-        let ns = dense(r.num(), x);
-        let ds = dense(r.den(), x);
+        let ns = dense(r.num(), x).ok_or(Miss::NoFamily)?;
+        let ds = dense(r.den(), x).ok_or(Miss::NoFamily)?;
         let (n0, n1) = match ns.as_slice() {
             [n0] => (n0.clone(), Poly::zero()),
             [n0, n1] => (n0.clone(), n1.clone()),
@@ -206,9 +216,9 @@ impl Session<'_> {
         }
         let over_d2 =
             |p: &Poly| Normal::from_parts(p.clone(), d2.clone()).unwrap_or_else(Normal::zero);
-        let m = over_d2(&d1.neg()).scale(&slic_algebra::Rational::ratio(1, 2).unwrap_or_default());
-        let m2 = budget(m.mul(&m, MAX_TERMS))?;
-        let q = budget(over_d2(d0).sub(&m2, MAX_TERMS))?;
+        let m = Normal::from_parts(d1.neg(), d2.scale(&two)).unwrap_or_else(Normal::zero);
+        let m2 = diff::mul(&m, &m)?;
+        let q = diff::sub(&over_d2(d0), &m2)?;
         let c = over_d2(&n1.neg());
         let mt = self.term(&m, &Type::Real)?;
         let qr = self.term(&q, &Type::Real)?;
@@ -247,8 +257,8 @@ impl Session<'_> {
             1
         }));
         let ru = self.compose(&self.op.r.clone(), &bn, &sigma)?;
-        let q = budget(ru.mul(&Normal::kernel(self.op.x), MAX_TERMS))?;
-        let cs = self.coefficients(&q).ok_or(Miss::NoFamily)?;
+        let q = diff::mul(&ru, &Normal::kernel(self.op.x))?;
+        let cs = self.coefficients(&q)?.ok_or(Miss::NoFamily)?;
         let (c0, c1) = match cs.as_slice() {
             [c0, c1] => (c0.clone(), c1.clone()),
             _ => return Err(Miss::NoFamily),
@@ -320,11 +330,11 @@ impl Session<'_> {
         // q = r(u) u (1 - u) = (a-1)(1-u) - (b-1) u
         let x = self.op.x;
         let u1 = Poly::var(x).mul(&Poly::one().sub(&Poly::var(x)));
-        let q = budget(ru.mul(&Normal::from_poly(u1), MAX_TERMS))?;
-        let cs = self.coefficients(&q).ok_or(Miss::NoFamily)?;
+        let q = diff::mul(&ru, &Normal::from_poly(u1))?;
+        let cs = self.coefficients(&q)?.ok_or(Miss::NoFamily)?;
         let (q0, q1) = match cs.as_slice() {
             [q0] => (q0.clone(), q0.clone()),
-            [q0, k] => (q0.clone(), budget(q0.add(k, MAX_TERMS))?),
+            [q0, k] => (q0.clone(), diff::add(q0, k)?),
             _ => return Err(Miss::NoFamily),
         };
         let am1 = self.term(&q0, &Type::Real)?;
