@@ -9,6 +9,8 @@
 //!    operands, and the gcd of the two monomials taken directly;
 //! 3. a variable that occurs in one operand only: the gcd divides each coefficient of that
 //!    operand in that variable, so fold the gcd over those coefficients (fewer variables);
+//! 3b. variables that univariate images modulo a prime prove absent from the gcd
+//!    (`prune.rs`): fold the gcd over the coefficients in those variables;
 //! 4. the heuristic gcd (`heu.rs`: evaluation at large integers, checked by division);
 //! 5. when it gives up, choose a common main variable `v` of least degree, take contents in `v`
 //!    (recursively: gcd of the coefficients), and run a pseudo-remainder sequence on the
@@ -30,6 +32,7 @@
 
 use super::div::{dense_degree, integer_content, pseudo_div_dense, Dense};
 use super::heu::gcd_heuristic;
+use super::prune;
 use super::{Monomial, Poly};
 use crate::num::Rational;
 
@@ -143,8 +146,12 @@ fn gcd_no_monomial(a: &Poly, b: &Poly, method: Method) -> Option<Poly> {
     if a == b {
         return Some(a.clone());
     }
-    // normalised operands have integer coefficients, as the heuristic needs
+    // normalised operands have integer coefficients, as the heuristic and the modular
+    // pruning need
     if method == Method::Heuristic {
+        if let Some(g) = gcd_in_fewer_variables(a, b, method) {
+            return g;
+        }
         if let Some(g) = gcd_heuristic(a, b) {
             return Some(g.normalize());
         }
@@ -185,6 +192,41 @@ fn gcd_no_monomial(a: &Poly, b: &Poly, method: Method) -> Option<Poly> {
     let gc = content_dense(&g, method)?;
     let g = divide_dense(g, &gc)?;
     Some(Poly::from_dense_in(&g, v).mul(&c).normalize())
+}
+
+/// Step 3b: when univariate images prove that the gcd involves only some of the
+/// variables (`prune.rs`), it is the gcd of the operands' coefficients in the others:
+/// `Some(answer)`; `None` when no variable could be ruled out. Only worth it with several
+/// variables (the images cost a pass over both operands per common variable).
+fn gcd_in_fewer_variables(a: &Poly, b: &Poly, method: Method) -> Option<Option<Poly>> {
+    let mut all = a.vars();
+    all.extend(b.vars());
+    all.sort_unstable();
+    all.dedup();
+    if all.len() < 3 {
+        return None;
+    }
+    let keep = prune::gcd_variables(a, b);
+    if keep.is_empty() {
+        return Some(Some(Poly::one()));
+    }
+    if keep.len() == all.len() {
+        return None;
+    }
+    let mut cs = prune::coefficients_outside(a, &keep);
+    cs.extend(prune::coefficients_outside(b, &keep));
+    cs.sort_by_key(|c| c.terms.len());
+    let mut g = Poly::zero();
+    for c in &cs {
+        g = match gcd_rec(&g, c, method) {
+            Some(g) => g,
+            None => return Some(None),
+        };
+        if g.as_constant().is_some() {
+            return Some(Some(Poly::one()));
+        }
+    }
+    Some(Some(g))
 }
 
 /// The gcd when one operand divides the other, else 1 (the fallback for large degrees).

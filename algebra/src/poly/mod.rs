@@ -21,6 +21,7 @@ use crate::num::Rational;
 mod div;
 mod gcd;
 mod heu;
+mod prune;
 pub mod ratfun;
 pub mod ring;
 
