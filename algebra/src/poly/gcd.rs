@@ -9,9 +9,9 @@
 //!    operands, and the gcd of the two monomials taken directly;
 //! 3. a variable that occurs in one operand only: the gcd divides each coefficient of that
 //!    operand in that variable, so fold the gcd over those coefficients (fewer variables);
-//! 3b. variables that univariate images modulo a prime prove absent from the gcd
-//!    (`prune.rs`): fold the gcd over the coefficients in those variables;
-//! 4. the heuristic gcd (`heu.rs`: evaluation at large integers, checked by division);
+//! 4. variables that univariate images modulo a prime prove absent from the gcd
+//!    (`prune.rs`): fold the gcd over the coefficients in those variables; then the
+//!    heuristic gcd (`heu.rs`: evaluation at large integers, checked by division);
 //! 5. when it gives up, choose a common main variable `v` of least degree, take contents in `v`
 //!    (recursively: gcd of the coefficients), and run a pseudo-remainder sequence on the
 //!    primitive parts: the primitive PRS with integer content removal when the

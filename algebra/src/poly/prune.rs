@@ -168,7 +168,8 @@ pub(super) fn coefficients_outside(p: &Poly, keep: &[u32]) -> Vec<Poly> {
     let mut groups: FxHashMap<Monomial, Vec<(Monomial, crate::num::Rational)>> =
         FxHashMap::default();
     for (m, c) in p.terms() {
-        let (inside, outside): (Vec<(u32, u32)>, Vec<(u32, u32)>) = m
+        type Pairs = Vec<(u32, u32)>;
+        let (inside, outside): (Pairs, Pairs) = m
             .pairs()
             .iter()
             .partition(|(w, _)| keep.binary_search(w).is_ok());
