@@ -30,6 +30,10 @@ pub enum Command {
     Simplify(FmtArgs),
     /// Draw weighted samples from a measure with the reference interpreter.
     Sample(SampleArgs),
+    /// Decide whether two programs mean the same: symbolically (both simplify to the same
+    /// term), else numerically on given and random arguments. Exit 0 equal, 1 different,
+    /// 3 unknown.
+    Equiv(EquivArgs),
 }
 
 #[derive(Args, Debug)]
@@ -64,4 +68,22 @@ pub struct SampleArgs {
     /// Print one JSON summary (mass, mean, sd, probabilities) instead of the samples.
     #[arg(long)]
     pub summary: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct EquivArgs {
+    /// The first .hk file.
+    pub first: PathBuf,
+    /// The second .hk file (same type as the first).
+    pub second: PathBuf,
+    /// Arguments to compare on, as a JSON array in parameter order (`[0.5, [1, 2]]`);
+    /// `@FILE` reads the array from a file.
+    #[arg(long)]
+    pub args: Option<String>,
+    /// How many random argument tuples to compare on besides `--args`.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(0..=1000))]
+    pub trials: u64,
+    /// Seed of the random arguments and of the sampler (equal seeds give equal output).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
 }
