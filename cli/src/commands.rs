@@ -202,11 +202,13 @@ fn equiv(a: &EquivArgs) -> Result<(), Failure> {
 
     let user = |msg: String| Failure::User(format!("error: {msg}"));
     let params = parameter_types(&ta);
-    let mut inputs: Vec<(&str, Vec<slic_measure::Value>)> = Vec::new();
+    // (where from, as shown, the values): `--args` is shown as the user wrote it, since
+    // a prob read into log space does not print back digit for digit
+    let mut inputs: Vec<(&str, String, Vec<slic_measure::Value>)> = Vec::new();
     if a.args.is_some() {
         let raw = read_args(a.args.as_deref()).map_err(user)?;
         let values = argument_values(&raw, &params).map_err(user)?;
-        inputs.push(("--args", values));
+        inputs.push(("--args", serde_json::Value::Array(raw).to_string(), values));
     }
     // a program without parameters has one input: random tuples would all be empty
     let trials = if params.is_empty() && inputs.is_empty() {
@@ -220,7 +222,7 @@ fn equiv(a: &EquivArgs) -> Result<(), Failure> {
     let mut no_random = None;
     for _ in 0..trials {
         match slic_measure::random_args(&ta, &mut rng) {
-            Ok(values) => inputs.push(("random", values)),
+            Ok(values) => inputs.push(("random", args_json(&values), values)),
             Err(why) => {
                 no_random = Some(why);
                 break;
@@ -236,8 +238,7 @@ fn equiv(a: &EquivArgs) -> Result<(), Failure> {
         ..slic_measure::CompareConfig::default()
     };
     let (mut equal, mut unknown) = (0usize, 0usize);
-    for (origin, values) in &inputs {
-        let shown = args_json(values);
+    for (origin, shown, values) in &inputs {
         let verdict = slic_measure::compare(&store, first, second, values, &compare);
         writeln!(out, "input {shown} ({origin}): {verdict}")?;
         match verdict {
