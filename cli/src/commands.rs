@@ -220,9 +220,14 @@ fn equiv(a: &EquivArgs) -> Result<(), Failure> {
     };
     let mut rng = slic_measure::Rng::seed_from_u64(a.seed);
     let mut no_random = None;
+    let origin = if params.is_empty() {
+        "no parameters"
+    } else {
+        "random"
+    };
     for _ in 0..trials {
         match slic_measure::random_args(&ta, &mut rng) {
-            Ok(values) => inputs.push(("random", args_json(&values), values)),
+            Ok(values) => inputs.push((origin, args_json(&values), values)),
             Err(why) => {
                 no_random = Some(why);
                 break;
