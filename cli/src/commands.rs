@@ -7,7 +7,7 @@ use std::path::Path;
 
 use slic_algebra::{front, print, Store, TermId};
 
-use crate::args::{Cli, Command, FmtArgs, SampleArgs};
+use crate::args::{Cli, Command, FmtArgs, SampleArgs, SimplifyArgs};
 use crate::report;
 
 /// Why a command did not succeed.
@@ -73,9 +73,13 @@ fn fmt(a: &FmtArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-fn simplify(a: &FmtArgs) -> Result<(), Failure> {
+fn simplify(a: &SimplifyArgs) -> Result<(), Failure> {
     let mut l = load(&a.file)?;
-    let config = slic_measure::SimplifyConfig::default();
+    let config = slic_measure::SimplifyConfig {
+        deadline: a
+            .timeout
+            .and_then(|d| std::time::Instant::now().checked_add(d)),
+    };
     let result = slic_measure::simplify(&mut l.store, l.term, &config);
     for note in &result.notes {
         eprintln!("note: {note}");
