@@ -131,7 +131,22 @@ impl Simp<'_> {
                 }
             }
         }
+        // a factor `if c: a else: 0` is the guard c and the factor a
+        let mut moved = false;
+        for f in &mut t.factors {
+            if let Some((c, a)) = guarded_factor(self.store, f.term) {
+                let c = cond::canonical(self.store, &ctx0, c);
+                if !guards.contains(&c) {
+                    guards.push(c);
+                }
+                *f = Factor::other(a);
+                moved = true;
+            }
+        }
         t.guards = guards;
+        if moved {
+            return self.normalise(t);
+        }
         let ctx = self.facts(&t, true);
         let bound = t.bound_vars();
         let mut constant: Vec<TermId> = Vec::new();
@@ -383,9 +398,9 @@ impl Simp<'_> {
         if matches!(b.base, Base::Opaque(_)) || terms::mentions(self.store, t.result, x) {
             return false;
         }
-        !t.binds[i + 1..].iter().any(|later| {
-            matches!(later.base, Base::Opaque(m) if terms::mentions(self.store, m, x))
-        })
+        !t.binds[i + 1..]
+            .iter()
+            .any(|later| matches!(later.base, Base::Opaque(m) if terms::mentions(self.store, m, x)))
     }
 
     /// Step 3: every latent variable of `t` that can be integrated out, integrated out.
@@ -396,6 +411,11 @@ impl Simp<'_> {
             let mut progressed = false;
             for i in 0..t.binds.len() {
                 let x = t.binds[i].var;
+                if self.unused(&t, i) && self.has_mass_one(t.binds[i].base.clone(), &t) {
+                    t.binds.remove(i);
+                    progressed = true;
+                    break;
+                }
                 if failed.iter().any(|(v, _)| *v == x) || !self.latent(&t, i) {
                     continue;
                 }
@@ -431,26 +451,16 @@ impl Simp<'_> {
     /// with the reason when it cannot be done exactly.
     fn integrate_out(&mut self, t: &LTerm, i: usize) -> Result<Option<LTerm>, String> {
         let x = t.binds[i].var;
-        // a probability distribution nothing depends on integrates to 1
-        let depends = t.factors.iter().any(|f| terms::mentions(self.store, f.term, x))
-            || t.guards.iter().any(|&g| terms::mentions(self.store, g, x))
-            || t.binds[i + 1..]
-                .iter()
-                .any(|b| b.base.terms().iter().any(|&m| terms::mentions(self.store, m, x)));
-        if !depends {
-            if let Base::Prim(d) = t.binds[i].base {
-                if self.has_mass_one(d, t) {
-                    let mut t2 = t.clone();
-                    t2.binds.remove(i);
-                    return Ok(Some(t2));
-                }
-            }
-        }
         let mut t2 = t.clone();
         // later draws that depend on x are opened into their densities
         for j in i + 1..t2.binds.len() {
             let b = t2.binds[j].clone();
-            if !b.base.terms().iter().any(|&m| terms::mentions(self.store, m, x)) {
+            if !b
+                .base
+                .terms()
+                .iter()
+                .any(|&m| terms::mentions(self.store, m, x))
+            {
                 continue;
             }
             match b.base {
@@ -463,7 +473,10 @@ impl Simp<'_> {
                     if let Some(f) = f {
                         t2.factors.push(Factor {
                             term: f,
-                            origin: Origin::Prior { var: b.var, dist: d },
+                            origin: Origin::Prior {
+                                var: b.var,
+                                dist: d,
+                            },
                         });
                     }
                 }
@@ -555,10 +568,37 @@ impl Simp<'_> {
         Ok(Some(t2))
     }
 
-    /// Is the primitive `d` a probability measure here (total mass 1)? A categorical is
-    /// only when its weights' total is proved positive.
-    fn has_mass_one(&mut self, d: TermId, t: &LTerm) -> bool {
-        match self.store.node(d).clone() {
+    /// Does nothing in `t` depend on its `i`-th bind (result, factors, guards, later
+    /// bases)?
+    fn unused(&self, t: &LTerm, i: usize) -> bool {
+        let Some(b) = t.binds.get(i) else {
+            return false;
+        };
+        let x = b.var;
+        let s = &*self.store;
+        !terms::mentions(s, t.result, x)
+            && !t.factors.iter().any(|f| terms::mentions(s, f.term, x))
+            && !t.guards.iter().any(|&g| terms::mentions(s, g, x))
+            && !t.binds[i + 1..]
+                .iter()
+                .any(|b| b.base.terms().iter().any(|&m| terms::mentions(s, m, x)))
+    }
+
+    /// Is the draw from `base` a probability measure here (total mass 1)? A categorical
+    /// is only when its weights' total is proved positive; a plate when its elements are.
+    fn has_mass_one(&mut self, base: Base, t: &LTerm) -> bool {
+        let m = match base {
+            Base::Prim(d) | Base::Opaque(d) => d,
+            Base::Lebesgue { .. } | Base::Counting { .. } => return false,
+        };
+        self.measure_has_mass_one(m, t, 0)
+    }
+
+    fn measure_has_mass_one(&mut self, m: TermId, t: &LTerm, depth: usize) -> bool {
+        if depth > 64 {
+            return false;
+        }
+        match self.store.node(m).clone() {
             Node::Dist(slic_algebra::Dist::Categorical, args) => {
                 let Some(&w) = args.first() else {
                     return false;
@@ -582,6 +622,8 @@ impl Simp<'_> {
             }
             Node::Dist(slic_algebra::Dist::Lebesgue | slic_algebra::Dist::Counting, _) => false,
             Node::Dist(..) => true,
+            Node::Plate(_, _, body) => self.measure_has_mass_one(body, t, depth + 1),
+            Node::Dirac(_) => true,
             _ => false,
         }
     }
@@ -702,12 +744,13 @@ impl Simp<'_> {
         let mut weights: Vec<Vec<TermId>> = Vec::new();
         for t in lin {
             let (c, rest) = self.split_constant(&t);
-            let found = out.iter().position(|o| {
-                o.binds == rest.binds
-                    && o.guards == rest.guards
-                    && o.result == rest.result
-                    && o.factors == rest.factors
-            });
+            let mut found = None;
+            for (k, o) in out.iter().enumerate() {
+                if self.same_up_to_bound_names(o, &rest) {
+                    found = Some(k);
+                    break;
+                }
+            }
             match found {
                 Some(k) => weights[k].push(c),
                 None => {
@@ -735,6 +778,36 @@ impl Simp<'_> {
         merged
     }
 
+    /// Are `a` and `b` the same term once `b`'s bound variables are renamed to `a`'s?
+    fn same_up_to_bound_names(&mut self, a: &LTerm, b: &LTerm) -> bool {
+        if a.binds.len() != b.binds.len()
+            || a.factors.len() != b.factors.len()
+            || a.guards.len() != b.guards.len()
+        {
+            return false;
+        }
+        let mut map = FxHashMap::default();
+        for (x, y) in a.binds.iter().zip(&b.binds) {
+            if self.store.var_type(x.var) != self.store.var_type(y.var) {
+                return false;
+            }
+            if x.var != y.var {
+                let xt = self.store.var_term(x.var);
+                map.insert(y.var, xt);
+            }
+        }
+        let mut b2 = b.clone();
+        for (bind, x) in b2.binds.iter_mut().zip(&a.binds) {
+            bind.var = x.var;
+        }
+        b2.substitute(self.store, &map);
+        let factor_terms = |t: &LTerm| t.factors.iter().map(|f| f.term).collect::<Vec<_>>();
+        a.binds == b2.binds
+            && a.guards == b2.guards
+            && a.result == b2.result
+            && factor_terms(a) == factor_terms(&b2)
+    }
+
     /// A term's constant factor (1 if none) and the term without it.
     fn split_constant(&mut self, t: &LTerm) -> (TermId, LTerm) {
         let bound = t.bound_vars();
@@ -749,6 +822,21 @@ impl Simp<'_> {
             }
         });
         (terms::product(self.store, cs), rest)
+    }
+}
+
+/// `if c: a else: 0` (or `if c: 0 else: a`, as `not c`) as `(c, a)`.
+fn guarded_factor(store: &mut Store, t: TermId) -> Option<(TermId, TermId)> {
+    let Node::If(c, a, b) = *store.node(t) else {
+        return None;
+    };
+    let zero = |s: &Store, x: TermId| terms::lit_value(s, x).is_some_and(|v| v.is_zero());
+    if zero(store, b) {
+        Some((c, a))
+    } else if zero(store, a) {
+        Some((terms::not(store, c), b))
+    } else {
+        None
     }
 }
 

@@ -167,7 +167,9 @@ impl Simp<'_> {
         let lin = match integrate::Integrator::new(self.store, &self.dens).run(m) {
             Ok(l) => l,
             Err(stop) => {
-                self.note(format!("stopped: {stop}; the measure is only canonicalised"));
+                self.note(format!(
+                    "stopped: {stop}; the measure is only canonicalised"
+                ));
                 return canon::canonicalize(self.store, &Context::new(), m);
             }
         };

@@ -107,9 +107,7 @@ impl<'s> Prepare<'s> {
                     return Ok(t);
                 }
                 let ty = self.store.ty(t).clone();
-                Ok(self
-                    .store
-                    .intern(terms::rebuild(&node, &new, &|v| v), ty))
+                Ok(self.store.intern(terms::rebuild(&node, &new, &|v| v), ty))
             }
         }
     }
@@ -279,7 +277,11 @@ fn indexes_literal_array(store: &Store, t: TermId) -> bool {
 /// Does pattern `p` match the term `e`? `Some(Some(bindings))` yes, `Some(None)` no,
 /// `None` when that depends on values not known here.
 #[allow(clippy::type_complexity)]
-pub(crate) fn match_pattern(store: &Store, p: &Pattern, e: TermId) -> Option<Option<Vec<(VarId, TermId)>>> {
+pub(crate) fn match_pattern(
+    store: &Store,
+    p: &Pattern,
+    e: TermId,
+) -> Option<Option<Vec<(VarId, TermId)>>> {
     let node = store.node(e);
     Some(match (p, node) {
         (Pattern::Wild, _) => Some(Vec::new()),

@@ -19,6 +19,7 @@
 use rustc_hash::FxHashSet;
 
 use slic_algebra::assume::Context;
+use slic_algebra::num::Rational;
 use slic_algebra::{canon, cond, Dist, Node, Prim, Store, TermId, Type, VarId};
 use slic_holonomic::Recognised;
 
@@ -53,20 +54,20 @@ impl Simp<'_> {
         }
     }
 
-    /// `if c: m1 else: reject` next to `if not c: m2 else: reject` is `if c: m1 else: m2`.
+    /// `if c: m1 else: reject` next to `if c: reject else: m2` (or `if not c: m2 else:
+    /// reject`) is `if c: m1 else: m2`.
     fn pair_branches(&mut self, parts: Vec<TermId>, mty: &Type) -> Vec<TermId> {
         let mut out: Vec<TermId> = Vec::new();
         for p in parts {
             let merged = out.last().copied().and_then(|q| {
-                let (Node::If(c1, a, r1), Node::If(c2, b, r2)) =
-                    (self.store.node(q).clone(), self.store.node(p).clone())
-                else {
-                    return None;
-                };
-                let rejects = matches!(self.store.node(r1), Node::Reject)
-                    && matches!(self.store.node(r2), Node::Reject);
-                (rejects && cond::negate(self.store, c1) == c2)
-                    .then(|| self.store.intern(Node::If(c1, a, b), mty.clone()))
+                let (c1, a) = self.one_sided(q)?;
+                let (c2, b) = self.one_sided(p)?;
+                let not_c1 = cond::negate(self.store, c1);
+                if not_c1 == c2 {
+                    Some(self.store.intern(Node::If(c1, a, b), mty.clone()))
+                } else {
+                    None
+                }
             });
             match merged {
                 Some(m) => {
@@ -77,6 +78,21 @@ impl Simp<'_> {
             }
         }
         out
+    }
+
+    /// `if c: m else: reject` as `(c, m)`; `if c: reject else: m` as `(not c, m)`.
+    fn one_sided(&mut self, t: TermId) -> Option<(TermId, TermId)> {
+        let Node::If(c, a, b) = *self.store.node(t) else {
+            return None;
+        };
+        let reject = |s: &Store, x: TermId| matches!(s.node(x), Node::Reject);
+        if reject(self.store, b) {
+            Some((c, a))
+        } else if reject(self.store, a) {
+            Some((cond::negate(self.store, c), b))
+        } else {
+            None
+        }
     }
 
     /// Point masses on `0..n` with constant weights: `weight(Σw, categorical([w0, ...]))`.
@@ -103,8 +119,12 @@ impl Simp<'_> {
             let fs = t.factors.iter().map(|f| f.term).collect();
             weights[k] = Some(terms::product(self.store, fs));
         }
+        // a long array of mostly zeros is no clearer than the superposition
+        if weights.iter().filter(|w| w.is_some()).count() * 2 < weights.len() {
+            return None;
+        }
         let ctx = Context::new();
-        let ws: Vec<TermId> = weights
+        let mut ws: Vec<TermId> = weights
             .into_iter()
             .map(|w| match w {
                 Some(w) => canon::canonicalize(self.store, &ctx, w),
@@ -113,12 +133,28 @@ impl Simp<'_> {
             .collect();
         let total = self.store.prim(Prim::Add, ws.clone(), Type::Prob);
         let total = canon::canonicalize(self.store, &ctx, total);
+        // rational weights are written as coprime integers (`[1, 3]`, not `[1/4, 3/4]`):
+        // categorical normalises, so any multiple means the same
+        let values: Option<Vec<Rational>> = ws
+            .iter()
+            .map(|&w| terms::lit_value(self.store, w))
+            .collect();
+        if let Some(values) = values {
+            let content = values.iter().fold(Rational::zero(), |g, v| g.gcd(v));
+            if let Some(inv) = content.recip() {
+                ws = values
+                    .iter()
+                    .map(|v| terms::lit(self.store, &(v * &inv), &Type::Prob))
+                    .collect();
+            }
+        }
         let arr = self
             .store
             .intern(Node::ArrayLit(ws), Type::array(Type::Prob));
-        let m = self
-            .store
-            .intern(Node::Dist(Dist::Categorical, vec![arr]), Type::measure(Type::Nat));
+        let m = self.store.intern(
+            Node::Dist(Dist::Categorical, vec![arr]),
+            Type::measure(Type::Nat),
+        );
         Some(self.weighted(total, m))
     }
 
@@ -140,12 +176,7 @@ impl Simp<'_> {
             guards = grest;
             // what is known around x: the other binds and the remaining guards
             let around = LTerm {
-                binds: t
-                    .binds
-                    .iter()
-                    .filter(|o| o.var != x)
-                    .cloned()
-                    .collect(),
+                binds: t.binds.iter().filter(|o| o.var != x).cloned().collect(),
                 factors: Vec::new(),
                 guards: guards.clone(),
                 result: t.result,
@@ -209,8 +240,7 @@ impl Simp<'_> {
                 }
                 if let Some(iv) = self.base_interval(x, &b.base) {
                     let fs = mine.iter().map(|f| f.term).collect();
-                    if let Some(m) = self.try_family(x, iv, fs, &gmine, inner, pool, guards, ctx)
-                    {
+                    if let Some(m) = self.try_family(x, iv, fs, &gmine, inner, pool, guards, ctx) {
                         return m;
                     }
                 }
@@ -313,9 +343,10 @@ impl Simp<'_> {
                 let neg_inf = self.store.prim(Prim::Neg, vec![inf], Type::Real);
                 let lo = lo.unwrap_or(neg_inf);
                 let hi = hi.unwrap_or(inf);
-                let leb = self
-                    .store
-                    .intern(Node::Dist(Dist::Lebesgue, vec![lo, hi]), Type::measure(Type::Real));
+                let leb = self.store.intern(
+                    Node::Dist(Dist::Lebesgue, vec![lo, hi]),
+                    Type::measure(Type::Real),
+                );
                 if xty == Type::Real {
                     return self.bind(x, leb, body);
                 }

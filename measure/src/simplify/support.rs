@@ -144,9 +144,7 @@ fn bound_of(store: &mut Store, g: TermId, x: VarId, discrete: bool) -> Option<Bo
         return None;
     }
     // c·x + others REL 0  ⇔  x REL' -others / c
-    let Some(inv) = c.recip() else {
-        return None;
-    };
+    let inv = c.recip()?;
     let value = others.scale(&-inv);
     let ty = if discrete { Type::Int } else { Type::Real };
     let upper = c.is_positive();
@@ -164,7 +162,11 @@ fn bound_of(store: &mut Store, g: TermId, x: VarId, discrete: bool) -> Option<Bo
                     if strict {
                         value
                     } else {
-                        value.add_scaled(store, &Linear::constant(Rational::one()), &Rational::one())
+                        value.add_scaled(
+                            store,
+                            &Linear::constant(Rational::one()),
+                            &Rational::one(),
+                        )
                     }
                 } else if strict {
                     value.add_scaled(store, &Linear::constant(Rational::one()), &Rational::one())
@@ -172,10 +174,18 @@ fn bound_of(store: &mut Store, g: TermId, x: VarId, discrete: bool) -> Option<Bo
                     value
                 };
                 let t = v.to_term(store, &ty);
-                Some(if upper { Bound::Upper(t) } else { Bound::Lower(t) })
+                Some(if upper {
+                    Bound::Upper(t)
+                } else {
+                    Bound::Lower(t)
+                })
             } else {
                 let t = value.to_term(store, &ty);
-                Some(if upper { Bound::Upper(t) } else { Bound::Lower(t) })
+                Some(if upper {
+                    Bound::Upper(t)
+                } else {
+                    Bound::Lower(t)
+                })
             }
         }
     }

@@ -310,7 +310,8 @@ pub(crate) fn coerce(store: &mut Store, t: TermId, to: &Type) -> TermId {
     if let Some(c) = Coercion::safe(&from, to) {
         return store.intern(Node::Coerce(c, t), to.clone());
     }
-    let step = |store: &mut Store, c: Coercion, t: TermId| store.intern(Node::Coerce(c, t), c.to_type());
+    let step =
+        |store: &mut Store, c: Coercion, t: TermId| store.intern(Node::Coerce(c, t), c.to_type());
     match (&from, to) {
         (Type::Real, Type::Prob) => step(store, Coercion::Real2Prob, t),
         (Type::Int, Type::Nat) => step(store, Coercion::Int2Nat, t),
