@@ -9,6 +9,9 @@
 //! ones) and agree with the reference interpreter (`dist.rs`), including its support
 //! conventions: `observe` of a value outside a bounded support weighs 0, through a guard.
 //!
+//! Powers with a variable exponent are written `**` (`l ** k`, not `l ^ k`): canonical
+//! forms read them as `exp(k · log l)`, whose derivative the holonomic layer knows.
+//!
 //! It must not simplify anything: the caller canonicalises.
 
 use slic_algebra::{front, Dist, Node, Prim, Store, TermId, Type, VarId};
@@ -28,7 +31,7 @@ const TABLE: [(Dist, &str); 6] = [
     (Dist::Beta,
      "fn x prob: fn a prob: fn b prob: x ** (a - 1) * real2prob(1 - x) ** (b - 1) / betaFunc(a, b)"),
     (Dist::Poisson,
-     "fn k nat: fn l prob: l ^ k * exp(-l) / gammaFunc(k + 1)"),
+     "fn k nat: fn l prob: l ** k * exp(-l) / gammaFunc(k + 1)"),
     (Dist::Categorical,
      "fn k nat: fn w array(prob): w[k] / (summate i from 0 to size(w): w[i])"),
 ];

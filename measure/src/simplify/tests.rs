@@ -241,12 +241,8 @@ fn unused_draws_of_probability_measures_are_dropped() {
         "[4]",
         "fn n nat:\nreturn 1",
     );
-    // lebesgue has infinite mass: it stays
-    check(
-        "x <~ lebesgue(0, 1)\nreturn 3",
-        "[]",
-        "x <~ lebesgue(0, 1)\nreturn 3",
-    );
+    // lebesgue is not a probability measure: its mass is integrated
+    check("x <~ lebesgue(0, 2)\nreturn 3", "[]", "weight(2, return 3)");
 }
 
 // -- conditions ------------------------------------------------------------------------
@@ -318,9 +314,14 @@ fn definitions_and_lets_are_inlined() {
 #[test]
 fn small_literal_plates_are_unrolled() {
     check(
+        "fn a real:\nxs <~ plate i of 2: normal(a + i, 1)\nreturn xs",
+        "[0.5]",
+        "fn a real:\nxs0 <~ normal(a, 1)\nxs1 <~ normal(a + 1, 1)\nreturn [xs0, xs1]",
+    );
+    check(
         "fn a real:\nxs <~ plate i of 2: normal(a + i, 1)\nreturn xs[0] + xs[1]",
         "[0.5]",
-        "fn a real:\nxs0 <~ normal(a, 1)\nxs1 <~ normal(a + 1, 1)\nreturn xs0 + xs1",
+        "fn a real:\nnormal(2 * a + 1, sqrt(2))",
     );
     check(
         "fn n nat:\nxs <~ plate i of n: normal(0, 1)\nreturn xs",
