@@ -314,8 +314,8 @@ fn gamma_of(a: &Rational) -> Option<GammaValue> {
         (Rational::one(), Rational::ratio(1, 2)?, 1)
     };
     while &x < a {
-        value = value * x.clone();
-        x = x + Rational::one();
+        value *= &x;
+        x += Rational::one();
     }
     Some(GammaValue { value, half_pis })
 }
