@@ -144,7 +144,7 @@ impl Simp<'_> {
             }
         }
         t.guards = guards;
-        if moved {
+        if moved || self.narrow(&mut t, &ctx0) {
             return self.normalise(t);
         }
         let ctx = self.facts(&t, true);
@@ -183,6 +183,79 @@ impl Simp<'_> {
         let r = prepare::reduce(self.store, t.result);
         t.result = canon::canonicalize(self.store, &ctx, r);
         Some(t)
+    }
+
+    /// Guards that bound a lebesgue or counting variable by constants become its base's
+    /// bounds; an int variable bounded below by 0 and read as `int2nat(k)` becomes a nat
+    /// one (`k = nat2int(n)`), a real one read as `real2prob(x)` a prob one, so a printed `k <~ counting; if 0 <= k: n = int2nat(k) ...`
+    /// reads back as it was written. True when `t` changed.
+    fn narrow(&mut self, t: &mut LTerm, ctx: &Context) -> bool {
+        let mut changed = false;
+        for i in 0..t.binds.len() {
+            let b = t.binds[i].clone();
+            let (discrete, lo, hi) = match b.base {
+                Base::Lebesgue { lo, hi } => (false, lo, hi),
+                Base::Counting { lo, hi } => (true, lo, hi),
+                _ => continue,
+            };
+            let x = b.var;
+            let others: Vec<VarId> = t.bound_vars().into_iter().filter(|&v| v != x).collect();
+            let (mine, rest): (Vec<TermId>, Vec<TermId>) = t.guards.iter().partition(|&&g| {
+                terms::mentions(self.store, g, x) && !terms::mentions_any(self.store, g, &others)
+            });
+            let iv = Interval { discrete, lo, hi };
+            let r = support::restrict(self.store, ctx, x, iv.clone(), &mine);
+            let moved = r.interval != iv;
+            let mut guards = rest;
+            guards.extend(r.rest);
+            let constant_lo = r
+                .interval
+                .lo
+                .and_then(|l| terms::lit_value(self.store, l))
+                .is_some_and(|v| !v.is_negative());
+            let xty = self.store.var_type(x).clone();
+            // only where the term reads x at the narrower type (`int2nat(k)`)
+            let (narrow_ty, down) = match xty {
+                Type::Int => (Type::Nat, Coercion::Int2Nat),
+                _ => (Type::Prob, Coercion::Real2Prob),
+            };
+            let xt = self.store.var_term(x);
+            let read_down = self.store.intern(Node::Coerce(down, xt), narrow_ty.clone());
+            let used = t
+                .factors
+                .iter()
+                .any(|f| terms::contains(self.store, f.term, read_down))
+                || terms::contains(self.store, t.result, read_down);
+            let narrower =
+                (constant_lo && used && matches!(xty, Type::Int | Type::Real)).then_some(narrow_ty);
+            if !moved && narrower.is_none() {
+                continue;
+            }
+            changed = true;
+            t.guards = guards;
+            t.binds[i].base = if discrete {
+                Base::Counting {
+                    lo: r.interval.lo,
+                    hi: r.interval.hi,
+                }
+            } else {
+                Base::Lebesgue {
+                    lo: r.interval.lo,
+                    hi: r.interval.hi,
+                }
+            };
+            if let Some(nty) = narrower {
+                let name = self.store.var_name(x).to_string();
+                let n = self.store.fresh_var(&name, nty);
+                let nt = self.store.var_term(n);
+                let value = terms::coerce(self.store, nt, &xty);
+                let mut map = FxHashMap::default();
+                map.insert(x, value);
+                t.binds[i].var = n;
+                t.substitute(self.store, &map);
+            }
+        }
+        changed
     }
 
     /// `t` with sums of prob terms containing `real2prob(e)` (e provably >= 0 under

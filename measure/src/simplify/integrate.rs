@@ -196,7 +196,8 @@ impl<'a> Integrator<'a> {
             Some(v) => v,
             None => {
                 let ty = terms::measure_elem(self.store, m);
-                self.store.fresh_var("x", ty)
+                let hint = if ty.is_integral() { "k" } else { "x" };
+                self.store.fresh_var(hint, ty)
             }
         }
     }

@@ -250,6 +250,21 @@ pub(crate) fn vars_of(store: &Store, t: TermId) -> FxHashSet<VarId> {
     out
 }
 
+/// Does `t` contain the subterm `sub`?
+pub(crate) fn contains(store: &Store, t: TermId, sub: TermId) -> bool {
+    let mut seen = FxHashSet::default();
+    let mut work = vec![t];
+    while let Some(x) = work.pop() {
+        if x == sub {
+            return true;
+        }
+        if seen.insert(x) {
+            work.extend(store.node(x).children());
+        }
+    }
+    false
+}
+
 /// Does `t` mention `v`?
 pub(crate) fn mentions(store: &Store, t: TermId, v: VarId) -> bool {
     slic_algebra::assume::mentions(store, t, v)
