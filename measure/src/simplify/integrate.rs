@@ -359,6 +359,41 @@ impl<'a> Integrator<'a> {
         }
     }
 
+    /// `plate i of n: m` whose body draws nothing (weighted returns, observations) is
+    /// `weight(product i from 0 to n: w(i), return array i of n: e(i))`: Fig. 4's
+    /// accumulator for bodies without binds. `None` when the body draws.
+    fn deterministic_plate(
+        &mut self,
+        i: VarId,
+        n: TermId,
+        body: TermId,
+        env: &Env,
+    ) -> Result<Option<LTerm>, Stop> {
+        let mut l = self.lin(body, env, None)?;
+        if l.len() != 1 || !l[0].binds.is_empty() {
+            return Ok(None);
+        }
+        let Some(t) = l.pop() else {
+            return Ok(None);
+        };
+        let mut fs: Vec<TermId> = t.factors.iter().map(|f| f.term).collect();
+        for g in t.guards {
+            fs.push(terms::indicator(self.store, g));
+        }
+        let elem = self.store.ty(t.result).clone();
+        let array = self
+            .store
+            .intern(Node::Array(i, n, t.result), Type::array(elem));
+        let mut out = LTerm::ret(array);
+        if !fs.is_empty() {
+            let w = terms::product(self.store, fs);
+            let zero = terms::int(self.store, 0, &Type::Nat);
+            let p = self.store.intern(Node::Product(i, zero, n, w), Type::Prob);
+            out.factors.push(Factor::other(p));
+        }
+        Ok(Some(out))
+    }
+
     fn lin_plate(
         &mut self,
         m: TermId,
@@ -372,7 +407,9 @@ impl<'a> Integrator<'a> {
         let n2 = prepare::reduce(self.store, n2);
         let size = terms::lit_value(self.store, n2).and_then(|r| r.to_i64());
         let Some(size) = size.filter(|&k| (0..=PLATE_UNROLL).contains(&k)) else {
-            return Ok(vec![self.opaque(m, env, want)]);
+            return Ok(vec![self
+                .deterministic_plate(i, n2, body, env)?
+                .unwrap_or_else(|| self.opaque(m, env, want))]);
         };
         let elem = terms::measure_elem(self.store, body);
         let hint = want.map_or_else(|| "x".to_string(), |v| self.store.var_name(v).to_string());

@@ -194,6 +194,14 @@ fn reduce_in(store: &mut Store, t: TermId, memo: &mut FxHashMap<TermId, TermId>)
 fn step(store: &mut Store, t: TermId) -> Option<TermId> {
     match store.node(t).clone() {
         Node::Index(a, i) => {
+            if let (Node::ArrayLit(_), Some((c, x, y))) =
+                (store.node(a), literal_branches(store, i))
+            {
+                let ty = store.ty(t).clone();
+                let l = store.intern(Node::Index(a, x), ty.clone());
+                let r = store.intern(Node::Index(a, y), ty.clone());
+                return Some(store.intern(Node::If(c, l, r), ty));
+            }
             let k = terms::lit_value(store, i)?.to_i64()?;
             match store.node(a).clone() {
                 Node::ArrayLit(xs) => usize::try_from(k).ok().and_then(|k| xs.get(k).copied()),
@@ -231,8 +239,25 @@ fn step(store: &mut Store, t: TermId) -> Option<TermId> {
         Node::If(c, a, b) => match store.node(c) {
             Node::Bool(true) => Some(a),
             Node::Bool(false) => Some(b),
+            _ if a == b => Some(a),
             _ => None,
         },
+        // a comparison or an index with a piecewise literal operand is decided per branch
+        // (`(if c: 0 else: 1) <= 1` is true, `[a, b][if c: 0 else: 1]` is `if c: a else: b`)
+        Node::Prim(p @ (Prim::Lt | Prim::Le | Prim::Eq | Prim::Ne), xs) if xs.len() == 2 => {
+            let (x, y) = (xs[0], xs[1]);
+            if let Some((c, a, b)) = literal_branches(store, x) {
+                terms::lit_value(store, y)?;
+                let l = store.prim(p, vec![a, y], Type::Bool);
+                let r = store.prim(p, vec![b, y], Type::Bool);
+                return Some(store.intern(Node::If(c, l, r), Type::Bool));
+            }
+            let (c, a, b) = literal_branches(store, y)?;
+            terms::lit_value(store, x)?;
+            let l = store.prim(p, vec![x, a], Type::Bool);
+            let r = store.prim(p, vec![x, b], Type::Bool);
+            Some(store.intern(Node::If(c, l, r), Type::Bool))
+        }
         Node::Match(e, arms) => {
             for (p, body) in &arms {
                 match match_pattern(store, p, e)? {
@@ -328,6 +353,18 @@ fn literal(store: &Store, mut t: TermId) -> Option<Rational> {
             Node::Lit(r) => return Some(r.clone()),
             _ => return None,
         }
+    }
+}
+
+/// `if c: a else: b` with literal branches, as `(c, a, b)`.
+fn literal_branches(store: &Store, t: TermId) -> Option<(TermId, TermId, TermId)> {
+    match *store.node(t) {
+        Node::If(c, a, b)
+            if matches!(store.node(a), Node::Lit(_)) && matches!(store.node(b), Node::Lit(_)) =>
+        {
+            Some((c, a, b))
+        }
+        _ => None,
     }
 }
 

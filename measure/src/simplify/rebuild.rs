@@ -395,7 +395,14 @@ impl Simp<'_> {
     fn opaque_measure(&mut self, m: TermId) -> TermId {
         match self.store.node(m).clone() {
             Node::Plate(i, n, body) => {
-                let body = self.measure(body);
+                // the body simplified only if that removes draws (observations stay
+                // observations: plates are the next issue's)
+                let simpler = self.measure(body);
+                let body = if cost(self.store, simpler).0 < cost(self.store, body).0 {
+                    simpler
+                } else {
+                    canon::canonicalize(self.store, &Context::new(), body)
+                };
                 let n = canon::canonicalize(self.store, &Context::new(), n);
                 let ty = self.store.ty(m).clone();
                 self.store.intern(Node::Plate(i, n, body), ty)
@@ -568,7 +575,8 @@ pub(crate) fn cost(store: &Store, m: TermId) -> (usize, usize) {
             Node::Let(_, _, b) => work.push(*b),
             Node::Superpose(ms) => work.extend(ms.iter().copied()),
             Node::Plate(_, _, b) => work.push(*b),
-            Node::Observe(a, _) => work.push(*a),
+            // an observation draws nothing: it weighs
+            Node::Observe(..) => weights += 1,
             Node::Match(_, arms) => work.extend(arms.iter().map(|a| a.1)),
             _ => {}
         }
