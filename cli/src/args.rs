@@ -25,9 +25,9 @@ pub enum Command {
     Check(FileArg),
     /// Print a program in canonical layout.
     Fmt(FmtArgs),
-    /// Print an equivalent program with every expression in canonical form (exact
-    /// arithmetic: collected sums and products, cancelled fractions, closed sums).
-    Simplify(FmtArgs),
+    /// Print an equivalent program that makes fewer random choices: latent variables
+    /// integrated out, conjugate densities recognised, every expression canonical.
+    Simplify(SimplifyArgs),
     /// Draw weighted samples from a measure with the reference interpreter.
     Sample(SampleArgs),
     /// Decide whether two programs mean the same: symbolically (both simplify to the same
@@ -49,6 +49,28 @@ pub struct FmtArgs {
     /// Print `inf` instead of `∞` (plain ASCII output).
     #[arg(long)]
     pub ascii: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct SimplifyArgs {
+    /// The .hk file to read.
+    pub file: PathBuf,
+    /// Print `inf` instead of `∞` (plain ASCII output).
+    #[arg(long)]
+    pub ascii: bool,
+    /// Stop improving after this many seconds (the output is still an equivalent, partly
+    /// simplified program; stderr says where it stopped).
+    #[arg(long, value_name = "SECS", value_parser = parse_timeout)]
+    pub timeout: Option<std::time::Duration>,
+}
+
+/// A `--timeout` value: a non-negative, finite number of seconds.
+fn parse_timeout(s: &str) -> Result<std::time::Duration, String> {
+    let secs: f64 = s
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number of seconds"))?;
+    std::time::Duration::try_from_secs_f64(secs)
+        .map_err(|_| format!("'{s}' is not a non-negative, finite number of seconds"))
 }
 
 #[derive(Args, Debug)]

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use slic_algebra::{front, print, Store, TermId};
 
-use crate::args::{Cli, Command, EquivArgs, FmtArgs, SampleArgs};
+use crate::args::{Cli, Command, EquivArgs, FmtArgs, SampleArgs, SimplifyArgs};
 use crate::report;
 
 /// Why a command did not succeed.
@@ -81,9 +81,13 @@ fn fmt(a: &FmtArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-fn simplify(a: &FmtArgs) -> Result<(), Failure> {
+fn simplify(a: &SimplifyArgs) -> Result<(), Failure> {
     let mut l = load(&a.file)?;
-    let config = slic_measure::SimplifyConfig::default();
+    let config = slic_measure::SimplifyConfig {
+        deadline: a
+            .timeout
+            .and_then(|d| std::time::Instant::now().checked_add(d)),
+    };
     let result = slic_measure::simplify(&mut l.store, l.term, &config);
     for note in &result.notes {
         eprintln!("note: {note}");
@@ -169,6 +173,9 @@ fn sample(a: &SampleArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// How long `equiv` lets the simplifier work on each program.
+const EQUIV_SIMPLIFY_BUDGET: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The exit code of `equiv` when the programs differ.
 const EXIT_DIFFERENT: u8 = 1;
 /// The exit code of `equiv` when neither method could decide.
@@ -189,9 +196,13 @@ fn equiv(a: &EquivArgs) -> Result<(), Failure> {
         )));
     }
     let mut out = std::io::stdout().lock();
-    let config = slic_measure::SimplifyConfig::default();
-    let sa = slic_measure::simplify(&mut store, first, &config);
-    let sb = slic_measure::simplify(&mut store, second, &config);
+    // each side's simplification is bounded, so the symbolic phase cannot hold up the
+    // numeric one (a stopped simplification is still equivalent, only less simplified)
+    let budget = || slic_measure::SimplifyConfig {
+        deadline: std::time::Instant::now().checked_add(EQUIV_SIMPLIFY_BUDGET),
+    };
+    let sa = slic_measure::simplify(&mut store, first, &budget());
+    let sb = slic_measure::simplify(&mut store, second, &budget());
     for note in sa.notes.iter().chain(&sb.notes) {
         eprintln!("note: {note}");
     }

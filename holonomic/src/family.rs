@@ -8,7 +8,7 @@
 //! from the family, so a beta on `(lo, hi)` or a categorical over `lo..hi` is a standard
 //! family plus an affine map.
 
-mod continuous;
+pub(crate) mod continuous;
 mod discrete;
 
 use slic_algebra::{Store, TermId};

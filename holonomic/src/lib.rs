@@ -21,6 +21,7 @@ pub mod ode;
 pub mod recognise;
 pub mod recurrence;
 pub mod support;
+mod terms;
 
 pub use family::{Affine, Family, Recognised};
 pub use ode::Ode;

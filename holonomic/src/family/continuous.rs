@@ -1,13 +1,216 @@
 //! The continuous rows of the distribution table: primitive terms and densities of
-//! normal, gamma, beta, uniform and Student-t (owned by the continuous-recognition work).
+//! normal, gamma, beta, uniform and Student-t, and the unnormalised kernels with their
+//! exact normalising constants that recognition divides by.
+//!
+//! Each kernel `K` here is the family's density up to a factor free of the variable,
+//! written in the parameters recognition reads off the operator (not in the family's
+//! own parameters), with its integral `Z` over the family's support:
+//! - normal: `K(x) = exp(c1 x^2/2 + c0 x)` (`c1 < 0`), `Z = sqrt(2 pi / -c1) exp(-c0^2 / (2 c1))`;
+//! - gamma: `K(u) = u^c0 exp(c1 u)` on `(0, ∞)` (`c0 > -1`, `c1 < 0`),
+//!   `Z = Γ(c0 + 1) (-1/c1)^(c0 + 1)`;
+//! - beta: `K(u) = u^(a-1) (1-u)^(b-1)` on `(0, 1)`, `Z = B(a, b)`;
+//! - Student-t: `K(x) = ((x - m)^2 + q)^(-c/2)` (`c > 1`, `q > 0`),
+//!   `Z = q^(-(c-1)/2) B(1/2, (c-1)/2)`.
+//!
+//! Terms built here are well typed but not canonical; callers canonicalise. Densities are
+//! the densities on the family's support (`(0, 1)` for beta, `(lo, hi)` for uniform):
+//! restricting to the support is the caller's business, as the support comes with the
+//! binder. This file decides nothing (no proofs, no recognition).
 
 use super::Family;
-use slic_algebra::{Store, TermId};
+use crate::terms::{self, add, div, exp, mul, neg, pow, prob, ratio, real, real_pow, sqrt, sub};
+use slic_algebra::{Dist, Node, Store, TermId, Type};
 
-pub(super) fn dist_term(_family: &Family, _store: &mut Store) -> Option<TermId> {
-    None
+pub(super) fn dist_term(family: &Family, store: &mut Store) -> Option<TermId> {
+    let (d, args) = match *family {
+        Family::Normal { mean, sd } => (Dist::Normal, vec![real(store, mean), prob(store, sd)]),
+        Family::Gamma { shape, scale } => {
+            (Dist::Gamma, vec![prob(store, shape), prob(store, scale)])
+        }
+        Family::Beta { a, b } => (Dist::Beta, vec![prob(store, a), prob(store, b)]),
+        Family::Uniform { lo, hi } => (Dist::Uniform, vec![real(store, lo), real(store, hi)]),
+        _ => return None,
+    };
+    let ty = Type::measure(d.support_type());
+    Some(store.intern(Node::Dist(d, args), ty))
 }
 
-pub(super) fn density(_family: &Family, _store: &mut Store, u: TermId) -> TermId {
-    u
+pub(super) fn density(family: &Family, store: &mut Store, u: TermId) -> TermId {
+    match *family {
+        Family::Normal { mean, sd } => {
+            // exp(-(u - mean)^2 / (2 sd^2)) / (sqrt(2 pi) sd)
+            let d = sub(store, u, mean);
+            let k = normal_exponent(store, d, sd);
+            let e = exp(store, k);
+            let z = normal_constant(store, sd);
+            div(store, e, z, &Type::Prob)
+        }
+        Family::Gamma { shape, scale } => {
+            // u^(shape-1) exp(-u/scale) / (Γ(shape) scale^shape)
+            let one = terms::int(store, 1, Type::Real);
+            let sm1 = sub(store, shape, one);
+            let p = real_pow(store, u, sm1);
+            let q = div(store, u, scale, &Type::Prob);
+            let nq = neg(store, q);
+            let e = exp(store, nq);
+            let g = terms::gamma_func(store, shape);
+            let s = real_pow(store, scale, shape);
+            let num = mul(store, vec![p, e], &Type::Prob);
+            let den = mul(store, vec![g, s], &Type::Prob);
+            div(store, num, den, &Type::Prob)
+        }
+        Family::Beta { a, b } => {
+            // u^(a-1) (1-u)^(b-1) / B(a, b)
+            let one = terms::int(store, 1, Type::Real);
+            let am1 = sub(store, a, one);
+            let bm1 = sub(store, b, one);
+            let p = real_pow(store, u, am1);
+            let v = sub(store, one, u);
+            let q = real_pow(store, v, bm1);
+            let num = mul(store, vec![p, q], &Type::Prob);
+            let bf = terms::beta_func(store, a, b);
+            div(store, num, bf, &Type::Prob)
+        }
+        Family::Uniform { lo, hi } => {
+            let w = sub(store, hi, lo);
+            terms::recip(store, w, &Type::Prob)
+        }
+        Family::StudentT { nu, loc, scale } => {
+            // (1 + ((u - loc)/scale)^2 / nu)^(-(nu+1)/2) / (scale sqrt(nu) B(1/2, nu/2))
+            let d = sub(store, u, loc);
+            let z = div(store, d, scale, &Type::Real);
+            let z2 = pow(store, z, 2);
+            let t = div(store, z2, nu, &Type::Real);
+            let one = terms::int(store, 1, Type::Real);
+            let base = add(store, vec![one, t], &Type::Real);
+            let nu1 = add(store, vec![nu, one], &Type::Real);
+            let half = ratio(store, -1, 2, Type::Real);
+            let e = mul(store, vec![half, nu1], &Type::Real);
+            let k = real_pow(store, base, e);
+            let c = student_constant(store, nu);
+            let sn = sqrt(store, nu);
+            let den = mul(store, vec![scale, sn, c], &Type::Prob);
+            div(store, k, den, &Type::Prob)
+        }
+        // discrete rows are in `discrete.rs`; `Family::density` never sends them here
+        Family::Poisson { .. } | Family::NegBinomial { .. } | Family::Categorical { .. } => {
+            terms::int(store, 0, Type::Prob)
+        }
+    }
+}
+
+/// `-d^2 / (2 sd^2)` (real).
+fn normal_exponent(store: &mut Store, d: TermId, sd: TermId) -> TermId {
+    let d2 = pow(store, d, 2);
+    let s2 = pow(store, sd, 2);
+    let half = ratio(store, -1, 2, Type::Real);
+    let inv = terms::recip(store, s2, &Type::Prob);
+    mul(store, vec![half, d2, inv], &Type::Real)
+}
+
+/// `sqrt(2 pi) sd` (prob).
+fn normal_constant(store: &mut Store, sd: TermId) -> TermId {
+    let two = terms::int(store, 2, Type::Prob);
+    let pi = terms::pi(store);
+    let tp = mul(store, vec![two, pi], &Type::Prob);
+    let r = sqrt(store, tp);
+    mul(store, vec![r, sd], &Type::Prob)
+}
+
+/// `B(1/2, nu/2)` (prob).
+fn student_constant(store: &mut Store, nu: TermId) -> TermId {
+    let half = ratio(store, 1, 2, Type::Prob);
+    let h = mul(store, vec![half, nu], &Type::Prob);
+    terms::beta_func(store, half, h)
+}
+
+/// The normal kernel `exp(c1 x^2/2 + c0 x)` at the real term `x` (`c1`, `c0` real),
+/// and its integral over the reals `sqrt(2 pi · var) exp(c0^2 var / 2)` where
+/// `var = -1/c1` (a prob term).
+pub(crate) fn normal_kernel(
+    store: &mut Store,
+    x: TermId,
+    c1: TermId,
+    c0: TermId,
+    var: TermId,
+) -> (TermId, TermId) {
+    let half = ratio(store, 1, 2, Type::Real);
+    let x2 = pow(store, x, 2);
+    let quad = mul(store, vec![half, c1, x2], &Type::Real);
+    let lin = mul(store, vec![c0, x], &Type::Real);
+    let s = add(store, vec![quad, lin], &Type::Real);
+    let k = exp(store, s);
+    let two = terms::int(store, 2, Type::Prob);
+    let pi = terms::pi(store);
+    let root = mul(store, vec![two, pi, var], &Type::Prob);
+    let root = sqrt(store, root);
+    let c02 = pow(store, c0, 2);
+    let e = mul(store, vec![half, c02, var], &Type::Real);
+    let e = exp(store, e);
+    let z = mul(store, vec![root, e], &Type::Prob);
+    (k, z)
+}
+
+/// The gamma kernel `u^c0 exp(c1 u)` at the real term `u` (`u > 0` on the support), and
+/// its integral over `(0, ∞)`: `Γ(shape) scale^shape` (`shape = c0 + 1`, `scale = -1/c1`,
+/// prob terms).
+pub(crate) fn gamma_kernel(
+    store: &mut Store,
+    u: TermId,
+    c1: TermId,
+    c0: TermId,
+    shape: TermId,
+    scale: TermId,
+) -> (TermId, TermId) {
+    let p = real_pow(store, u, c0);
+    let l = mul(store, vec![c1, u], &Type::Real);
+    let e = exp(store, l);
+    let k = mul(store, vec![p, e], &Type::Prob);
+    let g = terms::gamma_func(store, shape);
+    let s = real_pow(store, scale, shape);
+    let z = mul(store, vec![g, s], &Type::Prob);
+    (k, z)
+}
+
+/// The beta kernel `u^(a-1) (1-u)^(b-1)` at the real term `u` (`0 < u < 1` on the
+/// support) for real terms `am1 = a - 1`, `bm1 = b - 1`, and its integral `B(a, b)`.
+pub(crate) fn beta_kernel(
+    store: &mut Store,
+    u: TermId,
+    am1: TermId,
+    bm1: TermId,
+    a: TermId,
+    b: TermId,
+) -> (TermId, TermId) {
+    let one = terms::int(store, 1, Type::Real);
+    let p = real_pow(store, u, am1);
+    let v = sub(store, one, u);
+    let q = real_pow(store, v, bm1);
+    let k = mul(store, vec![p, q], &Type::Prob);
+    let z = terms::beta_func(store, a, b);
+    (k, z)
+}
+
+/// The Student-t kernel `((x - m)^2 + q)^(-c/2)` at the real term `x` (real `m`, `c`;
+/// prob `q`), and its integral over the reals `q^(-nu/2) B(1/2, nu/2)` with `nu = c - 1`
+/// (a prob term).
+pub(crate) fn student_kernel(
+    store: &mut Store,
+    x: TermId,
+    m: TermId,
+    q: TermId,
+    c: TermId,
+    nu: TermId,
+) -> (TermId, TermId) {
+    let d = sub(store, x, m);
+    let d2 = pow(store, d, 2);
+    let base = add(store, vec![d2, q], &Type::Real);
+    let half = ratio(store, -1, 2, Type::Real);
+    let e = mul(store, vec![half, c], &Type::Real);
+    let k = real_pow(store, base, e);
+    let en = mul(store, vec![half, nu], &Type::Real);
+    let qp = real_pow(store, q, en);
+    let b = student_constant(store, nu);
+    let z = mul(store, vec![qp, b], &Type::Prob);
+    (k, z)
 }

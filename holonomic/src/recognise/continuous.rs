@@ -1,19 +1,468 @@
 //! Recognition of continuous factors: operator, then the family whose operator has the
 //! same coefficient ratio on the same support, then the weight.
+//!
+//! The log-derivative `r = f'/f` ([`crate::ode::first_order`]) is read on the support,
+//! moved to the family's standard support by an affine map where there is one:
+//! - reals: `r = c1 x + c0` is normal (`c1 < 0`); `r = -c (x - m) / ((x - m)^2 + q)` is
+//!   Student-t (`c > 1`, `q > 0`; Cauchy is `c = 2`);
+//! - `(lo, ∞)` (or `(-∞, hi)`, reflected): with `x = lo + u`, `r = c0/u + c1` is gamma
+//!   (`c0 > -1`, `c1 < 0`; the exponential is `c0 = 0`);
+//! - `(lo, hi)`: with `x = lo + (hi - lo) u`, `r = (a-1)/u - (b-1)/(1-u)` is beta
+//!   (`a, b > 0`), and `r = 0` is uniform.
+//!
+//! Every inequality is proved before an answer is given: structurally (a positive
+//! constant, or a quotient of polynomials with positive coefficients over kernels that
+//! are never negative and one strictly positive term) or by `cond::decide` under the
+//! context; otherwise the answer is [`Miss::Unproved`] (a constant that fails is
+//! [`Miss::NoFamily`]). Prob-typed variables and array elements are taken to be strictly
+//! positive: a zero scale or shape lies outside every family's parameter space, and the
+//! simplifier's parameters are used as such.
+//!
+//! The weight: `f` and the family's kernel `K` satisfy the same first-order ODE on the
+//! connected support, so `f = C K` there with `C` free of `x`, and `∫ f = C Z` with `Z`
+//! the kernel's exact integral. `C Z` is read as the canonical form of `f / K · Z`; when
+//! that still mentions `x` (two spellings of one function that canon does not identify,
+//! like `x` and `real2prob(x)`), it is evaluated at an interior point of the support
+//! instead, which the ODE makes exact. All work happens in one `canon` session, so the
+//! factor is canonicalised once.
 
-use slic_algebra::assume::Context;
-use slic_algebra::{Store, TermId, VarId};
+use slic_algebra::assume::{Context, Tri};
+use slic_algebra::canon::{Canon, Kernel, Normal};
+use slic_algebra::poly::Poly;
+use slic_algebra::{cond, sums, Node, Prim, Store, TermId, Type, VarId};
 
 use super::Miss;
-use crate::family::Recognised;
-use crate::support::Support;
+use crate::diff::{self, MAX_DEPTH, MAX_TERMS};
+use crate::family::continuous as table;
+use crate::family::{Affine, Family, Recognised};
+use crate::ode::{self, FirstOrder};
+use crate::support::{is_infinite, Support};
+use crate::terms;
 
 pub(super) fn recognise(
-    _store: &mut Store,
-    _ctx: &Context,
-    _f: TermId,
-    _x: VarId,
-    _support: &Support,
+    store: &mut Store,
+    ctx: &Context,
+    f: TermId,
+    x: VarId,
+    support: &Support,
 ) -> Result<Recognised, Miss> {
-    Err(Miss::NoFamily)
+    let Support::Real { lo, hi } = *support else {
+        return Err(Miss::NoFamily);
+    };
+    let lo = lo.filter(|&t| !is_infinite(store, t));
+    let hi = hi.filter(|&t| !is_infinite(store, t));
+    let mut canon = Canon::new(store, ctx.clone());
+    let op = ode::first_order(&mut canon, f, x)?;
+    let mut s = Session { canon, x, f, op };
+    let candidate = match (lo, hi) {
+        (None, None) => s.on_reals()?,
+        (Some(lo), None) => s.gamma(lo, false)?,
+        (None, Some(hi)) => s.gamma(hi, true)?,
+        (Some(lo), Some(hi)) => s.interval(lo, hi)?,
+    };
+    s.finish(candidate)
+}
+
+/// A family that fits the operator, before the weight is known.
+struct Candidate {
+    family: Family,
+    map: Affine,
+    /// `K(x)`: the family's kernel at the recognised variable (prob).
+    kernel: TermId,
+    /// `∫ K(x) dx` over the support (prob).
+    normaliser: TermId,
+    /// An interior point of the support (real).
+    point: TermId,
+}
+
+/// One recognition: the `canon` session, the factor and its operator.
+struct Session<'s> {
+    canon: Canon<'s>,
+    x: VarId,
+    f: TermId,
+    op: FirstOrder,
+}
+
+/// `Overflow` of a `Normal` operation, as a budget miss.
+fn budget<T>(r: Result<T, slic_algebra::canon::Overflow>) -> Result<T, Miss> {
+    r.map_err(|_| Miss::Budget)
+}
+
+/// The coefficients of `p` in kernel `x`, lowest degree first (dense).
+fn dense(p: &Poly, x: u32) -> Vec<Poly> {
+    let mut out = vec![Poly::zero(); p.degree_in(x) as usize + 1];
+    for (d, c) in p.coefficients_in(x) {
+        if let Some(slot) = out.get_mut(d as usize) {
+            *slot = c;
+        }
+    }
+    out
+}
+
+impl Session<'_> {
+    fn store(&mut self) -> &mut Store {
+        self.canon.store_mut()
+    }
+
+    /// The variable as a real term.
+    fn var_real(&mut self) -> TermId {
+        let x = self.x;
+        let t = self.store().var_term(x);
+        terms::real(self.store(), t)
+    }
+
+    /// `n` as a canonical term of type `ty`.
+    fn term(&mut self, n: &Normal, ty: &Type) -> Result<TermId, Miss> {
+        let t = self.canon.to_term(n, ty).map_err(|_| Miss::NotHolonomic)?;
+        Ok(self.canon.canonicalize(t))
+    }
+
+    fn canonical(&mut self, t: TermId) -> TermId {
+        self.canon.canonicalize(t)
+    }
+
+    /// The coefficients of `n` as a polynomial in the variable (lowest degree first),
+    /// or `None` when its denominator mentions the variable.
+    fn coefficients(&self, n: &Normal) -> Option<Vec<Normal>> {
+        let x = self.op.x;
+        if n.den().degree_in(x) > 0 {
+            return None;
+        }
+        let den = n.den().clone();
+        Some(
+            dense(n.num(), x)
+                .into_iter()
+                .map(|c| Normal::from_parts(c, den.clone()).unwrap_or_else(Normal::zero))
+                .collect(),
+        )
+    }
+
+    /// `σ · r(shift + σ u)`: the log-derivative in `u` for `x = shift + σ u`.
+    fn compose(&self, r: &Normal, shift: &Normal, scale: &Normal) -> Result<Normal, Miss> {
+        let x = self.op.x;
+        let u = budget(scale.mul(&Normal::kernel(x), MAX_TERMS))?;
+        let value = budget(shift.add(&u, MAX_TERMS))?;
+        let s = diff::substitute(r, x, &value)?;
+        budget(s.mul(scale, MAX_TERMS))
+    }
+
+    // ---- the families ----------------------------------------------------------------
+
+    /// On the reals: normal when `r` is a polynomial, else Student-t.
+    fn on_reals(&mut self) -> Result<Candidate, Miss> {
+        let r = self.op.r.clone();
+        match self.coefficients(&r) {
+            Some(cs) => self.normal(&cs),
+            None => self.student(&r),
+        }
+    }
+
+    /// `r = c1 x + c0`, `c1 < 0`: normal(-c0/c1, sqrt(-1/c1)).
+    fn normal(&mut self, cs: &[Normal]) -> Result<Candidate, Miss> {
+        let [c0, c1] = cs else {
+            return Err(Miss::NoFamily);
+        };
+        let c1t = self.term(c1, &Type::Real)?;
+        let c0t = self.term(c0, &Type::Real)?;
+        let neg_c1 = terms::neg(self.store(), c1t);
+        let neg_c1 = self.canonical(neg_c1);
+        self.require_positive(neg_c1)?;
+        let var = terms::recip(self.store(), neg_c1, &Type::Prob);
+        let var = self.canonical(var);
+        let sd = terms::sqrt(self.store(), var);
+        let sd = self.canonical(sd);
+        let neg_c0 = terms::neg(self.store(), c0t);
+        let mean = terms::div(self.store(), neg_c0, c1t, &Type::Real);
+        let mean = self.canonical(mean);
+        let x = self.var_real();
+        let (kernel, normaliser) = table::normal_kernel(self.store(), x, c1t, c0t, var);
+        let point = terms::int(self.store(), 0, Type::Real);
+        Ok(Candidate {
+            family: Family::Normal { mean, sd },
+            map: Affine::default(),
+            kernel,
+            normaliser,
+            point,
+        })
+    }
+
+    /// `r = -c (x - m) / ((x - m)^2 + q)`, `c > 1`, `q > 0`: Student-t with `nu = c - 1`,
+    /// location `m`, scale `sqrt(q / nu)`.
+    fn student(&mut self, r: &Normal) -> Result<Candidate, Miss> {
+        let x = self.op.x;
+        let ns = dense(r.num(), x);
+        let ds = dense(r.den(), x);
+        let (n0, n1) = match ns.as_slice() {
+            [n0] => (n0.clone(), Poly::zero()),
+            [n0, n1] => (n0.clone(), n1.clone()),
+            _ => return Err(Miss::NoFamily),
+        };
+        let [d0, d1, d2] = ds.as_slice() else {
+            return Err(Miss::NoFamily);
+        };
+        // -c d2 (x - m) with m = -d1 / (2 d2): the numerator vanishes where the
+        // denominator is smallest, i.e. 2 d2 n0 = n1 d1
+        let two = slic_algebra::Rational::from_integer(2);
+        if d2.mul(&n0).scale(&two) != n1.mul(d1) || n1.is_zero() {
+            return Err(Miss::NoFamily);
+        }
+        let over_d2 =
+            |p: &Poly| Normal::from_parts(p.clone(), d2.clone()).unwrap_or_else(Normal::zero);
+        let m = over_d2(&d1.neg()).scale(&slic_algebra::Rational::ratio(1, 2).unwrap_or_default());
+        let m2 = budget(m.mul(&m, MAX_TERMS))?;
+        let q = budget(over_d2(d0).sub(&m2, MAX_TERMS))?;
+        let c = over_d2(&n1.neg());
+        let mt = self.term(&m, &Type::Real)?;
+        let qr = self.term(&q, &Type::Real)?;
+        let ct = self.term(&c, &Type::Real)?;
+        let one = terms::int(self.store(), 1, Type::Real);
+        let nu_r = terms::sub(self.store(), ct, one);
+        let nu_r = self.canonical(nu_r);
+        self.require_positive(nu_r)?;
+        self.require_positive(qr)?;
+        let nu = terms::prob(self.store(), nu_r);
+        let nu = self.canonical(nu);
+        let qp = terms::prob(self.store(), qr);
+        let qp = self.canonical(qp);
+        let ratio = terms::div(self.store(), qp, nu, &Type::Prob);
+        let scale = terms::sqrt(self.store(), ratio);
+        let scale = self.canonical(scale);
+        let xr = self.var_real();
+        let (kernel, normaliser) = table::student_kernel(self.store(), xr, mt, qp, ct, nu);
+        Ok(Candidate {
+            family: Family::StudentT { nu, loc: mt, scale },
+            map: Affine::default(),
+            kernel,
+            normaliser,
+            point: mt,
+        })
+    }
+
+    /// On `(bound, ∞)` (or `(-∞, bound)` when `reflected`), with `x = bound ± u`:
+    /// `r(u) = c0/u + c1`, `c0 > -1`, `c1 < 0`: gamma(c0 + 1, -1/c1).
+    fn gamma(&mut self, bound: TermId, reflected: bool) -> Result<Candidate, Miss> {
+        let bound = terms::real(self.store(), bound);
+        let bound = self.canonical(bound);
+        let bn = self.canon.normal(bound).map_err(|_| Miss::NotHolonomic)?;
+        let sigma = Normal::constant(slic_algebra::Rational::from_integer(if reflected {
+            -1
+        } else {
+            1
+        }));
+        let ru = self.compose(&self.op.r.clone(), &bn, &sigma)?;
+        let q = budget(ru.mul(&Normal::kernel(self.op.x), MAX_TERMS))?;
+        let cs = self.coefficients(&q).ok_or(Miss::NoFamily)?;
+        let (c0, c1) = match cs.as_slice() {
+            [c0, c1] => (c0.clone(), c1.clone()),
+            _ => return Err(Miss::NoFamily),
+        };
+        let c1t = self.term(&c1, &Type::Real)?;
+        let c0t = self.term(&c0, &Type::Real)?;
+        let neg_c1 = terms::neg(self.store(), c1t);
+        let neg_c1 = self.canonical(neg_c1);
+        self.require_positive(neg_c1)?;
+        let one = terms::int(self.store(), 1, Type::Real);
+        let shape_r = terms::add(self.store(), vec![c0t, one], &Type::Real);
+        let shape_r = self.canonical(shape_r);
+        self.require_positive(shape_r)?;
+        let shape = terms::prob(self.store(), shape_r);
+        let shape = self.canonical(shape);
+        let scale = terms::recip(self.store(), neg_c1, &Type::Prob);
+        let scale = self.canonical(scale);
+        let xr = self.var_real();
+        let (u, point, map_scale) = if reflected {
+            let u = terms::sub(self.store(), bound, xr);
+            let p = terms::sub(self.store(), bound, one);
+            let m = terms::int(self.store(), -1, Type::Real);
+            (u, p, Some(m))
+        } else {
+            let u = terms::sub(self.store(), xr, bound);
+            let p = terms::add(self.store(), vec![bound, one], &Type::Real);
+            (u, p, None)
+        };
+        let (kernel, normaliser) = table::gamma_kernel(self.store(), u, c1t, c0t, shape, scale);
+        let shift = (!terms::is_literal(self.store(), bound, 0)).then_some(bound);
+        Ok(Candidate {
+            family: Family::Gamma { shape, scale },
+            map: Affine {
+                shift,
+                scale: map_scale,
+            },
+            kernel,
+            normaliser,
+            point,
+        })
+    }
+
+    /// On `(lo, hi)`, with `x = lo + w u`, `w = hi - lo > 0`: `r = 0` is uniform(lo, hi);
+    /// `r(u) = (a-1)/u - (b-1)/(1-u)`, `a, b > 0`, is beta(a, b).
+    fn interval(&mut self, lo: TermId, hi: TermId) -> Result<Candidate, Miss> {
+        let lo = terms::real(self.store(), lo);
+        let lo = self.canonical(lo);
+        let hi = terms::real(self.store(), hi);
+        let hi = self.canonical(hi);
+        let w = terms::sub(self.store(), hi, lo);
+        let w = self.canonical(w);
+        self.require_positive(w)?;
+        let half = terms::ratio(self.store(), 1, 2, Type::Real);
+        let hw = terms::mul(self.store(), vec![half, w], &Type::Real);
+        let point = terms::add(self.store(), vec![lo, hw], &Type::Real);
+        let wp = terms::prob(self.store(), w);
+        let wp = self.canonical(wp);
+        let ln = self.canon.normal(lo).map_err(|_| Miss::NotHolonomic)?;
+        let wn = self.canon.normal(w).map_err(|_| Miss::NotHolonomic)?;
+        let ru = self.compose(&self.op.r.clone(), &ln, &wn)?;
+        if ru.is_zero() {
+            let kernel = terms::int(self.store(), 1, Type::Prob);
+            return Ok(Candidate {
+                family: Family::Uniform { lo, hi },
+                map: Affine::default(),
+                kernel,
+                normaliser: wp,
+                point,
+            });
+        }
+        // q = r(u) u (1 - u) = (a-1)(1-u) - (b-1) u
+        let x = self.op.x;
+        let u1 = Poly::var(x).mul(&Poly::one().sub(&Poly::var(x)));
+        let q = budget(ru.mul(&Normal::from_poly(u1), MAX_TERMS))?;
+        let cs = self.coefficients(&q).ok_or(Miss::NoFamily)?;
+        let (q0, q1) = match cs.as_slice() {
+            [q0] => (q0.clone(), q0.clone()),
+            [q0, k] => (q0.clone(), budget(q0.add(k, MAX_TERMS))?),
+            _ => return Err(Miss::NoFamily),
+        };
+        let am1 = self.term(&q0, &Type::Real)?;
+        let bm1 = self.term(&q1.neg(), &Type::Real)?;
+        let one = terms::int(self.store(), 1, Type::Real);
+        let a_r = terms::add(self.store(), vec![am1, one], &Type::Real);
+        let a_r = self.canonical(a_r);
+        let b_r = terms::add(self.store(), vec![bm1, one], &Type::Real);
+        let b_r = self.canonical(b_r);
+        self.require_positive(a_r)?;
+        self.require_positive(b_r)?;
+        let a = terms::prob(self.store(), a_r);
+        let a = self.canonical(a);
+        let b = terms::prob(self.store(), b_r);
+        let b = self.canonical(b);
+        let xr = self.var_real();
+        let d = terms::sub(self.store(), xr, lo);
+        let u = terms::div(self.store(), d, w, &Type::Real);
+        let (kernel, z) = table::beta_kernel(self.store(), u, am1, bm1, a, b);
+        let normaliser = terms::mul(self.store(), vec![z, wp], &Type::Prob);
+        let shift = (!terms::is_literal(self.store(), lo, 0)).then_some(lo);
+        let scale = (!terms::is_literal(self.store(), w, 1)).then_some(w);
+        Ok(Candidate {
+            family: Family::Beta { a, b },
+            map: Affine { shift, scale },
+            kernel,
+            normaliser,
+            point,
+        })
+    }
+
+    // ---- the weight ------------------------------------------------------------------
+
+    /// `C · Z` with `f = C K` (see the module doc).
+    fn finish(mut self, c: Candidate) -> Result<Recognised, Miss> {
+        let f = self.f;
+        let inv = terms::recip(self.store(), c.kernel, &Type::Prob);
+        let ratio = terms::mul(self.store(), vec![f, inv, c.normaliser], &Type::Prob);
+        let mut n = self.canon.normal(ratio).map_err(|_| Miss::NotHolonomic)?;
+        if !diff::free_of(&self.canon, &n, self.x) {
+            let x = self.x;
+            let ty = self.store().var_type(x).clone();
+            let p = terms::coerce(self.store(), c.point, &ty);
+            let at = sums::substitute(self.store(), ratio, x, p);
+            n = self.canon.normal(at).map_err(|_| Miss::NotHolonomic)?;
+            if !diff::free_of(&self.canon, &n, self.x) {
+                return Err(Miss::Unproved);
+            }
+        }
+        let weight = self
+            .canon
+            .to_term(&n, &Type::Prob)
+            .map_err(|_| Miss::NotHolonomic)?;
+        Ok(Recognised {
+            weight,
+            family: c.family,
+            map: c.map,
+        })
+    }
+
+    // ---- proofs ----------------------------------------------------------------------
+
+    /// `Ok` when `t > 0` is proved; [`Miss::NoFamily`] when `t` is a constant that is
+    /// not positive, [`Miss::Unproved`] otherwise.
+    fn require_positive(&mut self, t: TermId) -> Result<(), Miss> {
+        let n = self.canon.normal(t).map_err(|_| Miss::NotHolonomic)?;
+        if let Some(c) = n.as_constant() {
+            return if c.is_positive() {
+                Ok(())
+            } else {
+                Err(Miss::NoFamily)
+            };
+        }
+        if self.positive_form(&n, 0) {
+            return Ok(());
+        }
+        let ctx = self.canon.context().clone();
+        let store = self.store();
+        let zero = terms::int(store, 0, Type::Real);
+        let tr = terms::real(store, t);
+        let lt = store.prim(Prim::Lt, vec![zero, tr], Type::Bool);
+        match cond::decide(store, &ctx, lt) {
+            Tri::True => Ok(()),
+            _ => Err(Miss::Unproved),
+        }
+    }
+
+    /// Is `n` positive by its form: numerator and denominator both (or both negated)
+    /// positive polynomials?
+    fn positive_form(&self, n: &Normal, depth: u32) -> bool {
+        let (num, den) = (n.num(), n.den());
+        (self.positive_poly(num, depth) && self.positive_poly(den, depth))
+            || (self.positive_poly(&num.neg(), depth) && self.positive_poly(&den.neg(), depth))
+    }
+
+    /// Positive coefficients over never-negative kernels, with one term whose kernels
+    /// are all strictly positive.
+    fn positive_poly(&self, p: &Poly, depth: u32) -> bool {
+        let kernels = self.canon.kernels();
+        !p.is_zero()
+            && p.terms().iter().all(|(m, c)| {
+                c.is_positive()
+                    && m.pairs()
+                        .iter()
+                        .all(|&(k, _)| kernels.get(k).is_some_and(|i| i.nonneg))
+            })
+            && p.terms().iter().any(|(m, _)| {
+                m.pairs()
+                    .iter()
+                    .all(|&(k, _)| self.strictly_positive(k, depth))
+            })
+    }
+
+    /// Is kernel `k` strictly positive (`e^s`, `pi`, a power of a positive base, and by
+    /// the module's assumption prob variables and array elements)?
+    fn strictly_positive(&self, k: u32, depth: u32) -> bool {
+        let Some(info) = self.canon.kernels().get(k) else {
+            return false;
+        };
+        match &info.kernel {
+            Kernel::Exp(_) | Kernel::Pi => true,
+            Kernel::Pow(..) => {
+                depth < MAX_DEPTH.min(8)
+                    && info
+                        .base
+                        .as_ref()
+                        .is_some_and(|(_, b)| self.positive_form(b, depth + 1))
+            }
+            Kernel::Atom(t) => {
+                let store = self.canon.store();
+                *store.ty(*t) == Type::Prob
+                    && matches!(store.node(*t), Node::Var(_) | Node::Index(..))
+            }
+        }
+    }
 }
