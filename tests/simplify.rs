@@ -1,7 +1,7 @@
 //! The simplifier on the corpus (issue 5): every input of `corpus/cases/01..10` and
 //! `corpus/simplify/` (not `.expected.hk`, not `.simplified.hk`) is simplified, and
-//! - the output verifies, has the input's type, and prints to text that loads back
-//!   alpha-equivalently;
+//! - the output verifies, binds every variable it uses, has the input's type, and prints
+//!   to text that loads back alpha-equivalently;
 //! - simplifying the output again gives it back (idempotence, up to alpha-equivalence);
 //! - the output means the input (`slic_measure::compare`) on the `# args:` example and
 //!   on three random argument tuples: never Different; Unknown is counted and reported,
@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use slic_algebra::{alpha, front, print, verify, Node, Store, TermId, Type};
 use slic_measure::{compare, random_args, CompareConfig, Rng, SimplifyConfig, Value, Verdict};
-use slic_suite::{corpus_files, header, header_args, with_big_stack};
+use slic_suite::{corpus_files, header, header_args, unbound_vars, with_big_stack};
 
 /// Random argument tuples per case besides the `# args:` example.
 const RANDOM_TUPLES: usize = 3;
@@ -164,6 +164,16 @@ fn check_case(path: &Path, bless: bool, report: &mut Report) {
     }
     if let Err(e) = verify::verify(&store, s) {
         return fail(report, format!("the output does not verify: {e}"));
+    }
+    let free = unbound_vars(&store, s);
+    if !free.is_empty() && unbound_vars(&store, t).is_empty() {
+        return fail(
+            report,
+            format!(
+                "the output uses variables it does not bind: {}",
+                free.join(", ")
+            ),
+        );
     }
     if store.ty(s) != store.ty(t) {
         return fail(

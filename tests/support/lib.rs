@@ -71,6 +71,44 @@ pub fn header_args(
         .collect()
 }
 
+/// The names of the variables `t` uses but binds nowhere (for a closed program, none). A
+/// rewrite that drops a binder while a use of its variable survives shows up here even
+/// where the interpreter never reaches the use. Variables are unique per binder in the
+/// terms passes build, so "bound anywhere in `t`" stands for "bound around the use".
+pub fn unbound_vars(store: &slic_algebra::Store, t: slic_algebra::TermId) -> Vec<String> {
+    use slic_algebra::Node;
+    use std::collections::BTreeSet;
+    let (mut used, mut bound) = (BTreeSet::new(), BTreeSet::new());
+    let mut seen = std::collections::HashSet::new();
+    let mut work = vec![t];
+    while let Some(x) = work.pop() {
+        if !seen.insert(x) {
+            continue;
+        }
+        let node = store.node(x);
+        match node {
+            Node::Var(v) => {
+                used.insert(*v);
+            }
+            Node::Match(_, branches) => {
+                let mut vs = Vec::new();
+                for (p, _) in branches {
+                    p.vars(&mut vs);
+                }
+                bound.extend(vs);
+            }
+            _ => {}
+        }
+        if let Some(v) = node.binder() {
+            bound.insert(v);
+        }
+        work.extend(node.children());
+    }
+    used.difference(&bound)
+        .map(|v| store.var_name(*v).to_string())
+        .collect()
+}
+
 /// Run `f` on a thread with a 512 MiB stack (deep programs recurse deeply; the CLI does
 /// the same) and return its result, propagating panics.
 pub fn with_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
