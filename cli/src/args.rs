@@ -25,11 +25,15 @@ pub enum Command {
     Check(FileArg),
     /// Print a program in canonical layout.
     Fmt(FmtArgs),
-    /// Print an equivalent program with every expression in canonical form (exact
-    /// arithmetic: collected sums and products, cancelled fractions, closed sums).
-    Simplify(FmtArgs),
+    /// Print an equivalent program that makes fewer random choices: latent variables
+    /// integrated out, conjugate densities recognised, every expression canonical.
+    Simplify(SimplifyArgs),
     /// Draw weighted samples from a measure with the reference interpreter.
     Sample(SampleArgs),
+    /// Decide whether two programs mean the same: symbolically (both simplify to the same
+    /// term), else numerically on given and random arguments. Exit 0 equal, 1 different,
+    /// 3 unknown.
+    Equiv(EquivArgs),
 }
 
 #[derive(Args, Debug)]
@@ -45,6 +49,28 @@ pub struct FmtArgs {
     /// Print `inf` instead of `∞` (plain ASCII output).
     #[arg(long)]
     pub ascii: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct SimplifyArgs {
+    /// The .hk file to read.
+    pub file: PathBuf,
+    /// Print `inf` instead of `∞` (plain ASCII output).
+    #[arg(long)]
+    pub ascii: bool,
+    /// Stop improving after this many seconds (the output is still an equivalent, partly
+    /// simplified program; stderr says where it stopped).
+    #[arg(long, value_name = "SECS", value_parser = parse_timeout)]
+    pub timeout: Option<std::time::Duration>,
+}
+
+/// A `--timeout` value: a non-negative, finite number of seconds.
+fn parse_timeout(s: &str) -> Result<std::time::Duration, String> {
+    let secs: f64 = s
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number of seconds"))?;
+    std::time::Duration::try_from_secs_f64(secs)
+        .map_err(|_| format!("'{s}' is not a non-negative, finite number of seconds"))
 }
 
 #[derive(Args, Debug)]
@@ -64,4 +90,22 @@ pub struct SampleArgs {
     /// Print one JSON summary (mass, mean, sd, probabilities) instead of the samples.
     #[arg(long)]
     pub summary: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct EquivArgs {
+    /// The first .hk file.
+    pub first: PathBuf,
+    /// The second .hk file (same type as the first).
+    pub second: PathBuf,
+    /// Arguments to compare on, as a JSON array in parameter order (`[0.5, [1, 2]]`);
+    /// `@FILE` reads the array from a file.
+    #[arg(long)]
+    pub args: Option<String>,
+    /// How many random argument tuples to compare on besides `--args`.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(0..=1000))]
+    pub trials: u64,
+    /// Seed of the random arguments and of the sampler (equal seeds give equal output).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
 }

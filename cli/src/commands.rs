@@ -7,7 +7,7 @@ use std::path::Path;
 
 use slic_algebra::{front, print, Store, TermId};
 
-use crate::args::{Cli, Command, FmtArgs, SampleArgs};
+use crate::args::{Cli, Command, EquivArgs, FmtArgs, SampleArgs, SimplifyArgs};
 use crate::report;
 
 /// Why a command did not succeed.
@@ -16,6 +16,9 @@ pub enum Failure {
     User(String),
     /// A bug in slic-cas.
     Internal(anyhow::Error),
+    /// The command has printed its answer and ends with this exit code (`equiv`:
+    /// 1 different, 3 unknown).
+    Exit(u8),
 }
 
 impl From<std::io::Error> for Failure {
@@ -31,6 +34,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Fmt(a) => fmt(&a),
         Command::Simplify(a) => simplify(&a),
         Command::Sample(a) => sample(&a),
+        Command::Equiv(a) => equiv(&a),
     }
 }
 
@@ -41,17 +45,21 @@ struct Loaded {
 }
 
 fn load(path: &Path) -> Result<Loaded, Failure> {
+    let mut store = Store::new();
+    let term = load_into(&mut store, path)?;
+    Ok(Loaded { store, term })
+}
+
+/// Reads and elaborates a program into an existing store (so that two programs can be
+/// compared); errors are rendered `file:line:col` diagnostics.
+fn load_into(store: &mut Store, path: &Path) -> Result<TermId, Failure> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path)
         .map_err(|e| Failure::User(format!("error: cannot read {name}: {e}")))?;
-    let mut store = Store::new();
-    match front::load_bytes(&mut store, &bytes) {
-        Ok(term) => Ok(Loaded { store, term }),
-        Err(diagnostics) => {
-            let text = String::from_utf8_lossy(&bytes);
-            Err(Failure::User(report::render(&name, &text, &diagnostics)))
-        }
-    }
+    front::load_bytes(store, &bytes).map_err(|diagnostics| {
+        let text = String::from_utf8_lossy(&bytes);
+        Failure::User(report::render(&name, &text, &diagnostics))
+    })
 }
 
 fn check(path: &Path) -> Result<(), Failure> {
@@ -73,9 +81,13 @@ fn fmt(a: &FmtArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-fn simplify(a: &FmtArgs) -> Result<(), Failure> {
+fn simplify(a: &SimplifyArgs) -> Result<(), Failure> {
     let mut l = load(&a.file)?;
-    let config = slic_measure::SimplifyConfig::default();
+    let config = slic_measure::SimplifyConfig {
+        deadline: a
+            .timeout
+            .and_then(|d| std::time::Instant::now().checked_add(d)),
+    };
     let result = slic_measure::simplify(&mut l.store, l.term, &config);
     for note in &result.notes {
         eprintln!("note: {note}");
@@ -114,25 +126,7 @@ fn sample(a: &SampleArgs) -> Result<(), Failure> {
     let user = |msg: String| Failure::User(format!("error: {name}: {msg}"));
     let args = read_args(a.args.as_deref()).map_err(user)?;
     let params = parameter_types(l.store.ty(l.term));
-    if args.len() != params.len() {
-        let want = params.iter().map(|t| t.to_string()).collect::<Vec<_>>();
-        return Err(user(format!(
-            "the program takes {} argument{} ({}), --args gave {}",
-            params.len(),
-            if params.len() == 1 { "" } else { "s" },
-            want.join(", "),
-            args.len()
-        )));
-    }
-    let values = args
-        .iter()
-        .zip(&params)
-        .enumerate()
-        .map(|(i, (j, t))| {
-            slic_measure::value_from_json(j, t)
-                .map_err(|e| user(format!("argument {}: {e}", i + 1)))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let values = argument_values(&args, &params).map_err(user)?;
 
     let config = slic_measure::EvalConfig {
         max_depth: SAMPLE_MAX_DEPTH,
@@ -179,6 +173,127 @@ fn sample(a: &SampleArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// How long `equiv` lets the simplifier work on each program.
+const EQUIV_SIMPLIFY_BUDGET: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The exit code of `equiv` when the programs differ.
+const EXIT_DIFFERENT: u8 = 1;
+/// The exit code of `equiv` when neither method could decide.
+const EXIT_UNKNOWN: u8 = 3;
+
+/// `slic-cas equiv A B`: symbolic first (same type, then both simplify to alpha-equivalent
+/// terms), else `slic_measure::compare` on `--args` and on `--trials` random argument
+/// tuples. Prints the evidence of every comparison and a final verdict line.
+fn equiv(a: &EquivArgs) -> Result<(), Failure> {
+    let mut store = Store::new();
+    let first = load_into(&mut store, &a.first)?;
+    let second = load_into(&mut store, &a.second)?;
+    let (na, nb) = (a.first.display(), a.second.display());
+    let (ta, tb) = (store.ty(first).clone(), store.ty(second).clone());
+    if ta != tb {
+        return Err(Failure::User(format!(
+            "error: the programs have different types, so they cannot be equal:\n  {na}: {ta}\n  {nb}: {tb}"
+        )));
+    }
+    let mut out = std::io::stdout().lock();
+    // each side's simplification is bounded, so the symbolic phase cannot hold up the
+    // numeric one (a stopped simplification is still equivalent, only less simplified)
+    let budget = || slic_measure::SimplifyConfig {
+        deadline: std::time::Instant::now().checked_add(EQUIV_SIMPLIFY_BUDGET),
+    };
+    let sa = slic_measure::simplify(&mut store, first, &budget());
+    let sb = slic_measure::simplify(&mut store, second, &budget());
+    for note in sa.notes.iter().chain(&sb.notes) {
+        eprintln!("note: {note}");
+    }
+    if slic_algebra::alpha::alpha_eq(&store, sa.term, sb.term) {
+        writeln!(out, "equal (symbolic: both simplify to the same term)")?;
+        return Ok(());
+    }
+
+    let user = |msg: String| Failure::User(format!("error: {msg}"));
+    let params = parameter_types(&ta);
+    // (where from, as shown, the values): `--args` is shown as the user wrote it, since
+    // a prob read into log space does not print back digit for digit
+    let mut inputs: Vec<(&str, String, Vec<slic_measure::Value>)> = Vec::new();
+    if a.args.is_some() {
+        let raw = read_args(a.args.as_deref()).map_err(user)?;
+        let values = argument_values(&raw, &params).map_err(user)?;
+        inputs.push(("--args", serde_json::Value::Array(raw).to_string(), values));
+    }
+    // a program without parameters has one input: random tuples would all be empty
+    let trials = if params.is_empty() && inputs.is_empty() {
+        1
+    } else if params.is_empty() {
+        0
+    } else {
+        a.trials
+    };
+    let mut rng = slic_measure::Rng::seed_from_u64(a.seed);
+    let mut no_random = None;
+    let origin = if params.is_empty() {
+        "no parameters"
+    } else {
+        "random"
+    };
+    for _ in 0..trials {
+        match slic_measure::random_args(&ta, &mut rng) {
+            Ok(values) => inputs.push((origin, args_json(&values), values)),
+            Err(why) => {
+                no_random = Some(why);
+                break;
+            }
+        }
+    }
+    if let Some(why) = &no_random {
+        writeln!(out, "no random inputs: {why}")?;
+    }
+    let compare = slic_measure::CompareConfig {
+        seed: a.seed,
+        max_depth: SAMPLE_MAX_DEPTH,
+        ..slic_measure::CompareConfig::default()
+    };
+    let (mut equal, mut unknown) = (0usize, 0usize);
+    for (origin, shown, values) in &inputs {
+        let verdict = slic_measure::compare(&store, first, second, values, &compare);
+        writeln!(out, "input {shown} ({origin}): {verdict}")?;
+        match verdict {
+            slic_measure::Verdict::Equal { .. } => equal += 1,
+            slic_measure::Verdict::Unknown { .. } => unknown += 1,
+            slic_measure::Verdict::Different { .. } => {
+                writeln!(out, "different: distinguishing input {shown}")?;
+                out.flush()?;
+                return Err(Failure::Exit(EXIT_DIFFERENT));
+            }
+        }
+    }
+    if equal > 0 {
+        let also = if unknown > 0 {
+            format!("; {unknown} undecided")
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "equal (numeric: {equal} of {} input{} agree{also})",
+            inputs.len(),
+            if inputs.len() == 1 { "" } else { "s" }
+        )?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "unknown: no input could be compared (give --args, or see the reasons above)"
+    )?;
+    out.flush()?;
+    Err(Failure::Exit(EXIT_UNKNOWN))
+}
+
+/// Argument values as one JSON array, as `--args` takes them.
+fn args_json(values: &[slic_measure::Value]) -> String {
+    serde_json::Value::Array(values.iter().map(slic_measure::value_to_json).collect()).to_string()
+}
+
 /// The JSON array given to `--args` (inline, or `@FILE`); no `--args` means no arguments.
 fn read_args(arg: Option<&str>) -> Result<Vec<serde_json::Value>, String> {
     let Some(arg) = arg else {
@@ -202,13 +317,33 @@ fn read_args(arg: Option<&str>) -> Result<Vec<serde_json::Value>, String> {
 }
 
 /// The parameter types of a program `fn x1 T1: fn x2 T2: ...`, outermost first.
-fn parameter_types(mut t: &slic_algebra::Type) -> Vec<slic_algebra::Type> {
-    let mut out = Vec::new();
-    while let slic_algebra::Type::Fun(a, r) = t {
-        out.push((**a).clone());
-        t = r;
+fn parameter_types(t: &slic_algebra::Type) -> Vec<slic_algebra::Type> {
+    slic_measure::compare::parameter_types(t).0
+}
+
+/// The values of `--args` for parameters of types `params`: one per parameter, each read
+/// at its type.
+fn argument_values(
+    args: &[serde_json::Value],
+    params: &[slic_algebra::Type],
+) -> Result<Vec<slic_measure::Value>, String> {
+    if args.len() != params.len() {
+        let want = params.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+        return Err(format!(
+            "the program takes {} argument{} ({}), --args gave {}",
+            params.len(),
+            if params.len() == 1 { "" } else { "s" },
+            want.join(", "),
+            args.len()
+        ));
     }
-    out
+    args.iter()
+        .zip(params)
+        .enumerate()
+        .map(|(i, (j, t))| {
+            slic_measure::value_from_json(j, t).map_err(|e| format!("argument {}: {e}", i + 1))
+        })
+        .collect()
 }
 
 /// A log weight as JSON: a number, or the string `"-inf"` / `"inf"` / `"nan"` (JSON has

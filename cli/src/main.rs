@@ -3,7 +3,8 @@
 //! crates (`slic-algebra` for reading and printing terms, `slic-measure` for sampling).
 //!
 //! Exit codes: 0 success, 1 a user error (bad input, reported as `file:line:col` with the
-//! source line), 2 an internal error (a bug in slic-cas; never expected).
+//! source line), 2 an internal error (a bug in slic-cas; never expected). `equiv` also
+//! exits 1 when the programs differ and 3 when it cannot decide.
 //! The work runs on a thread with a large stack because term depth follows program
 //! length (a 10,000-line program is a 10,000-deep chain of binds).
 
@@ -50,6 +51,7 @@ fn main() -> ExitCode {
             }
             ExitCode::from(1)
         }
+        Ok(Err(commands::Failure::Exit(code))) => ExitCode::from(code),
         Ok(Err(commands::Failure::Internal(e))) => {
             eprintln!("internal error: {e:#}");
             ExitCode::from(2)

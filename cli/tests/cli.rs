@@ -178,3 +178,143 @@ fn no_bad_input_makes_the_binary_panic() {
     }
     assert!(seen >= 40);
 }
+
+#[test]
+fn equiv_of_a_program_and_itself_is_symbolic() {
+    let f = temp_file("eq-self.hk", b"fn m real:\nx <~ normal(m, 1)\nreturn x\n");
+    let o = slic(&["equiv", f.to_str().unwrap(), f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o).trim(),
+        "equal (symbolic: both simplify to the same term)"
+    );
+}
+
+#[test]
+fn equiv_decides_equality_numerically_with_evidence() {
+    // E[sigmoid(x)] = 1/2 for x ~ normal(0, 1): true, but no rewrite rule finds it
+    let o = slic(&[
+        "equiv",
+        "corpus/simplify/25-logistic-flip-symmetric.hk",
+        "corpus/simplify/25-logistic-flip-symmetric.expected.hk",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("input [] "), "{out}");
+    assert!(out.contains("mass") && out.contains("E[f^2]"), "{out}");
+    assert!(
+        out.trim_end()
+            .ends_with("equal (numeric: 1 of 1 input agree)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn equiv_compares_on_given_and_random_arguments() {
+    let a = temp_file(
+        "eq-a.hk",
+        b"fn m real:\nx <~ normal(m, 1)\nweight(recip(1 + exp(-x)), return x)\n",
+    );
+    let b = temp_file(
+        "eq-b.hk",
+        b"fn m real:\ny <~ normal(0, 1)\nx = y + m\nweight(recip(1 + exp(-x)), return x)\n",
+    );
+    let args = [
+        "equiv",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--args",
+        "[0.5]",
+        "--trials",
+        "2",
+        "--seed",
+        "4",
+    ];
+    let o = slic(&args);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    // unless the simplifier proves it, three inputs: the given one and two random ones
+    if !out.contains("symbolic") {
+        assert!(out.contains("input [0.5] (--args)"), "{out}");
+        assert_eq!(out.matches("(random)").count(), 2, "{out}");
+        assert!(
+            out.contains("equal (numeric: 3 of 3 inputs agree)"),
+            "{out}"
+        );
+    }
+    assert_eq!(stdout(&slic(&args)), out, "same seed, same output");
+}
+
+#[test]
+fn equiv_reports_a_difference_and_the_input_that_shows_it() {
+    let a = temp_file("d-a.hk", b"normal(0, 1)\n");
+    let b = temp_file("d-b.hk", b"normal(0, 2)\n");
+    let o = slic(&["equiv", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("different: distinguishing input []"), "{out}");
+    assert!(out.contains("E[f^2]"), "{out}");
+
+    let a = temp_file("d-c.hk", b"fn m real:\nweight(1/2, normal(m, 1))\n");
+    let b = temp_file("d-d.hk", b"fn m real:\nweight(1/3, normal(m, 1))\n");
+    let o = slic(&[
+        "equiv",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--args",
+        "[0.25]",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("different: distinguishing input [0.25]"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn equiv_says_unknown_when_nothing_can_be_integrated() {
+    // infinite mass: neither quadrature nor sampling can evaluate these
+    let a = temp_file(
+        "u-a.hk",
+        "x <~ lebesgue(-∞, ∞)\nweight(exp(x), return x)\n".as_bytes(),
+    );
+    let b = temp_file(
+        "u-b.hk",
+        "x <~ lebesgue(-∞, ∞)\nweight(exp(x) * 2, return x)\n".as_bytes(),
+    );
+    let o = slic(&["equiv", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(3), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("unknown"), "{}", stdout(&o));
+}
+
+#[test]
+fn equiv_refuses_programs_of_different_types_and_bad_input() {
+    let a = temp_file("t-a.hk", b"normal(0, 1)\n");
+    let b = temp_file("t-b.hk", b"poisson(1)\n");
+    let o = slic(&["equiv", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(e.contains("different types"), "{e}");
+    assert!(
+        e.contains("measure(real)") && e.contains("measure(nat)"),
+        "{e}"
+    );
+
+    let bad = temp_file("t-bad.hk", b"fn x real:\nreturn log(x)\n");
+    let o = slic(&["equiv", a.to_str().unwrap(), bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("t-bad.hk:2:12"), "{}", stderr(&o));
+
+    let f = temp_file("t-f.hk", b"fn m real:\nnormal(m, 1)\n");
+    let g = temp_file("t-g.hk", b"fn m real:\nnormal(m, 2)\n");
+    let o = slic(&[
+        "equiv",
+        f.to_str().unwrap(),
+        g.to_str().unwrap(),
+        "--args",
+        "[1, 2]",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("takes 1 argument"), "{}", stderr(&o));
+}

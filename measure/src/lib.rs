@@ -33,6 +33,7 @@
 //! Architecture invariant: the interpreter is independent of the simplifier (it must be,
 //! to judge it); it reads terms, never rewrites them.
 
+pub mod compare;
 pub mod dist;
 pub mod error;
 pub mod eval;
@@ -46,6 +47,7 @@ pub mod simplify;
 pub mod summary;
 pub mod value;
 
+pub use compare::{compare, random_args, CompareConfig, Method, Verdict};
 pub use error::{EvalError, EvalResult};
 pub use eval::{apply_args, eval, EvalConfig, Interp};
 pub use expect::{expect, expect_apply, mass};

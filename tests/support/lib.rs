@@ -1,10 +1,11 @@
 //! Shared helpers for the end-to-end tests and the benchmarks: finding corpus files,
 //! reading their header comments (`# args:`, `# expect:`), running work on a thread with a
-//! large stack, and generating large programs.
+//! large stack, generating large programs, and random small models (`models`).
 //!
 //! Nothing here is an algorithm of slic-cas; it only feeds the library crates inputs.
 
 pub mod gen;
+pub mod models;
 
 use std::path::{Path, PathBuf};
 
@@ -41,6 +42,71 @@ pub fn header(text: &str, key: &str) -> Option<String> {
     text.lines()
         .take_while(|l| l.starts_with('#') || l.trim().is_empty())
         .find_map(|l| l.strip_prefix(&prefix).map(|v| v.trim().to_string()))
+}
+
+/// The `# args:` header of a corpus file read as values of the parameter types of a
+/// program of type `ty`; no header means no arguments.
+pub fn header_args(
+    text: &str,
+    ty: &slic_algebra::Type,
+) -> Result<Vec<slic_measure::Value>, String> {
+    let (params, _) = slic_measure::compare::parameter_types(ty);
+    let json = match header(text, "args") {
+        None => Vec::new(),
+        Some(a) => match serde_json::from_str(&a) {
+            Ok(serde_json::Value::Array(xs)) => xs,
+            _ => return Err(format!("'# args: {a}' is not a JSON array")),
+        },
+    };
+    if json.len() != params.len() {
+        return Err(format!(
+            "the program takes {} arguments, '# args:' gives {}",
+            params.len(),
+            json.len()
+        ));
+    }
+    json.iter()
+        .zip(&params)
+        .map(|(j, t)| slic_measure::value_from_json(j, t))
+        .collect()
+}
+
+/// The names of the variables `t` uses but binds nowhere (for a closed program, none). A
+/// rewrite that drops a binder while a use of its variable survives shows up here even
+/// where the interpreter never reaches the use. Variables are unique per binder in the
+/// terms passes build, so "bound anywhere in `t`" stands for "bound around the use".
+pub fn unbound_vars(store: &slic_algebra::Store, t: slic_algebra::TermId) -> Vec<String> {
+    use slic_algebra::Node;
+    use std::collections::BTreeSet;
+    let (mut used, mut bound) = (BTreeSet::new(), BTreeSet::new());
+    let mut seen = std::collections::HashSet::new();
+    let mut work = vec![t];
+    while let Some(x) = work.pop() {
+        if !seen.insert(x) {
+            continue;
+        }
+        let node = store.node(x);
+        match node {
+            Node::Var(v) => {
+                used.insert(*v);
+            }
+            Node::Match(_, branches) => {
+                let mut vs = Vec::new();
+                for (p, _) in branches {
+                    p.vars(&mut vs);
+                }
+                bound.extend(vs);
+            }
+            _ => {}
+        }
+        if let Some(v) = node.binder() {
+            bound.insert(v);
+        }
+        work.extend(node.children());
+    }
+    used.difference(&bound)
+        .map(|v| store.var_name(*v).to_string())
+        .collect()
 }
 
 /// Run `f` on a thread with a 512 MiB stack (deep programs recurse deeply; the CLI does

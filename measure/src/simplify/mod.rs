@@ -2,19 +2,45 @@
 //! one that makes fewer random choices and names the distributions it recognised.
 //!
 //! Three steps, as in Carette and Shan's simplifier: `integrate` turns a measure into an
-//! expression patently linear in an abstract `h` (Fig. 3), `improve` simplifies that
-//! expression strategically (integrating out latent variables through `slic-holonomic`,
-//! summing out finite discrete ones, cancelling weights), and `recognise` builds a
-//! measure back from it in the input's bind order.
+//! expression patently linear in an abstract `h` (Fig. 3; the [`lin`] normal form),
+//! `improve` simplifies that expression strategically (integrating out latent variables
+//! through `slic-holonomic`, summing out finite discrete ones, cancelling weights), and
+//! `rebuild` recognises a measure back from it in the input's bind order.
+//!
+//! ```
+//! use slic_algebra::{front, print, Store};
+//! use slic_measure::{simplify, SimplifyConfig};
+//! let mut store = Store::new();
+//! let t = front::load(&mut store, "fn w prob: weight(w, weight(2, normal(0, 1))) <|> reject").unwrap();
+//! let s = simplify(&mut store, t, &SimplifyConfig::default());
+//! assert_eq!(print::print_term(&store, s.term), "fn w prob:\nweight(2 * w, normal(0, 1))\n");
+//! ```
+//!
+//! The program's `fn` parameters are free symbols (their types are what is assumed of
+//! them); `def`s are inlined; a `simplify(...)` anywhere in the file is expanded; every
+//! measure in the term is simplified and every other expression canonicalised.
 //!
 //! Architecture invariant: every step keeps the meaning. A step that cannot finish (an
 //! unrecognised density, an exhausted budget) leaves its part of the term equivalent and
-//! unsimplified, and says so in [`Simplified::notes`]; it never guesses.
+//! unsimplified, and says so in [`Simplified::notes`]; it never guesses. If the improved
+//! form is costlier than the input (more draws or more unrecognised weights), the input's
+//! own rebuilt form is kept.
+
+mod density;
+mod improve;
+mod integrate;
+mod lin;
+mod prepare;
+mod rebuild;
+mod support;
+mod terms;
 
 use std::time::Instant;
 
 use slic_algebra::assume::Context;
-use slic_algebra::{canon, Store, TermId};
+use slic_algebra::{canon, Node, Store, TermId};
+
+use density::Densities;
 
 /// Limits of one simplification.
 #[derive(Clone, Debug, Default)]
@@ -36,10 +62,151 @@ pub struct Simplified {
 /// Simplify every measure in `t` (the whole program, `fn` parameters being free symbols
 /// whose types are assumptions), and canonicalise every other expression.
 pub fn simplify(store: &mut Store, t: TermId, config: &SimplifyConfig) -> Simplified {
-    let _ = config;
-    let term = canon::canonicalize(store, &Context::new(), t);
+    let prepared = match prepare::Prepare::new(store).run(t) {
+        Ok(p) => p,
+        Err(prepare::TooBig) => {
+            let term = canon::canonicalize(store, &Context::new(), t);
+            return Simplified {
+                term,
+                notes: vec![format!(
+                    "stopped: inlining the definitions visits more than {} terms; the program \
+                     is only canonicalised",
+                    prepare::PREPARE_BUDGET
+                )],
+            };
+        }
+    };
+    let dens = Densities::new(store);
+    let mut s = Simp {
+        store,
+        dens,
+        deadline: config.deadline,
+        notes: Vec::new(),
+        out_of_time: false,
+    };
+    let term = s.walk(prepared, 0);
     Simplified {
         term,
-        notes: Vec::new(),
+        notes: s.notes,
     }
 }
+
+/// How deep the walk over non-measure structure (pairs of measures, `fn`s, ...) goes
+/// before it only canonicalises.
+const MAX_WALK_DEPTH: usize = 10_000;
+
+/// One simplification session: the store, the density table, the budget and the notes.
+pub(crate) struct Simp<'s> {
+    pub store: &'s mut Store,
+    pub dens: Densities,
+    pub deadline: Option<Instant>,
+    pub notes: Vec<String>,
+    /// The deadline has passed (noted once).
+    pub out_of_time: bool,
+}
+
+impl Simp<'_> {
+    /// Has the time budget run out? Notes it the first time, naming `doing`.
+    pub(crate) fn expired(&mut self, doing: &str) -> bool {
+        if self.out_of_time {
+            return true;
+        }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.out_of_time = true;
+            self.notes
+                .push(format!("stopped: time budget exhausted while {doing}"));
+            return true;
+        }
+        false
+    }
+
+    pub(crate) fn note(&mut self, n: String) {
+        if !self.notes.contains(&n) {
+            self.notes.push(n);
+        }
+    }
+
+    /// Every measure in `t` simplified, everything else canonical.
+    fn walk(&mut self, t: TermId, depth: usize) -> TermId {
+        if depth > MAX_WALK_DEPTH {
+            return canon::canonicalize(self.store, &Context::new(), t);
+        }
+        let ty = self.store.ty(t).clone();
+        if ty.measure_of().is_some() {
+            return self.measure(t);
+        }
+        let node = self.store.node(t).clone();
+        match node {
+            Node::Lam(x, body) => {
+                let body = stacker::maybe_grow(256 << 10, 8 << 20, || self.walk(body, depth + 1));
+                self.store.intern(Node::Lam(x, body), ty)
+            }
+            _ if contains_measure(self.store, t) => {
+                let ch = node.children();
+                let new: Vec<TermId> = ch
+                    .iter()
+                    .map(|&c| stacker::maybe_grow(256 << 10, 8 << 20, || self.walk(c, depth + 1)))
+                    .collect();
+                let r = if new == ch {
+                    t
+                } else {
+                    self.store.intern(terms::rebuild(&node, &new, &|v| v), ty)
+                };
+                canon::canonicalize(self.store, &Context::new(), r)
+            }
+            _ => {
+                let r = prepare::reduce(self.store, t);
+                canon::canonicalize(self.store, &Context::new(), r)
+            }
+        }
+    }
+
+    /// One measure term simplified (see the module doc).
+    fn measure(&mut self, m: TermId) -> TermId {
+        let elem = terms::measure_elem(self.store, m);
+        let lin = match integrate::Integrator::new(self.store, &self.dens).run(m) {
+            Ok(l) => l,
+            Err(stop) => {
+                self.note(format!(
+                    "stopped: {stop}; the measure is only canonicalised"
+                ));
+                return canon::canonicalize(self.store, &Context::new(), m);
+            }
+        };
+        let plain = self.normalise_all(lin);
+        let improved = self.improve(plain.clone());
+        let notes_before = self.notes.len();
+        let out_plain = self.rebuild(&plain, &elem);
+        if improved == plain {
+            return out_plain;
+        }
+        let plain_notes: Vec<String> = self.notes.drain(notes_before..).collect();
+        let out_improved = self.rebuild(&improved, &elem);
+        if rebuild::cost(self.store, out_improved) <= rebuild::cost(self.store, out_plain) {
+            out_improved
+        } else {
+            self.notes.truncate(notes_before);
+            self.notes.extend(plain_notes);
+            out_plain
+        }
+    }
+}
+
+/// Does `t` contain a measure-typed subterm (or a `simplify`)?
+fn contains_measure(store: &Store, t: TermId) -> bool {
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut work = vec![t];
+    while let Some(x) = work.pop() {
+        if !seen.insert(x) {
+            continue;
+        }
+        if store.ty(x).measure_of().is_some() {
+            return true;
+        }
+        work.extend(store.node(x).children());
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,1095 @@
+//! The semantic judge: do two terms denote the same thing, on given arguments?
+//!
+//! Every rewrite slic-cas makes must keep `integrate(m, h)` unchanged for every `h`
+//! (HAKARU.md, "Semantics"). [`compare`] tests that with the reference interpreter: both
+//! terms are applied to the same arguments, and their measures are integrated against
+//! several *probes*, test functions of the outcome through two fixed linear projections
+//! `f` and `g` of its numeric leaves (see [`Probe`]): the mass, `E[f]`, `E[f²]`,
+//! `E[cos f]`, `E[1/(1+f²)]` and `E[cos g + sin g]`. Mass and mean alone would call
+//! `normal(0, 1)` and `normal(0, 2)` equal; the second moment, the bounded probes and a
+//! point of the characteristic function of a second projection separate spreads, shapes
+//! and the joint law of tuples.
+//!
+//! Each side is integrated by deterministic quadrature when the interpreter's budget
+//! allows (`expect`: nested adaptive quadrature and summation), else by importance
+//! sampling with a fixed seed (each side its own stream). Quadrature results must agree
+//! within a relative tolerance plus their error estimates; sampled ones within a number of
+//! standard errors (5 by default). Terms that are not measures (a program computing a
+//! number) are compared as values. A side that neither method can evaluate (infinite
+//! mass, an unsampleable binder beyond the quadrature budget, an evaluation error) makes
+//! the verdict [`Verdict::Unknown`], with the reason: never a guess.
+//!
+//! [`random_args`] draws arguments of a program's parameter types, so that callers can
+//! check equality beyond the examples they were given.
+//!
+//! This module judges; it never rewrites terms, and it must not depend on the simplifier
+//! it is used to test.
+
+use std::fmt;
+
+use slic_algebra::{Store, TermId, Type};
+
+use crate::error::{EvalError, EvalResult};
+use crate::eval::{EvalConfig, Interp};
+use crate::quad::QuadConfig;
+use crate::rng::Rng;
+use crate::value::{Env, Value};
+
+/// Budgets and tolerances of one comparison.
+#[derive(Clone, Debug)]
+pub struct CompareConfig {
+    /// Integrand evaluations one quadrature of one probe may use before that side falls
+    /// back to sampling; 0 disables quadrature.
+    pub quad_evals: u64,
+    /// Importance-sampling draws per side; 0 disables sampling.
+    pub samples: u64,
+    /// Seed of the sampler: side `a` uses `seed`, side `b` a stream derived from it.
+    pub seed: u64,
+    /// Relative tolerance between quadrature results (on top of their error estimates).
+    pub rel_tol: f64,
+    /// How many standard errors apart sampled results may be.
+    pub sigmas: f64,
+    /// A sampled side whose effective sample size (`(Σw)² / Σw²`) is below this, while
+    /// its mass is not zero, is too degenerate to judge.
+    pub min_ess: f64,
+    /// The interpreter's recursion depth limit (raise it on a big stack).
+    pub max_depth: usize,
+    /// Tolerances of each adaptive integral. The absolute part is looser than the
+    /// interpreter's default: a probe whose integral is near 0 (`E[cos f]` of a wide
+    /// law) need only be accurate relative to the integral of its absolute value, and
+    /// nested integrals cost the product of their panels.
+    pub quad: QuadConfig,
+}
+
+impl Default for CompareConfig {
+    fn default() -> CompareConfig {
+        CompareConfig {
+            quad_evals: 300_000,
+            samples: 20_000,
+            seed: 0,
+            rel_tol: 1e-6,
+            sigmas: 5.0,
+            min_ess: 50.0,
+            max_depth: EvalConfig::default().max_depth,
+            quad: QuadConfig {
+                abs_tol_scale: 1e-10,
+                ..QuadConfig::default()
+            },
+        }
+    }
+}
+
+/// How a verdict was reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Both sides integrated by deterministic quadrature and summation.
+    Quadrature,
+    /// Both sides estimated by importance sampling.
+    Sampling,
+    /// One side by quadrature, the other by sampling.
+    QuadratureAndSampling,
+    /// Neither side is a measure: the values themselves were compared.
+    Value,
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Method::Quadrature => "quadrature",
+            Method::Sampling => "sampling",
+            Method::QuadratureAndSampling => "quadrature and sampling",
+            Method::Value => "value",
+        })
+    }
+}
+
+/// A test function of a measure's outcome, through the projections `f` and `g` of the
+/// outcome's numeric leaves (see [`fingerprints`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Probe {
+    /// The constant 1: the total mass.
+    Mass,
+    /// `f`.
+    Mean,
+    /// `f²`: separates spreads with equal means.
+    Square,
+    /// `cos f`: bounded, so it is finite where moments are not.
+    Cos,
+    /// `1/(1+f²)`: bounded, sensitive near 0.
+    Cauchy,
+    /// `cos g + sin g`: a point of the characteristic function of a second projection,
+    /// which sees the joint law of tuples differently from `f`.
+    Wave,
+}
+
+/// The probes in the order they are checked (mass first: it is the cheapest to fail).
+pub const PROBES: [Probe; 6] = [
+    Probe::Mass,
+    Probe::Mean,
+    Probe::Square,
+    Probe::Cos,
+    Probe::Cauchy,
+    Probe::Wave,
+];
+
+impl Probe {
+    /// The probe's value at an outcome whose projections are `f` and `g`.
+    pub fn at(self, f: f64, g: f64) -> f64 {
+        match self {
+            Probe::Mass => 1.0,
+            Probe::Mean => f,
+            Probe::Square => f * f,
+            Probe::Cos => f.cos(),
+            Probe::Cauchy => 1.0 / (1.0 + f * f),
+            Probe::Wave => g.cos() + g.sin(),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Probe::Mass => "mass",
+            Probe::Mean => "E[f]",
+            Probe::Square => "E[f^2]",
+            Probe::Cos => "E[cos f]",
+            Probe::Cauchy => "E[1/(1+f^2)]",
+            Probe::Wave => "E[cos g + sin g]",
+        }
+    }
+}
+
+/// One number compared: the probe's value on each side, each with its uncertainty (a
+/// quadrature error estimate or a standard error), and the difference allowed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Check {
+    pub probe: &'static str,
+    pub a: f64,
+    pub a_err: f64,
+    pub b: f64,
+    pub b_err: f64,
+    pub allowed: f64,
+}
+
+impl Check {
+    pub fn passed(&self) -> bool {
+        (self.a - self.b).abs() <= self.allowed
+    }
+}
+
+impl fmt::Display for Check {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:<17} {:>14.7e} ±{:<9.2e} vs {:>14.7e} ±{:<9.2e} |diff| {:.2e} {} {:.2e}",
+            self.probe,
+            self.a,
+            self.a_err,
+            self.b,
+            self.b_err,
+            (self.a - self.b).abs(),
+            if self.passed() { "<=" } else { ">" },
+            self.allowed
+        )
+    }
+}
+
+/// The judgement of [`compare`].
+#[derive(Clone, Debug)]
+pub enum Verdict {
+    /// Every probe agreed. `notes` say why a side was sampled rather than integrated.
+    Equal {
+        method: Method,
+        checks: Vec<Check>,
+        notes: Vec<String>,
+    },
+    /// Some probe disagreed beyond its tolerance (the failing checks print `>`).
+    Different {
+        method: Method,
+        checks: Vec<Check>,
+        notes: Vec<String>,
+    },
+    /// Neither method could judge; `why` says what stopped it.
+    Unknown { why: String },
+}
+
+impl Verdict {
+    pub fn is_equal(&self) -> bool {
+        matches!(self, Verdict::Equal { .. })
+    }
+
+    pub fn is_different(&self) -> bool {
+        matches!(self, Verdict::Different { .. })
+    }
+
+    /// A one-word name: `equal`, `different` or `unknown`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Verdict::Equal { .. } => "equal",
+            Verdict::Different { .. } => "different",
+            Verdict::Unknown { .. } => "unknown",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verdict::Equal {
+                method,
+                checks,
+                notes,
+            }
+            | Verdict::Different {
+                method,
+                checks,
+                notes,
+            } => {
+                write!(f, "{} (by {method})", self.kind())?;
+                for c in checks {
+                    write!(f, "\n  {c}")?;
+                }
+                for n in notes {
+                    write!(f, "\n  note: {n}")?;
+                }
+                Ok(())
+            }
+            Verdict::Unknown { why } => write!(f, "unknown: {why}"),
+        }
+    }
+}
+
+/// The parameter types of a program `fn x1 T1: fn x2 T2: ... body`, outermost first, and
+/// the type of its body.
+pub fn parameter_types(mut ty: &Type) -> (Vec<Type>, &Type) {
+    let mut params = Vec::new();
+    while let Type::Fun(p, r) = ty {
+        params.push((**p).clone());
+        ty = r;
+    }
+    (params, ty)
+}
+
+/// Random arguments for a program of type `ty` (`T1 -> T2 -> ... -> R`), one per
+/// parameter: real from normal(0, 2), prob uniform in (0.1, 4), nat in 0..6, int in
+/// -5..=5, bool and unit, arrays of 0 to 4 such elements, pairs, either and maybe.
+/// `Err` names a parameter type that has no random values (functions, measures).
+pub fn random_args(ty: &Type, rng: &mut Rng) -> Result<Vec<Value>, String> {
+    let (params, _) = parameter_types(ty);
+    params
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            random_value(t, rng, 0).ok_or_else(|| {
+                format!(
+                    "parameter {} has type {t}, which has no random values",
+                    i + 1
+                )
+            })
+        })
+        .collect()
+}
+
+/// Nesting of random values beyond which arrays are empty (types are finite, but a type
+/// can be deep).
+const MAX_VALUE_DEPTH: usize = 8;
+
+/// A random value of type `t` (see [`random_args`]); `None` for function and measure types.
+pub fn random_value(t: &Type, rng: &mut Rng, depth: usize) -> Option<Value> {
+    Some(match t {
+        Type::Real => Value::Real(2.0 * rng.normal()),
+        Type::Prob => Value::prob(0.1 + 3.9 * rng.uniform_open()),
+        Type::Nat => Value::Nat(rng.below(6)),
+        // below(11) < 11, so the cast and the shift stay in range
+        Type::Int => Value::Int(rng.below(11) as i64 - 5),
+        Type::Bool => Value::Bool(rng.below(2) == 1),
+        Type::Unit => Value::Unit,
+        Type::Array(e) => {
+            let n = if depth >= MAX_VALUE_DEPTH {
+                0
+            } else {
+                rng.below(5)
+            };
+            let mut xs = Vec::new();
+            for _ in 0..n {
+                xs.push(random_value(e, rng, depth + 1)?);
+            }
+            Value::array(xs)
+        }
+        Type::Pair(a, b) => Value::pair(
+            random_value(a, rng, depth + 1)?,
+            random_value(b, rng, depth + 1)?,
+        ),
+        Type::Either(a, b) => {
+            if rng.below(2) == 0 {
+                Value::Left(random_value(a, rng, depth + 1)?.into())
+            } else {
+                Value::Right(random_value(b, rng, depth + 1)?.into())
+            }
+        }
+        Type::Maybe(a) => {
+            if rng.below(3) == 0 {
+                Value::Nothing
+            } else {
+                Value::Just(random_value(a, rng, depth + 1)?.into())
+            }
+        }
+        Type::Measure(_) | Type::Fun(..) => return None,
+    })
+}
+
+/// The two projections `(f, g)` of a data value: weighted sums of its numeric leaves in
+/// order (booleans and the tags of `either`/`maybe` count 0/1, an array's size is a leaf
+/// before its elements), leaf `k` (from 1) weighing `k` in `f` and `(-1)^k / k` in `g`,
+/// so that no two leaves weigh alike in both and the means of different components cannot
+/// cancel out in both. `None` for a value holding functions or measures.
+pub fn fingerprints(v: &Value) -> Option<(f64, f64)> {
+    struct Acc {
+        k: f64,
+        f: f64,
+        g: f64,
+    }
+    impl Acc {
+        fn leaf(&mut self, x: f64) {
+            self.f += self.k * x;
+            let sign = if self.k % 2.0 == 0.0 { 1.0 } else { -1.0 };
+            self.g += sign * x / self.k;
+            self.k += 1.0;
+        }
+    }
+    // an explicit stack: values may be deep (arrays of arrays of pairs...)
+    let mut acc = Acc {
+        k: 1.0,
+        f: 0.0,
+        g: 0.0,
+    };
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Nat(_) | Value::Int(_) | Value::Prob(_) | Value::Real(_) => {
+                acc.leaf(v.as_f64()?);
+            }
+            Value::Bool(b) => acc.leaf(f64::from(u8::from(*b))),
+            Value::Unit => {}
+            Value::Pair(p) => {
+                stack.push(&p.1);
+                stack.push(&p.0);
+            }
+            Value::Left(x) => {
+                acc.leaf(0.0);
+                stack.push(x);
+            }
+            Value::Right(x) => {
+                acc.leaf(1.0);
+                stack.push(x);
+            }
+            Value::Just(x) => {
+                acc.leaf(1.0);
+                stack.push(x);
+            }
+            Value::Nothing => acc.leaf(0.0),
+            Value::Array(xs) => {
+                acc.leaf(xs.len() as f64);
+                stack.extend(xs.iter().rev());
+            }
+            Value::Closure(_) | Value::Measure(_) => return None,
+        }
+    }
+    Some((acc.f, acc.g))
+}
+
+/// An outcome the probes cannot see (a function or measure inside it).
+fn opaque_outcome() -> EvalError {
+    EvalError::BadArgument {
+        op: "compare".to_string(),
+        reason: "an outcome holds a function or a measure, which the probes cannot see".to_string(),
+    }
+}
+
+fn probe_value(p: Probe, v: &Value) -> EvalResult<f64> {
+    if p == Probe::Mass {
+        return Ok(1.0);
+    }
+    let (f, g) = fingerprints(v).ok_or_else(opaque_outcome)?;
+    Ok(p.at(f, g))
+}
+
+/// What one side's measure integrated to: per probe, a value and its uncertainty.
+struct Side {
+    /// Quadrature (exact up to `err`) or sampling (`err` is a standard error).
+    sampled: bool,
+    values: Vec<(f64, f64)>,
+    /// Why quadrature was not used, if it was not.
+    note: Option<String>,
+}
+
+/// Does `a` equal `b` on `args` (one value per `fn` parameter of both terms)? See the
+/// module doc for the method. Terms of different types are [`Verdict::Different`] with no
+/// checks.
+pub fn compare(
+    store: &Store,
+    a: TermId,
+    b: TermId,
+    args: &[Value],
+    config: &CompareConfig,
+) -> Verdict {
+    let (ta, tb) = (store.ty(a), store.ty(b));
+    if ta != tb {
+        return Verdict::Different {
+            method: Method::Value,
+            checks: Vec::new(),
+            notes: vec![format!("the types differ: {ta} and {tb}")],
+        };
+    }
+    let (params, _) = parameter_types(ta);
+    if params.len() != args.len() {
+        return Verdict::Unknown {
+            why: format!(
+                "the programs take {} arguments, {} were given",
+                params.len(),
+                args.len()
+            ),
+        };
+    }
+    let eval_config = EvalConfig {
+        max_depth: config.max_depth,
+        ..EvalConfig::default()
+    };
+    let apply = |t: TermId| -> EvalResult<Value> {
+        let mut it = Interp::new(store, eval_config.clone());
+        let f = it.eval(t, &Env::new())?;
+        it.apply_args(&f, args)
+    };
+    let va = match apply(a) {
+        Ok(v) => v,
+        Err(e) => return unknown("the first program", &e),
+    };
+    let vb = match apply(b) {
+        Ok(v) => v,
+        Err(e) => return unknown("the second program", &e),
+    };
+    compare_values(store, &va, &vb, config)
+}
+
+fn unknown(which: &str, e: &EvalError) -> Verdict {
+    Verdict::Unknown {
+        why: format!("{which} could not be evaluated: {e}"),
+    }
+}
+
+/// [`compare`] on two values already computed (measures, or plain data).
+pub fn compare_values(store: &Store, va: &Value, vb: &Value, config: &CompareConfig) -> Verdict {
+    match (va, vb) {
+        (Value::Measure(_), Value::Measure(_)) => {}
+        (Value::Measure(_), _) | (_, Value::Measure(_)) => {
+            return Verdict::Different {
+                method: Method::Value,
+                checks: Vec::new(),
+                notes: vec!["one is a measure, the other is not".to_string()],
+            }
+        }
+        _ => return compare_data(va, vb, config),
+    }
+    let sa = match integrate_side(store, va, config, config.seed) {
+        Ok(s) => s,
+        Err(why) => {
+            return Verdict::Unknown {
+                why: format!("the first measure: {why}"),
+            }
+        }
+    };
+    let sb = match integrate_side(store, vb, config, stream_for_b(config.seed)) {
+        Ok(s) => s,
+        Err(why) => {
+            return Verdict::Unknown {
+                why: format!("the second measure: {why}"),
+            }
+        }
+    };
+    judge(&sa, &sb, config)
+}
+
+/// The seed of side `b`'s sampler: a different stream from side `a`'s, so that a term
+/// compared with itself is judged on independent draws.
+fn stream_for_b(seed: u64) -> u64 {
+    let mut s = seed ^ 0x5851_f42d_4c95_7f2d;
+    crate::rng::splitmix64(&mut s)
+}
+
+/// Two data values (not measures): equal in shape, numbers within `rel_tol`.
+fn compare_data(va: &Value, vb: &Value, config: &CompareConfig) -> Verdict {
+    let (Some((fa, ga)), Some((fb, gb))) = (fingerprints(va), fingerprints(vb)) else {
+        return Verdict::Unknown {
+            why: "the values are functions (or hold functions or measures)".to_string(),
+        };
+    };
+    let close = |x: f64, y: f64| {
+        x == y || (x - y).abs() <= config.rel_tol * x.abs().max(y.abs()).max(1e-300)
+    };
+    let check = |probe, x: f64, y: f64| Check {
+        probe,
+        a: x,
+        a_err: 0.0,
+        b: y,
+        b_err: 0.0,
+        allowed: if x == y {
+            0.0
+        } else {
+            config.rel_tol * x.abs().max(y.abs())
+        },
+    };
+    let checks = vec![check("f", fa, fb), check("g", ga, gb)];
+    let notes = Vec::new();
+    if same_shape(va, vb, &close) {
+        Verdict::Equal {
+            method: Method::Value,
+            checks,
+            notes,
+        }
+    } else {
+        Verdict::Different {
+            method: Method::Value,
+            checks,
+            notes,
+        }
+    }
+}
+
+/// Structural equality of data values with numbers compared by `close` (iterative: values
+/// may be deep).
+fn same_shape(a: &Value, b: &Value, close: &dyn Fn(f64, f64) -> bool) -> bool {
+    let mut stack = vec![(a, b)];
+    while let Some((a, b)) = stack.pop() {
+        match (a, b) {
+            (Value::Nat(_), Value::Nat(_))
+            | (Value::Int(_), Value::Int(_))
+            | (Value::Prob(_), Value::Prob(_))
+            | (Value::Real(_), Value::Real(_)) => match (a.as_f64(), b.as_f64()) {
+                (Some(x), Some(y)) if close(x, y) => {}
+                _ => return false,
+            },
+            (Value::Bool(x), Value::Bool(y)) if x == y => {}
+            (Value::Unit, Value::Unit) | (Value::Nothing, Value::Nothing) => {}
+            (Value::Pair(p), Value::Pair(q)) => {
+                stack.push((&p.0, &q.0));
+                stack.push((&p.1, &q.1));
+            }
+            (Value::Left(x), Value::Left(y))
+            | (Value::Right(x), Value::Right(y))
+            | (Value::Just(x), Value::Just(y)) => stack.push((x, y)),
+            (Value::Array(xs), Value::Array(ys)) if xs.len() == ys.len() => {
+                stack.extend(xs.iter().zip(ys.iter()));
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// Integrate every probe against one measure: by quadrature if its budget allows, else by
+/// sampling. `Err` says why neither worked.
+fn integrate_side(
+    store: &Store,
+    m: &Value,
+    config: &CompareConfig,
+    seed: u64,
+) -> Result<Side, String> {
+    let quad_why = if config.quad_evals == 0 {
+        "quadrature disabled".to_string()
+    } else {
+        match quadrature(store, m, config) {
+            Ok(side) => return Ok(side),
+            Err(e) => format!("quadrature: {e}"),
+        }
+    };
+    if config.samples == 0 {
+        return Err(format!("{quad_why}; sampling disabled"));
+    }
+    let mut side =
+        sampling(store, m, config, seed).map_err(|e| format!("{quad_why}; sampling: {e}"))?;
+    side.note = Some(quad_why);
+    Ok(side)
+}
+
+/// The largest error estimate of a probe's quadrature, relative to its value plus the mass,
+/// that still counts as converged.
+const QUAD_MAX_REL_ERR: f64 = 1e-5;
+
+fn quadrature(store: &Store, m: &Value, config: &CompareConfig) -> Result<Side, String> {
+    let eval_config = EvalConfig {
+        max_depth: config.max_depth,
+        max_integrand_evals: config.quad_evals,
+        quad: config.quad,
+        ..EvalConfig::default()
+    };
+    let mut values = Vec::with_capacity(PROBES.len());
+    for p in PROBES {
+        let mut it = Interp::new(store, eval_config.clone());
+        let e = it
+            .expect(m, &|_, v| probe_value(p, v))
+            .map_err(|e| e.to_string())?;
+        if !(e.value.is_finite() && e.error.is_finite()) {
+            return Err(format!("{} is not finite ({})", p.name(), e.value));
+        }
+        // an integral that did not converge reports a large error, which would widen the
+        // tolerance until anything passes: sample instead
+        let mass = values.first().map_or(e.value, |m: &(f64, f64)| m.0);
+        if e.error > QUAD_MAX_REL_ERR * (e.value.abs() + mass.abs()) {
+            return Err(format!(
+                "{} did not converge ({:e} ± {:e})",
+                p.name(),
+                e.value,
+                e.error
+            ));
+        }
+        values.push((e.value, e.error));
+    }
+    Ok(Side {
+        sampled: false,
+        values,
+        note: None,
+    })
+}
+
+fn sampling(store: &Store, m: &Value, config: &CompareConfig, seed: u64) -> Result<Side, String> {
+    let eval_config = EvalConfig {
+        max_depth: config.max_depth,
+        ..EvalConfig::default()
+    };
+    let mut it = Interp::new(store, eval_config);
+    let mut rng = Rng::seed_from_u64(seed);
+    let k = PROBES.len();
+    let (mut sum, mut sum2) = (vec![0.0f64; k], vec![0.0f64; k]);
+    let (mut w_sum, mut w2_sum) = (0.0f64, 0.0f64);
+    for _ in 0..config.samples {
+        let (v, lw) = it.sample(m, &mut rng).map_err(|e| e.to_string())?;
+        if lw == f64::NEG_INFINITY {
+            continue;
+        }
+        let w = lw.exp();
+        if !w.is_finite() {
+            return Err(format!("a draw has weight {w}"));
+        }
+        w_sum += w;
+        w2_sum += w * w;
+        let (f, g) = fingerprints(&v).ok_or_else(|| opaque_outcome().to_string())?;
+        for (i, p) in PROBES.iter().enumerate() {
+            let x = w * p.at(f, g);
+            sum[i] += x;
+            sum2[i] += x * x;
+        }
+    }
+    let n = config.samples as f64;
+    let values = sum
+        .iter()
+        .zip(&sum2)
+        .map(|(s, s2)| {
+            let mean = s / n;
+            let var = (s2 / n - mean * mean).max(0.0);
+            // the standard error of the mean, with n - 1 for an unbiased variance
+            (mean, (var * n / (n - 1.0).max(1.0)).sqrt() / n.sqrt())
+        })
+        .collect::<Vec<_>>();
+    if values
+        .iter()
+        .any(|(v, e)| !(v.is_finite() && e.is_finite()))
+    {
+        return Err("an estimate is not finite".to_string());
+    }
+    let ess = if w2_sum > 0.0 {
+        w_sum * w_sum / w2_sum
+    } else {
+        0.0
+    };
+    if w_sum > 0.0 && ess < config.min_ess {
+        return Err(format!(
+            "the weights are too uneven to judge (effective sample size {ess:.1} of {n})"
+        ));
+    }
+    Ok(Side {
+        sampled: true,
+        values,
+        note: None,
+    })
+}
+
+/// Compare two integrated sides probe by probe.
+fn judge(a: &Side, b: &Side, config: &CompareConfig) -> Verdict {
+    let method = match (a.sampled, b.sampled) {
+        (false, false) => Method::Quadrature,
+        (true, true) => Method::Sampling,
+        _ => Method::QuadratureAndSampling,
+    };
+    // quadrature errors are estimates, not bounds: allow ten times them
+    let quad_slack = |s: &Side, e: f64| if s.sampled { 0.0 } else { 10.0 * e };
+    let mass = a.values[0].0.abs().max(b.values[0].0.abs());
+    let mut checks = Vec::with_capacity(PROBES.len());
+    for (i, p) in PROBES.iter().enumerate() {
+        let ((x, ex), (y, ey)) = (a.values[i], b.values[i]);
+        let se = |s: &Side, e: f64| if s.sampled { e } else { 0.0 };
+        let (sa, sb) = (se(a, ex), se(b, ey));
+        let sampled = config.sigmas * (sa * sa + sb * sb).sqrt();
+        // relative to the larger value, with a floor relative to the mass so that a probe
+        // whose value is 0 (an even function's mean) is not held to 0 exactly; it also
+        // absorbs rounding where a sampled side is deterministic (standard error 0)
+        let exact = config.rel_tol * (x.abs().max(y.abs()) + 1e-3 * mass);
+        let allowed = sampled + exact + quad_slack(a, ex) + quad_slack(b, ey);
+        checks.push(Check {
+            probe: p.name(),
+            a: x,
+            a_err: ex,
+            b: y,
+            b_err: ey,
+            allowed,
+        });
+    }
+    let notes = [("first", a), ("second", b)]
+        .iter()
+        .filter_map(|(which, s)| {
+            s.note
+                .as_ref()
+                .map(|n| format!("the {which} measure was sampled ({n})"))
+        })
+        .collect();
+    if checks.iter().all(Check::passed) {
+        Verdict::Equal {
+            method,
+            checks,
+            notes,
+        }
+    } else {
+        Verdict::Different {
+            method,
+            checks,
+            notes,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use slic_algebra::front;
+
+    /// The expected kind of verdict, and for `Equal` the method.
+    #[derive(Debug)]
+    enum Want {
+        Equal(Method),
+        /// Equal by whichever method the budgets allow.
+        Same,
+        Different,
+        Unknown,
+    }
+
+    fn run(a: &str, b: &str, args: &str, config: &CompareConfig) -> Verdict {
+        let mut store = Store::new();
+        let ta = front::load(&mut store, a).expect("a loads");
+        let tb = front::load(&mut store, b).expect("b loads");
+        let j: serde_json::Value = serde_json::from_str(args).expect("json args");
+        let (params, _) = parameter_types(store.ty(ta));
+        let vals = match j {
+            serde_json::Value::Array(xs) => xs
+                .iter()
+                .zip(&params)
+                .map(|(x, t)| crate::json::value_from_json(x, t).expect("arg"))
+                .collect::<Vec<_>>(),
+            _ => panic!("args must be an array"),
+        };
+        compare(&store, ta, tb, &vals, config)
+    }
+
+    fn check_with(a: &str, b: &str, args: &str, config: &CompareConfig, want: Want) {
+        let v = run(a, b, args, config);
+        let ok = match (&want, &v) {
+            (Want::Equal(m), Verdict::Equal { method, .. }) => m == method,
+            (Want::Same, Verdict::Equal { .. }) => true,
+            (Want::Different, Verdict::Different { .. }) => true,
+            (Want::Unknown, Verdict::Unknown { .. }) => true,
+            _ => false,
+        };
+        assert!(ok, "{a}\n  vs\n{b}\nwant {want:?}, got {v}");
+    }
+
+    fn check(a: &str, b: &str, args: &str, want: Want) {
+        check_with(a, b, args, &CompareConfig::default(), want);
+    }
+
+    fn sampling_only() -> CompareConfig {
+        CompareConfig {
+            quad_evals: 0,
+            ..CompareConfig::default()
+        }
+    }
+
+    use Method::{Quadrature, QuadratureAndSampling, Sampling};
+
+    #[test]
+    fn spreads_weights_and_means_are_told_apart_by_quadrature() {
+        check("normal(0, 1)", "normal(0, 2)", "[]", Want::Different);
+        check(
+            "normal(0, 1)",
+            "normal(0, 1)",
+            "[]",
+            Want::Equal(Quadrature),
+        );
+        check(
+            "fn m real: weight(1/2, normal(m, 1))",
+            "fn m real: weight(1/3, normal(m, 1))",
+            "[0.5]",
+            Want::Different,
+        );
+        check(
+            "fn m real: normal(m, 1)",
+            "fn m real: normal(m + 1/1000, 1)",
+            "[0.5]",
+            Want::Different,
+        );
+        // the same law written differently
+        check(
+            "x <~ normal(0, 1)\nreturn 2 * x + 1",
+            "normal(1, 2)",
+            "[]",
+            Want::Equal(Quadrature),
+        );
+        check(
+            "weight(2, uniform(3, 7))",
+            "x <~ lebesgue(-∞, ∞)\nweight(if 3 < x && x < 7: 1/2 else: 0, return x)",
+            "[]",
+            Want::Equal(Quadrature),
+        );
+        check(
+            "categorical([1/4, 3/4])",
+            "categorical([1, 3])",
+            "[]",
+            Want::Equal(Quadrature),
+        );
+        check(
+            "categorical([1/4, 3/4])",
+            "categorical([3, 1])",
+            "[]",
+            Want::Different,
+        );
+    }
+
+    #[test]
+    fn spreads_and_weights_are_told_apart_by_sampling() {
+        let s = sampling_only();
+        check_with("normal(0, 1)", "normal(0, 2)", "[]", &s, Want::Different);
+        check_with(
+            "normal(0, 1)",
+            "normal(0, 1)",
+            "[]",
+            &s,
+            Want::Equal(Sampling),
+        );
+        check_with(
+            "fn m real: weight(1/2, normal(m, 1))",
+            "fn m real: weight(1/3, normal(m, 1))",
+            "[0.5]",
+            &s,
+            Want::Different,
+        );
+        check_with(
+            "x <~ gamma(2, 1)\nreturn x",
+            "x <~ gamma(1, 2)\nreturn x",
+            "[]",
+            &s,
+            Want::Different,
+        );
+    }
+
+    #[test]
+    fn a_plate_beyond_quadrature_is_sampled() {
+        let a = "fn n nat:\nxs <~ plate i of n: normal(0, 1)\nweight(exp(xs[0]), return xs)";
+        let b = "fn n nat:\nxs <~ plate i of n: normal(0, 1)\nweight(exp(xs[0]) * 6/5, return xs)";
+        check(a, a, "[6]", Want::Equal(Sampling));
+        check(a, b, "[6]", Want::Different);
+    }
+
+    #[test]
+    fn a_quadrature_side_meets_a_sampled_side() {
+        // the lebesgue side can only be integrated, the plate side only sampled
+        let a = "x <~ lebesgue(-∞, ∞)\nweight(exp(-x * x / 2) / sqrt(2 * pi), return (x, x))";
+        let b = "xs <~ plate i of 6: normal(0, 1)\nreturn (xs[0], xs[0])";
+        check(a, b, "[]", Want::Equal(QuadratureAndSampling));
+        let c = "xs <~ plate i of 6: normal(0, 3/2)\nreturn (xs[0], xs[0])";
+        check(a, c, "[]", Want::Different);
+    }
+
+    #[test]
+    fn joint_laws_with_equal_marginals_are_told_apart() {
+        // case 1: y and z share the latent x (covariance 1); independent draws do not
+        let shared =
+            "fn mu real:\nx <~ normal(mu, 1)\ny <~ normal(x, 1)\nz <~ normal(x, 1)\nreturn [y, z]";
+        let solved = "fn mu real:\ny <~ normal(mu, sqrt(2))\nz <~ normal((mu + y) / 2, sqrt(6) / 2)\nreturn [y, z]";
+        let independent =
+            "fn mu real:\ny <~ normal(mu, sqrt(2))\nz <~ normal(mu, sqrt(2))\nreturn [y, z]";
+        check(shared, solved, "[0.5]", Want::Same);
+        check(shared, independent, "[0.5]", Want::Different);
+        // the same pair in the other order
+        let swapped =
+            "fn mu real:\nx <~ normal(mu, 1)\ny <~ normal(x, 1)\nz <~ normal(x, 2)\nreturn (y, z)";
+        let swapped2 =
+            "fn mu real:\nx <~ normal(mu, 1)\ny <~ normal(x, 2)\nz <~ normal(x, 1)\nreturn (y, z)";
+        check(swapped, swapped2, "[0.5]", Want::Different);
+    }
+
+    #[test]
+    fn mixtures_compare_as_sums() {
+        check(
+            "normal(0, 1) <|> weight(2, normal(3, 1))",
+            "weight(2, normal(3, 1)) <|> normal(0, 1)",
+            "[]",
+            Want::Equal(Quadrature),
+        );
+        check(
+            "normal(0, 1) <|> normal(3, 1)",
+            "weight(2, normal(3/2, 1))",
+            "[]",
+            Want::Different,
+        );
+        check(
+            "reject. measure(real)",
+            "weight(0, normal(0, 1))",
+            "[]",
+            Want::Equal(Quadrature),
+        );
+    }
+
+    #[test]
+    fn values_are_compared_as_values() {
+        check(
+            "fn x real: x * 2",
+            "fn x real: x + x",
+            "[1.5]",
+            Want::Equal(Method::Value),
+        );
+        check(
+            "fn x real: x * 2",
+            "fn x real: x + 1",
+            "[1.5]",
+            Want::Different,
+        );
+        check(
+            "fn x real: (x, [x, 1])",
+            "fn x real: (x, [x])",
+            "[1.5]",
+            Want::Different,
+        );
+        check(
+            "fn x real: x * 2",
+            "fn x real: x + x",
+            "[2]",
+            Want::Equal(Method::Value),
+        );
+    }
+
+    #[test]
+    fn what_cannot_be_judged_is_unknown() {
+        // infinite mass: neither quadrature nor sampling
+        check("lebesgue(-∞, ∞)", "lebesgue(-∞, ∞)", "[]", Want::Unknown);
+        // a failing evaluation
+        check(
+            "fn x real: return real2prob(x)",
+            "fn x real: return real2prob(x)",
+            "[-1]",
+            Want::Unknown,
+        );
+        // wrong number of arguments
+        check(
+            "fn x real: normal(x, 1)",
+            "fn x real: normal(x, 1)",
+            "[]",
+            Want::Unknown,
+        );
+        // functions as values
+        check(
+            "fn x real: fn y real: x + y",
+            "fn x real: fn y real: y + x",
+            "[1]",
+            Want::Unknown,
+        );
+    }
+
+    #[test]
+    fn degenerate_importance_weights_are_not_trusted() {
+        // a narrow likelihood far in the prior's tail: a handful of the 20,000 draws carry
+        // all the weight, so standard errors would mean nothing
+        let peaked = "x <~ normal(0, 1)\nweight(exp(-(x - 4) ^ 2 * 5000), return x)";
+        check_with(peaked, peaked, "[]", &sampling_only(), Want::Unknown);
+        // quadrature handles it
+        check(peaked, peaked, "[]", Want::Equal(Quadrature));
+    }
+
+    #[test]
+    fn an_integral_that_did_not_converge_is_not_trusted() {
+        // ∫ x^-0.99 over (0, 1) is 100; quadrature stops near 94 with a large error
+        // estimate, which must not become a tolerance wide enough to call these equal
+        check(
+            "x <~ lebesgue(0, 1)\nweight(real2prob(x) ** (-99/100), return x)",
+            "x <~ lebesgue(0, 1)\nweight(real2prob(x) ** (-99/100) * 101/100, return x)",
+            "[]",
+            Want::Unknown,
+        );
+    }
+
+    #[test]
+    fn different_types_are_different() {
+        check("normal(0, 1)", "return 1", "[]", Want::Different);
+    }
+
+    #[test]
+    fn random_args_have_the_parameter_types() {
+        let ty = Type::fun(
+            Type::Real,
+            Type::fun(
+                Type::Prob,
+                Type::fun(
+                    Type::Nat,
+                    Type::fun(
+                        Type::array(Type::pair(Type::Int, Type::Bool)),
+                        Type::measure(Type::Real),
+                    ),
+                ),
+            ),
+        );
+        let mut rng = Rng::seed_from_u64(3);
+        let mut sizes = std::collections::BTreeSet::new();
+        for _ in 0..200 {
+            let args = random_args(&ty, &mut rng).expect("data types");
+            assert_eq!(args.len(), 4);
+            assert!(matches!(args[0], Value::Real(_)));
+            let Value::Prob(l) = args[1] else {
+                panic!("prob")
+            };
+            assert!((0.1..4.0).contains(&l.exp()), "{}", l.exp());
+            let Value::Nat(n) = args[2] else {
+                panic!("nat")
+            };
+            assert!(n < 6);
+            let Value::Array(xs) = &args[3] else {
+                panic!("array")
+            };
+            sizes.insert(xs.len());
+            for x in xs.iter() {
+                let Value::Pair(p) = x else { panic!("pair") };
+                assert!(matches!(p.0, Value::Int(i) if (-5..=5).contains(&i)));
+                assert!(matches!(p.1, Value::Bool(_)));
+            }
+        }
+        assert_eq!(sizes.len(), 5, "array sizes 0..5 all occur: {sizes:?}");
+        let f = Type::fun(Type::fun(Type::Nat, Type::Nat), Type::measure(Type::Nat));
+        assert!(random_args(&f, &mut rng).is_err());
+    }
+
+    #[test]
+    fn fingerprints_weigh_leaves_apart() {
+        let v = |a: f64, b: f64| Value::pair(Value::Real(a), Value::Real(b));
+        let (f1, g1) = fingerprints(&v(1.0, 2.0)).expect("data");
+        let (f2, g2) = fingerprints(&v(2.0, 1.0)).expect("data");
+        assert_eq!((f1, f2), (5.0, 4.0));
+        assert!(g1 != g2);
+        // an array's size is a leaf
+        let e = fingerprints(&Value::array(vec![])).expect("data");
+        let z = fingerprints(&Value::array(vec![Value::Real(0.0)])).expect("data");
+        assert!(e != z);
+    }
+}

@@ -1,0 +1,925 @@
+//! Step 2 of the simplifier, `improve`: rewrite each term of a [`Lin`] strategically,
+//! every rewrite keeping `Σ ∫ [guards] Π factors · h(result)` unchanged for every `h`.
+//!
+//! In order:
+//! 1. normalise: structural reductions, factors and guards canonical under what the binds
+//!    and guards say of the variables (a beta draw lies in `(0, 1)`, so
+//!    `p + real2prob(1 - p)` is 1); constant factors multiplied into one; a zero factor or
+//!    a false guard drops the term (`weight(0, m)` is `reject`).
+//! 2. finite discrete binds (`categorical` over a literal array with a provably positive
+//!    total) are summed out: one term per value, weighted by its probability.
+//! 3. latent variables (not in the result, not needed by an opaque draw) are integrated
+//!    out: their base opened into lebesgue/counting and a density factor (later draws
+//!    that depend on them opened too), the factors and guards that mention them handed
+//!    to `slic_holonomic::integrate`/`sum` over the support the guards give; on success
+//!    they are replaced by the integral. A draw no factor depends on is dropped (its
+//!    mass is 1). Fubini: all integrands are non-negative, so binds may be integrated in
+//!    any order as long as a base does not mention a variable bound later.
+//! 4. change of variable: a result `a·x + b` (a a non-zero rational, x the last
+//!    continuous draw) is drawn as `t = a·x + b` when that lets another variable be
+//!    integrated out (case 10: the sum of two exponentials).
+//! 5. terms equal up to a constant factor merge (their weights add).
+//!
+//! A step that fails leaves the term as it was and leaves a note (why a latent variable
+//! stayed); the deadline is checked between steps.
+
+use rustc_hash::FxHashMap;
+
+use slic_algebra::assume::{Context, Tri};
+use slic_algebra::{canon, cond, Coercion, Node, Prim, Store, TermId, Type, VarId};
+
+use super::lin::{Base, Factor, LTerm, Lin, Origin};
+use super::support::{self, Interval};
+use super::{prepare, terms, Simp};
+
+/// The most values a finite discrete variable is summed out over.
+const SPLIT_MAX: usize = 32;
+
+/// How many nested discrete variables one term is split over.
+const SPLIT_DEPTH: usize = 16;
+
+/// How many times `improve` revisits a sum (each round removes a bind or stops).
+const MAX_ROUNDS: usize = 64;
+
+impl Simp<'_> {
+    /// What the binds (and, with `with_guards`, the guards) of `t` say of its variables.
+    pub(crate) fn facts(&mut self, t: &LTerm, with_guards: bool) -> Context {
+        let mut ctx = Context::new();
+        for b in &t.binds {
+            for f in self.base_facts(b.var, &b.base) {
+                ctx = ctx.with_condition(f, true);
+            }
+        }
+        if with_guards {
+            for &g in &t.guards {
+                ctx = ctx.with_condition(g, true);
+            }
+        }
+        ctx
+    }
+
+    /// The conditions a draw of `x` from `base` satisfies (`lo < x`, `x < hi`).
+    pub(crate) fn base_facts(&mut self, x: VarId, base: &Base) -> Vec<TermId> {
+        let iv = match self.base_interval(x, base) {
+            Some(iv) => iv,
+            None => return Vec::new(),
+        };
+        let xt = self.store.var_term(x);
+        let mut out = Vec::new();
+        let strict = if iv.discrete { Prim::Le } else { Prim::Lt };
+        if let Some(lo) = iv.lo {
+            out.push(terms::compare(self.store, strict, lo, xt));
+        }
+        if let Some(hi) = iv.hi {
+            out.push(terms::compare(self.store, Prim::Lt, xt, hi));
+        }
+        out
+    }
+
+    /// The interval a base ranges over (`None` for opaque measures).
+    pub(crate) fn base_interval(&mut self, x: VarId, base: &Base) -> Option<Interval> {
+        match base {
+            Base::Lebesgue { lo, hi } => Some(Interval {
+                discrete: false,
+                lo: *lo,
+                hi: *hi,
+            }),
+            Base::Counting { lo, hi } => Some(Interval {
+                discrete: true,
+                lo: *lo,
+                hi: *hi,
+            }),
+            Base::Prim(d) => match self.dens.open(self.store, *d, x) {
+                Some((b @ (Base::Lebesgue { .. } | Base::Counting { .. }), _)) => {
+                    self.base_interval(x, &b)
+                }
+                _ => None,
+            },
+            Base::Opaque(_) => None,
+        }
+    }
+
+    /// Step 1 on every term; zero terms dropped.
+    pub(crate) fn normalise_all(&mut self, lin: Lin) -> Lin {
+        lin.into_iter().filter_map(|t| self.normalise(t)).collect()
+    }
+
+    /// Step 1 (see the module doc); `None` when the term is zero.
+    pub(crate) fn normalise(&mut self, mut t: LTerm) -> Option<LTerm> {
+        for b in &mut t.binds {
+            let store = &mut *self.store;
+            b.base = b.base.map(&mut |x| {
+                let x = prepare::reduce(store, x);
+                canon::canonicalize(store, &Context::new(), x)
+            });
+        }
+        let ctx0 = self.facts(&t, false);
+        let mut guards: Vec<TermId> = Vec::new();
+        for &g in &t.guards {
+            let g = prepare::reduce(self.store, g);
+            let g = self.refine(g, &ctx0);
+            let g = cond::canonical(self.store, &ctx0, g);
+            let parts = match self.store.node(g) {
+                Node::Bool(true) => continue,
+                Node::Bool(false) => return None,
+                Node::Prim(Prim::And, xs) => xs.clone(),
+                _ => vec![g],
+            };
+            for p in parts {
+                if !guards.contains(&p) {
+                    guards.push(p);
+                }
+            }
+        }
+        // a factor `if c: a else: 0` is the guard c and the factor a
+        let mut moved = false;
+        for f in &mut t.factors {
+            if let Some((c, a)) = guarded_factor(self.store, f.term) {
+                let c = cond::canonical(self.store, &ctx0, c);
+                if !guards.contains(&c) {
+                    guards.push(c);
+                }
+                *f = Factor::other(a);
+                moved = true;
+            }
+        }
+        t.guards = guards;
+        if moved || self.narrow(&mut t, &ctx0) {
+            return self.normalise(t);
+        }
+        let ctx = self.facts(&t, true);
+        let bound = t.bound_vars();
+        let mut constant: Vec<TermId> = Vec::new();
+        let mut factors: Vec<Factor> = Vec::new();
+        for f in &t.factors {
+            let x = prepare::reduce(self.store, f.term);
+            let x = self.refine(x, &ctx);
+            let x = canon::canonicalize(self.store, &ctx, x);
+            match terms::lit_value(self.store, x) {
+                Some(v) if v.is_zero() => return None,
+                Some(v) if v.is_one() => continue,
+                _ => {}
+            }
+            if terms::mentions_any(self.store, x, &bound) {
+                // a prior's density canonicalised is still that density
+                factors.push(Factor {
+                    term: x,
+                    origin: f.origin,
+                });
+            } else {
+                constant.push(x);
+            }
+        }
+        if !constant.is_empty() {
+            let c = terms::product(self.store, constant);
+            let c = canon::canonicalize(self.store, &Context::new(), c);
+            match terms::lit_value(self.store, c) {
+                Some(v) if v.is_zero() => return None,
+                Some(v) if v.is_one() => {}
+                _ => factors.insert(0, Factor::other(c)),
+            }
+        }
+        t.factors = factors;
+        let r = prepare::reduce(self.store, t.result);
+        t.result = canon::canonicalize(self.store, &ctx, r);
+        Some(t)
+    }
+
+    /// Guards that bound a lebesgue or counting variable by constants become its base's
+    /// bounds; an int variable bounded below by 0 and read as `int2nat(k)` becomes a nat
+    /// one (`k = nat2int(n)`), a real one read as `real2prob(x)` a prob one, so a printed `k <~ counting; if 0 <= k: n = int2nat(k) ...`
+    /// reads back as it was written. True when `t` changed.
+    fn narrow(&mut self, t: &mut LTerm, ctx: &Context) -> bool {
+        let mut changed = false;
+        for i in 0..t.binds.len() {
+            let b = t.binds[i].clone();
+            let (discrete, lo, hi) = match b.base {
+                Base::Lebesgue { lo, hi } => (false, lo, hi),
+                Base::Counting { lo, hi } => (true, lo, hi),
+                _ => continue,
+            };
+            let x = b.var;
+            let others: Vec<VarId> = t.bound_vars().into_iter().filter(|&v| v != x).collect();
+            let (mine, rest): (Vec<TermId>, Vec<TermId>) = t.guards.iter().partition(|&&g| {
+                terms::mentions(self.store, g, x) && !terms::mentions_any(self.store, g, &others)
+            });
+            let iv = Interval { discrete, lo, hi };
+            let r = support::restrict(self.store, ctx, x, iv.clone(), &mine);
+            let moved = r.interval != iv;
+            let mut guards = rest;
+            guards.extend(r.rest);
+            let constant_lo = r
+                .interval
+                .lo
+                .and_then(|l| terms::lit_value(self.store, l))
+                .is_some_and(|v| !v.is_negative());
+            let xty = self.store.var_type(x).clone();
+            // only where the term reads x at the narrower type (`int2nat(k)`)
+            let (narrow_ty, down) = match xty {
+                Type::Int => (Type::Nat, Coercion::Int2Nat),
+                _ => (Type::Prob, Coercion::Real2Prob),
+            };
+            let xt = self.store.var_term(x);
+            let read_down = self.store.intern(Node::Coerce(down, xt), narrow_ty.clone());
+            let used = t
+                .factors
+                .iter()
+                .any(|f| terms::contains(self.store, f.term, read_down))
+                || terms::contains(self.store, t.result, read_down);
+            let narrower =
+                (constant_lo && used && matches!(xty, Type::Int | Type::Real)).then_some(narrow_ty);
+            if !moved && narrower.is_none() {
+                continue;
+            }
+            changed = true;
+            t.guards = guards;
+            t.binds[i].base = if discrete {
+                Base::Counting {
+                    lo: r.interval.lo,
+                    hi: r.interval.hi,
+                }
+            } else {
+                Base::Lebesgue {
+                    lo: r.interval.lo,
+                    hi: r.interval.hi,
+                }
+            };
+            if let Some(nty) = narrower {
+                let name = self.store.var_name(x).to_string();
+                let n = self.store.fresh_var(&name, nty);
+                let nt = self.store.var_term(n);
+                let value = terms::coerce(self.store, nt, &xty);
+                let mut map = FxHashMap::default();
+                map.insert(x, value);
+                t.binds[i].var = n;
+                t.substitute(self.store, &map);
+            }
+        }
+        changed
+    }
+
+    /// `t` with sums of prob terms containing `real2prob(e)` (e provably >= 0 under
+    /// `ctx`) added in real arithmetic, and `prob2real(real2prob(e))` read as `e` where
+    /// `e >= 0` is proved: what lets `p + real2prob(1 - p)` cancel to 1.
+    pub(crate) fn refine(&mut self, t: TermId, ctx: &Context) -> TermId {
+        let mut memo = FxHashMap::default();
+        self.refine_in(t, ctx, &mut memo, 0)
+    }
+
+    fn refine_in(
+        &mut self,
+        t: TermId,
+        ctx: &Context,
+        memo: &mut FxHashMap<TermId, TermId>,
+        depth: usize,
+    ) -> TermId {
+        if let Some(&r) = memo.get(&t) {
+            return r;
+        }
+        if depth > 2000 {
+            return t;
+        }
+        let node = self.store.node(t).clone();
+        let r = match &node {
+            Node::Coerce(Coercion::Prob2Real, inner) => {
+                let under = match *self.store.node(*inner) {
+                    Node::Coerce(Coercion::Real2Prob, e) => Some(e),
+                    _ => None,
+                };
+                match under {
+                    Some(e) if self.nonneg(e, ctx) => self.refine_in(e, ctx, memo, depth + 1),
+                    _ => self.refine_children(t, &node, ctx, memo, depth),
+                }
+            }
+            Node::Prim(Prim::Add, xs)
+                if *self.store.ty(t) == Type::Prob
+                    && xs.iter().any(|&x| has_real2prob(self.store, x)) =>
+            {
+                let lifted: Vec<TermId> = xs
+                    .clone()
+                    .into_iter()
+                    .map(|x| {
+                        let x = self.refine_in(x, ctx, memo, depth + 1);
+                        self.lift(x, ctx)
+                    })
+                    .collect();
+                let sum = self.store.prim(Prim::Add, lifted, Type::Real);
+                let sum = canon::canonicalize(self.store, ctx, sum);
+                terms::coerce(self.store, sum, &Type::Prob)
+            }
+            _ => self.refine_children(t, &node, ctx, memo, depth),
+        };
+        memo.insert(t, r);
+        r
+    }
+
+    fn refine_children(
+        &mut self,
+        t: TermId,
+        node: &Node,
+        ctx: &Context,
+        memo: &mut FxHashMap<TermId, TermId>,
+        depth: usize,
+    ) -> TermId {
+        let ch = node.children();
+        if ch.is_empty() {
+            return t;
+        }
+        let new: Vec<TermId> = ch
+            .iter()
+            .map(|&c| self.refine_in(c, ctx, memo, depth + 1))
+            .collect();
+        if new == ch {
+            return t;
+        }
+        let ty = self.store.ty(t).clone();
+        self.store.intern(terms::rebuild(node, &new, &|v| v), ty)
+    }
+
+    /// A prob term as a real term, with `real2prob(e)` read as `e` where `e >= 0`.
+    fn lift(&mut self, t: TermId, ctx: &Context) -> TermId {
+        match self.store.node(t).clone() {
+            Node::Coerce(Coercion::Real2Prob, e) if self.nonneg(e, ctx) => e,
+            Node::Lit(r) => terms::lit(self.store, &r, &Type::Real),
+            Node::Prim(Prim::Mul, xs) => {
+                let ys: Vec<TermId> = xs.into_iter().map(|x| self.lift(x, ctx)).collect();
+                self.store.prim(Prim::Mul, ys, Type::Real)
+            }
+            _ => terms::coerce(self.store, t, &Type::Real),
+        }
+    }
+
+    /// Is `0 <= e` proved under `ctx`?
+    fn nonneg(&mut self, e: TermId, ctx: &Context) -> bool {
+        let zero = terms::int(self.store, 0, &Type::Real);
+        let c = terms::compare(self.store, Prim::Le, zero, e);
+        cond::decide(self.store, ctx, c) == Tri::True
+    }
+
+    /// Is `0 < e` proved under `ctx` (e a prob term)?
+    pub(crate) fn positive(&mut self, e: TermId, ctx: &Context) -> bool {
+        if let Some(v) = terms::lit_value(self.store, e) {
+            return v.is_positive();
+        }
+        let zero = terms::int(self.store, 0, &Type::Prob);
+        let c = terms::compare(self.store, Prim::Lt, zero, e);
+        cond::decide(self.store, ctx, c) == Tri::True
+    }
+
+    /// Steps 2-5 (see the module doc) on a normalised sum.
+    pub(crate) fn improve(&mut self, lin: Lin) -> Lin {
+        let mut out = Vec::new();
+        for t in lin {
+            self.split_into(t, &mut out, 0);
+        }
+        let mut done = Vec::new();
+        for t in out {
+            if self.expired("integrating out latent variables") {
+                done.push(t);
+                continue;
+            }
+            if let Some(t) = self.eliminate(t) {
+                let t = match self.change_of_variable(&t) {
+                    Some(better) => better,
+                    None => t,
+                };
+                done.push(t);
+            }
+        }
+        self.merge(done)
+    }
+
+    /// Step 2 on `t` and on the terms it splits into, appended to `out` in order.
+    fn split_into(&mut self, t: LTerm, out: &mut Vec<LTerm>, depth: usize) {
+        if depth > SPLIT_DEPTH
+            || out.len() > super::integrate::MAX_TERMS
+            || self.expired("summing out discrete variables")
+        {
+            out.push(t);
+            return;
+        }
+        match self.split_discrete(&t) {
+            Some(parts) => {
+                for p in parts {
+                    self.split_into(p, out, depth + 1);
+                }
+            }
+            None => out.push(t),
+        }
+    }
+
+    /// Step 2 on the first finite discrete bind of `t`: the terms it splits into, or
+    /// `None` when there is nothing to split.
+    fn split_discrete(&mut self, t: &LTerm) -> Option<Vec<LTerm>> {
+        for (i, b) in t.binds.iter().enumerate() {
+            let Base::Prim(d) = b.base else { continue };
+            let Node::Dist(slic_algebra::Dist::Categorical, args) = self.store.node(d).clone()
+            else {
+                continue;
+            };
+            let w = prepare::reduce(self.store, *args.first()?);
+            let Node::ArrayLit(items) = self.store.node(w).clone() else {
+                continue;
+            };
+            if items.len() > SPLIT_MAX {
+                continue;
+            }
+            let ctx = self.facts(t, true);
+            let total = if items.is_empty() {
+                terms::int(self.store, 0, &Type::Prob)
+            } else if items.len() == 1 {
+                items[0]
+            } else {
+                self.store.prim(Prim::Add, items.clone(), Type::Prob)
+            };
+            let total = self.refine(total, &ctx);
+            let total = canon::canonicalize(self.store, &ctx, total);
+            if terms::lit_value(self.store, total).is_some_and(|v| v.is_zero()) {
+                return Some(Vec::new());
+            }
+            if !self.positive(total, &ctx) {
+                continue;
+            }
+            let x = b.var;
+            let mut parts = Vec::new();
+            for (k, &wk) in items.iter().enumerate() {
+                let Ok(k) = i64::try_from(k) else { break };
+                let mut tk = t.clone();
+                tk.binds.remove(i);
+                let kt = terms::int(self.store, k, &Type::Nat);
+                let mut map = FxHashMap::default();
+                map.insert(x, kt);
+                tk.substitute(self.store, &map);
+                let inv = self.store.prim(Prim::Recip, vec![total], Type::Prob);
+                let p = self.store.prim(Prim::Mul, vec![wk, inv], Type::Prob);
+                tk.factors.insert(0, Factor::other(p));
+                if let Some(tk) = self.normalise(tk) {
+                    parts.push(tk);
+                }
+            }
+            return Some(parts);
+        }
+        None
+    }
+
+    /// Is the `i`-th bind of `t` latent: not in the result, not needed by an opaque draw?
+    fn latent(&self, t: &LTerm, i: usize) -> bool {
+        let Some(b) = t.binds.get(i) else {
+            return false;
+        };
+        let x = b.var;
+        if matches!(b.base, Base::Opaque(_)) || terms::mentions(self.store, t.result, x) {
+            return false;
+        }
+        !t.binds[i + 1..]
+            .iter()
+            .any(|later| matches!(later.base, Base::Opaque(m) if terms::mentions(self.store, m, x)))
+    }
+
+    /// Step 3: every latent variable of `t` that can be integrated out, integrated out.
+    /// `None` when the term turns out to be zero.
+    fn eliminate(&mut self, mut t: LTerm) -> Option<LTerm> {
+        let mut failed: Vec<(VarId, String)> = Vec::new();
+        for _ in 0..MAX_ROUNDS {
+            let mut progressed = false;
+            for i in 0..t.binds.len() {
+                let x = t.binds[i].var;
+                if self.unused(&t, i) && self.has_mass_one(t.binds[i].base.clone(), &t) {
+                    t.binds.remove(i);
+                    progressed = true;
+                    break;
+                }
+                if failed.iter().any(|(v, _)| *v == x) || !self.latent(&t, i) {
+                    continue;
+                }
+                let name = self.store.var_name(x).to_string();
+                if self.expired(&format!("integrating out {name}")) {
+                    return Some(t);
+                }
+                match self.integrate_out(&t, i) {
+                    Ok(None) => return None,
+                    Ok(Some(t2)) => {
+                        t = self.normalise(t2)?;
+                        progressed = true;
+                        failed.clear();
+                        break;
+                    }
+                    Err(why) => failed.push((x, why)),
+                }
+            }
+            if !progressed {
+                break;
+            }
+        }
+        for (x, why) in failed {
+            let name = self.store.var_name(x).to_string();
+            self.note(format!(
+                "the latent variable {name} was not integrated out: {why}"
+            ));
+        }
+        Some(t)
+    }
+
+    /// The `i`-th bind of `t` integrated out: `Ok(None)` when the term is zero, `Err`
+    /// with the reason when it cannot be done exactly.
+    fn integrate_out(&mut self, t: &LTerm, i: usize) -> Result<Option<LTerm>, String> {
+        let x = t.binds[i].var;
+        let mut t2 = t.clone();
+        // later draws that depend on x are opened into their densities
+        for j in i + 1..t2.binds.len() {
+            let b = t2.binds[j].clone();
+            if !b
+                .base
+                .terms()
+                .iter()
+                .any(|&m| terms::mentions(self.store, m, x))
+            {
+                continue;
+            }
+            match b.base {
+                Base::Prim(d) => {
+                    let (base, f) = self
+                        .dens
+                        .open(self.store, d, b.var)
+                        .ok_or_else(|| "a later draw has no known density".to_string())?;
+                    t2.binds[j].base = base;
+                    if let Some(f) = f {
+                        t2.factors.push(Factor {
+                            term: f,
+                            origin: Origin::Prior {
+                                var: b.var,
+                                dist: d,
+                            },
+                        });
+                    }
+                }
+                Base::Lebesgue { lo, hi } | Base::Counting { lo, hi } => {
+                    let discrete = matches!(b.base, Base::Counting { .. });
+                    let y = self.store.var_term(b.var);
+                    let mut keep_lo = lo;
+                    let mut keep_hi = hi;
+                    if let Some(lo) = lo.filter(|&l| terms::mentions(self.store, l, x)) {
+                        let op = if discrete { Prim::Le } else { Prim::Lt };
+                        t2.guards.push(terms::compare(self.store, op, lo, y));
+                        keep_lo = None;
+                    }
+                    if let Some(hi) = hi.filter(|&h| terms::mentions(self.store, h, x)) {
+                        t2.guards.push(terms::compare(self.store, Prim::Lt, y, hi));
+                        keep_hi = None;
+                    }
+                    t2.binds[j].base = if discrete {
+                        Base::Counting {
+                            lo: keep_lo,
+                            hi: keep_hi,
+                        }
+                    } else {
+                        Base::Lebesgue {
+                            lo: keep_lo,
+                            hi: keep_hi,
+                        }
+                    };
+                }
+                Base::Opaque(_) => return Err("an opaque draw depends on it".to_string()),
+            }
+        }
+        // x's own base opened
+        let b = t2.binds.remove(i);
+        let base = match b.base {
+            Base::Prim(d) => {
+                let (base, f) = self
+                    .dens
+                    .open(self.store, d, x)
+                    .ok_or_else(|| "its distribution has no known density".to_string())?;
+                if let Some(f) = f {
+                    t2.factors.push(Factor {
+                        term: f,
+                        origin: Origin::Prior { var: x, dist: d },
+                    });
+                }
+                base
+            }
+            other => other,
+        };
+        let iv = self
+            .base_interval(x, &base)
+            .ok_or_else(|| "it is drawn from an opaque measure".to_string())?;
+        let (mine, others): (Vec<Factor>, Vec<Factor>) = t2
+            .factors
+            .iter()
+            .partition(|f| terms::mentions(self.store, f.term, x));
+        let (my_guards, other_guards): (Vec<TermId>, Vec<TermId>) = t2
+            .guards
+            .iter()
+            .partition(|&&g| terms::mentions(self.store, g, x));
+        t2.factors = others;
+        t2.guards = other_guards;
+        let ctx = self.facts(&t2, true);
+        let r = support::restrict(self.store, &ctx, x, iv, &my_guards);
+        if !r.possible {
+            return Ok(None);
+        }
+        let mut fs: Vec<TermId> = mine.iter().map(|f| f.term).collect();
+        for g in r.rest {
+            fs.push(terms::indicator(self.store, g));
+        }
+        let f = terms::product(self.store, fs);
+        let f = canon::canonicalize(self.store, &ctx, f);
+        let support = r.interval.to_support();
+        let w = if r.interval.discrete {
+            slic_holonomic::sum(self.store, &ctx, f, x, &support)
+        } else {
+            slic_holonomic::integrate(self.store, &ctx, f, x, &support)
+        }
+        .map_err(|m| format!("{m:?}"))?;
+        if terms::mentions(self.store, w, x) {
+            return Err("the integral still mentions it".to_string());
+        }
+        t2.factors.push(Factor::other(w));
+        if let Some(g) = r.interval.nonempty(self.store, &ctx) {
+            t2.guards.push(g);
+        }
+        Ok(Some(t2))
+    }
+
+    /// Does nothing in `t` depend on its `i`-th bind (result, factors, guards, later
+    /// bases)?
+    fn unused(&self, t: &LTerm, i: usize) -> bool {
+        let Some(b) = t.binds.get(i) else {
+            return false;
+        };
+        let x = b.var;
+        let s = &*self.store;
+        !terms::mentions(s, t.result, x)
+            && !t.factors.iter().any(|f| terms::mentions(s, f.term, x))
+            && !t.guards.iter().any(|&g| terms::mentions(s, g, x))
+            && !t.binds[i + 1..]
+                .iter()
+                .any(|b| b.base.terms().iter().any(|&m| terms::mentions(s, m, x)))
+    }
+
+    /// Is the draw from `base` a probability measure here (total mass 1)? A categorical
+    /// is only when its weights' total is proved positive; a plate when its elements are.
+    fn has_mass_one(&mut self, base: Base, t: &LTerm) -> bool {
+        let m = match base {
+            Base::Prim(d) | Base::Opaque(d) => d,
+            Base::Lebesgue { .. } | Base::Counting { .. } => return false,
+        };
+        self.measure_has_mass_one(m, t, 0)
+    }
+
+    fn measure_has_mass_one(&mut self, m: TermId, t: &LTerm, depth: usize) -> bool {
+        if depth > 64 {
+            return false;
+        }
+        match self.store.node(m).clone() {
+            Node::Dist(slic_algebra::Dist::Categorical, args) => {
+                let Some(&w) = args.first() else {
+                    return false;
+                };
+                let w = prepare::reduce(self.store, w);
+                let Node::ArrayLit(items) = self.store.node(w).clone() else {
+                    return false;
+                };
+                if items.is_empty() {
+                    return false;
+                }
+                let ctx = self.facts(t, true);
+                let total = if items.len() == 1 {
+                    items[0]
+                } else {
+                    self.store.prim(Prim::Add, items, Type::Prob)
+                };
+                let total = self.refine(total, &ctx);
+                let total = canon::canonicalize(self.store, &ctx, total);
+                self.positive(total, &ctx)
+            }
+            Node::Dist(slic_algebra::Dist::Lebesgue | slic_algebra::Dist::Counting, _) => false,
+            Node::Dist(..) => true,
+            Node::Plate(_, _, body) => self.measure_has_mass_one(body, t, depth + 1),
+            Node::Dirac(_) => true,
+            _ => false,
+        }
+    }
+
+    /// Step 4 (see the module doc): `Some` only when the change let a variable go.
+    fn change_of_variable(&mut self, t: &LTerm) -> Option<LTerm> {
+        let ty = self.store.ty(t.result).clone();
+        if !matches!(ty, Type::Real | Type::Prob) {
+            return None;
+        }
+        // the last continuous draw
+        let (i, x) = t.binds.iter().enumerate().rev().find_map(|(i, b)| {
+            let continuous = match &b.base {
+                Base::Lebesgue { .. } => true,
+                Base::Prim(d) => matches!(
+                    self.store.node(*d),
+                    Node::Dist(
+                        slic_algebra::Dist::Normal
+                            | slic_algebra::Dist::Uniform
+                            | slic_algebra::Dist::Gamma
+                            | slic_algebra::Dist::Beta,
+                        _
+                    )
+                ),
+                _ => false,
+            };
+            continuous.then_some((i, b.var))
+        })?;
+        if t.binds.len() < 2 {
+            return None;
+        }
+        // result = a·x + b, a rational, b free of x
+        let xt = self.store.var_term(x);
+        let result_real = terms::coerce(self.store, t.result, &Type::Real);
+        let coeffs = canon::Canon::new(self.store, Context::new())
+            .collect(result_real, xt)
+            .ok()?;
+        let (mut a, mut b0) = (None, None);
+        for (deg, c) in coeffs {
+            match deg {
+                1 => a = Some(c),
+                0 => b0 = Some(c),
+                _ => return None,
+            }
+        }
+        let a = terms::lit_value(self.store, a?)?;
+        if a.is_zero() {
+            return None;
+        }
+        let b0 = b0.unwrap_or_else(|| terms::int(self.store, 0, &Type::Real));
+        // b must mention only variables bound before x
+        let later: Vec<VarId> = t.binds[i..].iter().map(|b| b.var).collect();
+        if terms::mentions_any(self.store, b0, &later) {
+            return None;
+        }
+        let base = t.binds[i].base.clone();
+        let (opened, prior) = match base {
+            Base::Prim(d) => {
+                let (base, f) = self.dens.open(self.store, d, x)?;
+                (base, f.map(|f| (f, d)))
+            }
+            other => (other, None),
+        };
+        let Base::Lebesgue { lo, hi } = opened else {
+            return None;
+        };
+        // t = a·x + b: x = (t - b)/a, dx = dt/|a|, bounds mapped
+        let tv = self.store.fresh_var("t", ty.clone());
+        let tt = self.store.var_term(tv);
+        let treal = terms::coerce(self.store, tt, &Type::Real);
+        let map_bound = |s: &mut Simp, bound: Option<TermId>| -> Option<TermId> {
+            bound.map(|v| {
+                let alit = terms::lit(s.store, &a, &Type::Real);
+                let av = s.store.prim(Prim::Mul, vec![alit, v], Type::Real);
+                let sum = s.store.prim(Prim::Add, vec![av, b0], Type::Real);
+                canon::canonicalize(s.store, &Context::new(), sum)
+            })
+        };
+        let (mut new_lo, mut new_hi) = (map_bound(self, lo), map_bound(self, hi));
+        if a.is_negative() {
+            std::mem::swap(&mut new_lo, &mut new_hi);
+        }
+        let neg_b = self.store.prim(Prim::Neg, vec![b0], Type::Real);
+        let diff = self.store.prim(Prim::Add, vec![treal, neg_b], Type::Real);
+        let inv_a = terms::lit(self.store, &a.recip()?, &Type::Real);
+        let xval = self.store.prim(Prim::Mul, vec![inv_a, diff], Type::Real);
+        let xval = canon::canonicalize(self.store, &Context::new(), xval);
+        let xty = self.store.var_type(x).clone();
+        let xval = terms::coerce(self.store, xval, &xty);
+        let mut t2 = t.clone();
+        t2.binds.remove(i);
+        if let Some((f, _)) = prior {
+            t2.factors.push(Factor::other(f));
+        }
+        let jac = terms::lit(self.store, &a.abs().recip()?, &Type::Prob);
+        t2.factors.push(Factor::other(jac));
+        let mut map = FxHashMap::default();
+        map.insert(x, xval);
+        t2.substitute(self.store, &map);
+        t2.binds.push(super::lin::Bind {
+            var: tv,
+            base: Base::Lebesgue {
+                lo: new_lo,
+                hi: new_hi,
+            },
+        });
+        t2.result = tt;
+        let before = t2.binds.len();
+        let t3 = self.normalise(t2)?;
+        let t3 = self.eliminate(t3)?;
+        (t3.binds.len() < before).then_some(t3)
+    }
+
+    /// Step 5: terms with the same binds, guards, result and non-constant factors merge,
+    /// their constant factors added.
+    fn merge(&mut self, lin: Lin) -> Lin {
+        let mut out: Vec<LTerm> = Vec::new();
+        let mut weights: Vec<Vec<TermId>> = Vec::new();
+        for t in lin {
+            let (c, rest) = self.split_constant(&t);
+            let mut found = None;
+            for (k, o) in out.iter().enumerate() {
+                if self.same_up_to_bound_names(o, &rest) {
+                    found = Some(k);
+                    break;
+                }
+            }
+            match found {
+                Some(k) => weights[k].push(c),
+                None => {
+                    out.push(rest);
+                    weights.push(vec![c]);
+                }
+            }
+        }
+        let mut merged = Vec::new();
+        for (mut t, ws) in out.into_iter().zip(weights) {
+            let w = if ws.len() == 1 {
+                ws[0]
+            } else {
+                self.store.prim(Prim::Add, ws, Type::Prob)
+            };
+            let w = canon::canonicalize(self.store, &Context::new(), w);
+            if terms::lit_value(self.store, w).is_some_and(|v| v.is_zero()) {
+                continue;
+            }
+            if !terms::lit_value(self.store, w).is_some_and(|v| v.is_one()) {
+                t.factors.insert(0, Factor::other(w));
+            }
+            merged.push(t);
+        }
+        merged
+    }
+
+    /// Are `a` and `b` the same term once `b`'s bound variables are renamed to `a`'s?
+    fn same_up_to_bound_names(&mut self, a: &LTerm, b: &LTerm) -> bool {
+        if a.binds.len() != b.binds.len()
+            || a.factors.len() != b.factors.len()
+            || a.guards.len() != b.guards.len()
+        {
+            return false;
+        }
+        let mut map = FxHashMap::default();
+        for (x, y) in a.binds.iter().zip(&b.binds) {
+            if self.store.var_type(x.var) != self.store.var_type(y.var) {
+                return false;
+            }
+            if x.var != y.var {
+                let xt = self.store.var_term(x.var);
+                map.insert(y.var, xt);
+            }
+        }
+        let mut b2 = b.clone();
+        for (bind, x) in b2.binds.iter_mut().zip(&a.binds) {
+            bind.var = x.var;
+        }
+        b2.substitute(self.store, &map);
+        let factor_terms = |t: &LTerm| t.factors.iter().map(|f| f.term).collect::<Vec<_>>();
+        a.binds == b2.binds
+            && a.guards == b2.guards
+            && a.result == b2.result
+            && factor_terms(a) == factor_terms(&b2)
+    }
+
+    /// A term's constant factor (1 if none) and the term without it.
+    fn split_constant(&mut self, t: &LTerm) -> (TermId, LTerm) {
+        let bound = t.bound_vars();
+        let mut rest = t.clone();
+        let mut cs = Vec::new();
+        rest.factors.retain(|f| {
+            if terms::mentions_any(self.store, f.term, &bound) {
+                true
+            } else {
+                cs.push(f.term);
+                false
+            }
+        });
+        (terms::product(self.store, cs), rest)
+    }
+}
+
+/// `if c: a else: 0` (or `if c: 0 else: a`, as `not c`) as `(c, a)`.
+fn guarded_factor(store: &mut Store, t: TermId) -> Option<(TermId, TermId)> {
+    let Node::If(c, a, b) = *store.node(t) else {
+        return None;
+    };
+    let zero = |s: &Store, x: TermId| terms::lit_value(s, x).is_some_and(|v| v.is_zero());
+    if zero(store, b) {
+        Some((c, a))
+    } else if zero(store, a) {
+        Some((terms::not(store, c), b))
+    } else {
+        None
+    }
+}
+
+/// Does the prob term `t` have a `real2prob` at its top or in a top-level product?
+fn has_real2prob(store: &Store, t: TermId) -> bool {
+    match store.node(t) {
+        Node::Coerce(Coercion::Real2Prob, _) => true,
+        Node::Prim(Prim::Mul, xs) => xs
+            .iter()
+            .any(|&x| matches!(store.node(x), Node::Coerce(Coercion::Real2Prob, _))),
+        _ => false,
+    }
+}

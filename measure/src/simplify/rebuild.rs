@@ -1,0 +1,588 @@
+//! Step 3 of the simplifier, recognition back (the inverse of `integrate`): a [`Lin`] to
+//! a measure term, in the input's bind order (as in eq. (4) of the arrays paper).
+//!
+//! Each term is rebuilt from its last bind to its first. The factors that mention the
+//! bind's variable (and, by then, no later one) are its density: `slic_holonomic::
+//! recognise` names the distribution and gives a weight free of the variable, which
+//! joins the factors of the earlier binds; the variable is drawn from the recognised
+//! primitive (through the affine map the recognition gives, `x = shift + scale·u`).
+//! A variable whose factors are not recognised is drawn from its original primitive
+//! with the rest as a weight, or, if that primitive is gone, from lebesgue/counting
+//! with its density as a weight: never a wrong answer. Terms become a superposition;
+//! terms that are point masses on `0..n` with constant weights become one
+//! `categorical`; a pair of terms under complementary conditions on the parameters
+//! becomes an `if`.
+//!
+//! [`cost`] ranks outputs (random draws first, then weights on drawn variables), so the
+//! simplifier can keep the input's form when improving did not pay.
+
+use rustc_hash::FxHashSet;
+
+use slic_algebra::assume::Context;
+use slic_algebra::num::Rational;
+use slic_algebra::{canon, cond, Dist, Node, Prim, Store, TermId, Type, VarId};
+use slic_holonomic::Recognised;
+
+use super::lin::{Base, Bind, Factor, LTerm, Lin, Origin};
+use super::support;
+use super::{prepare, terms, Simp};
+
+/// The largest value a categorical recombination reaches.
+const CATEGORICAL_MAX: i64 = 64;
+
+impl Simp<'_> {
+    /// The measure of type `measure(elem)` that `lin` means.
+    pub(crate) fn rebuild(&mut self, lin: &Lin, elem: &Type) -> TermId {
+        let mty = Type::measure(elem.clone());
+        if let Some(m) = self.categorical_of(lin, elem) {
+            return m;
+        }
+        let mut parts: Vec<TermId> = Vec::new();
+        for t in lin {
+            let m = self.rebuild_term(t, &mty);
+            match self.store.node(m) {
+                Node::Reject => {}
+                Node::Superpose(ms) => parts.extend(ms.clone()),
+                _ => parts.push(m),
+            }
+        }
+        let parts = self.pair_branches(parts, &mty);
+        match parts.len() {
+            0 => self.store.intern(Node::Reject, mty),
+            1 => parts[0],
+            _ => self.store.intern(Node::Superpose(parts), mty),
+        }
+    }
+
+    /// `if c: m1 else: reject` next to `if c: reject else: m2` (or `if not c: m2 else:
+    /// reject`) is `if c: m1 else: m2`.
+    fn pair_branches(&mut self, parts: Vec<TermId>, mty: &Type) -> Vec<TermId> {
+        let mut out: Vec<TermId> = Vec::new();
+        for p in parts {
+            let merged = out.last().copied().and_then(|q| {
+                let (c1, a) = self.one_sided(q)?;
+                let (c2, b) = self.one_sided(p)?;
+                let not_c1 = cond::negate(self.store, c1);
+                if not_c1 == c2 {
+                    Some(self.store.intern(Node::If(c1, a, b), mty.clone()))
+                } else {
+                    None
+                }
+            });
+            match merged {
+                Some(m) => {
+                    out.pop();
+                    out.push(m);
+                }
+                None => out.push(p),
+            }
+        }
+        out
+    }
+
+    /// `if c: m else: reject` as `(c, m)`; `if c: reject else: m` as `(not c, m)`.
+    fn one_sided(&mut self, t: TermId) -> Option<(TermId, TermId)> {
+        let Node::If(c, a, b) = *self.store.node(t) else {
+            return None;
+        };
+        let reject = |s: &Store, x: TermId| matches!(s.node(x), Node::Reject);
+        if reject(self.store, b) {
+            Some((c, a))
+        } else if reject(self.store, a) {
+            Some((cond::negate(self.store, c), b))
+        } else {
+            None
+        }
+    }
+
+    /// Point masses on `0..n` with constant weights: `weight(Σw, categorical([w0, ...]))`.
+    fn categorical_of(&mut self, lin: &Lin, elem: &Type) -> Option<TermId> {
+        if *elem != Type::Nat || lin.len() < 2 {
+            return None;
+        }
+        let mut weights: Vec<Option<TermId>> = Vec::new();
+        for t in lin {
+            if !t.binds.is_empty() || !t.guards.is_empty() {
+                return None;
+            }
+            let k = terms::lit_value(self.store, t.result)?.to_i64()?;
+            if !(0..CATEGORICAL_MAX).contains(&k) {
+                return None;
+            }
+            let k = usize::try_from(k).ok()?;
+            if weights.len() <= k {
+                weights.resize(k + 1, None);
+            }
+            if weights[k].is_some() {
+                return None;
+            }
+            let fs = t.factors.iter().map(|f| f.term).collect();
+            weights[k] = Some(terms::product(self.store, fs));
+        }
+        // a long array of mostly zeros is no clearer than the superposition
+        if weights.iter().filter(|w| w.is_some()).count() * 2 < weights.len() {
+            return None;
+        }
+        let ctx = Context::new();
+        let mut ws: Vec<TermId> = weights
+            .into_iter()
+            .map(|w| match w {
+                Some(w) => canon::canonicalize(self.store, &ctx, w),
+                None => terms::int(self.store, 0, &Type::Prob),
+            })
+            .collect();
+        let total = self.store.prim(Prim::Add, ws.clone(), Type::Prob);
+        let total = canon::canonicalize(self.store, &ctx, total);
+        // rational weights are written as coprime integers (`[1, 3]`, not `[1/4, 3/4]`):
+        // categorical normalises, so any multiple means the same
+        let values: Option<Vec<Rational>> = ws
+            .iter()
+            .map(|&w| terms::lit_value(self.store, w))
+            .collect();
+        if let Some(values) = values {
+            let content = values.iter().fold(Rational::zero(), |g, v| g.gcd(v));
+            if let Some(inv) = content.recip() {
+                ws = values
+                    .iter()
+                    .map(|v| terms::lit(self.store, &(v * &inv), &Type::Prob))
+                    .collect();
+            }
+        }
+        let arr = self
+            .store
+            .intern(Node::ArrayLit(ws), Type::array(Type::Prob));
+        let m = self.store.intern(
+            Node::Dist(Dist::Categorical, vec![arr]),
+            Type::measure(Type::Nat),
+        );
+        Some(self.weighted(total, m))
+    }
+
+    /// One term as a measure of type `mty`.
+    fn rebuild_term(&mut self, t: &LTerm, mty: &Type) -> TermId {
+        let mut pool: Vec<Factor> = t.factors.clone();
+        let mut guards: Vec<TermId> = t.guards.clone();
+        let mut inner = self.store.intern(Node::Dirac(t.result), mty.clone());
+        for i in (0..t.binds.len()).rev() {
+            let b = t.binds[i].clone();
+            let x = b.var;
+            let (mine, rest): (Vec<Factor>, Vec<Factor>) = pool
+                .into_iter()
+                .partition(|f| terms::mentions(self.store, f.term, x));
+            pool = rest;
+            let (gmine, grest): (Vec<TermId>, Vec<TermId>) = guards
+                .into_iter()
+                .partition(|&g| terms::mentions(self.store, g, x));
+            guards = grest;
+            // what is known around x: the other binds and the remaining guards
+            let around = LTerm {
+                binds: t.binds.iter().filter(|o| o.var != x).cloned().collect(),
+                factors: Vec::new(),
+                guards: guards.clone(),
+                result: t.result,
+            };
+            let ctx = self.facts(&around, true);
+            inner = self.emit(&b, mine, gmine, inner, &mut pool, &mut guards, &ctx, mty);
+        }
+        let fs = pool.iter().map(|f| f.term).collect();
+        let m = self.wrap(fs, guards, inner, mty);
+        let m = prepare::reduce(self.store, m);
+        canon::canonicalize(self.store, &Context::new(), m)
+    }
+
+    /// The bind `b` around `inner`, with the factors `mine` and guards `gmine` on its
+    /// variable; a recognition's weight joins `pool`, its side conditions `guards`.
+    #[allow(clippy::too_many_arguments)]
+    fn emit(
+        &mut self,
+        b: &Bind,
+        mine: Vec<Factor>,
+        gmine: Vec<TermId>,
+        inner: TermId,
+        pool: &mut Vec<Factor>,
+        guards: &mut Vec<TermId>,
+        ctx: &Context,
+        mty: &Type,
+    ) -> TermId {
+        let x = b.var;
+        match b.base {
+            Base::Opaque(m) => {
+                let m = self.opaque_measure(m);
+                let fs = mine.iter().map(|f| f.term).collect();
+                let body = self.wrap(fs, gmine, inner, mty);
+                self.bind(x, m, body)
+            }
+            Base::Prim(d) if mine.is_empty() && gmine.is_empty() => self.bind(x, d, inner),
+            Base::Prim(d) => {
+                let mut fs: Vec<TermId> = mine.iter().map(|f| f.term).collect();
+                if let Some((base, f)) = self.dens.open(self.store, d, x) {
+                    fs.extend(f);
+                    if let Some(iv) = self.base_interval(x, &base) {
+                        if let Some(m) =
+                            self.try_family(x, iv, fs, &gmine, inner, pool, guards, ctx)
+                        {
+                            return m;
+                        }
+                    }
+                }
+                let fs = mine.iter().map(|f| f.term).collect();
+                let body = self.wrap(fs, gmine, inner, mty);
+                self.bind(x, d, body)
+            }
+            Base::Lebesgue { .. } | Base::Counting { .. } => {
+                let prior = mine.iter().find_map(|f| match f.origin {
+                    Origin::Prior { var, dist } if var == x => Some((f.term, dist)),
+                    _ => None,
+                });
+                if let Some((_, dist)) = prior {
+                    if mine.len() == 1 && gmine.is_empty() {
+                        return self.bind(x, dist, inner);
+                    }
+                }
+                if let Some(iv) = self.base_interval(x, &b.base) {
+                    let fs = mine.iter().map(|f| f.term).collect();
+                    if let Some(m) = self.try_family(x, iv, fs, &gmine, inner, pool, guards, ctx) {
+                        return m;
+                    }
+                }
+                match prior {
+                    Some((pf, dist)) => {
+                        let fs = mine.iter().map(|f| f.term).filter(|&f| f != pf).collect();
+                        let body = self.wrap(fs, gmine, inner, mty);
+                        self.bind(x, dist, body)
+                    }
+                    None => {
+                        let fs = mine.iter().map(|f| f.term).collect();
+                        self.over_base(x, &b.base, fs, gmine, inner, mty)
+                    }
+                }
+            }
+        }
+    }
+
+    /// `x` drawn from the family its factors `fs` (on `iv`, restricted by `gmine`) are
+    /// the density of, if recognised and the family has a primitive.
+    #[allow(clippy::too_many_arguments)]
+    fn try_family(
+        &mut self,
+        x: VarId,
+        iv: support::Interval,
+        mut fs: Vec<TermId>,
+        gmine: &[TermId],
+        inner: TermId,
+        pool: &mut Vec<Factor>,
+        guards: &mut Vec<TermId>,
+        ctx: &Context,
+    ) -> Option<TermId> {
+        let r = support::restrict(self.store, ctx, x, iv, gmine);
+        if !r.possible {
+            return None;
+        }
+        for g in &r.rest {
+            fs.push(terms::indicator(self.store, *g));
+        }
+        let f = terms::product(self.store, fs);
+        let f = canon::canonicalize(self.store, ctx, f);
+        let sup = r.interval.to_support();
+        let rec: Recognised = match slic_holonomic::recognise(self.store, ctx, f, x, &sup) {
+            Ok(rec) => rec,
+            Err(miss) => {
+                let name = self.store.var_name(x).to_string();
+                self.note(format!(
+                    "the density of {name} was not recognised ({miss:?}); it stays a weight"
+                ));
+                return None;
+            }
+        };
+        if terms::mentions(self.store, rec.weight, x) {
+            return None;
+        }
+        let d = rec.family.dist_term(self.store)?;
+        let uty = terms::measure_elem(self.store, d);
+        let xty = self.store.var_type(x).clone();
+        pool.push(Factor::other(rec.weight));
+        if let Some(g) = r.interval.nonempty(self.store, ctx) {
+            guards.push(g);
+        }
+        if rec.map.shift.is_none() && rec.map.scale.is_none() && uty == xty {
+            return Some(self.bind(x, d, inner));
+        }
+        let name = self.store.var_name(x).to_string();
+        let u = self.store.fresh_var(&name, uty);
+        let ut = self.store.var_term(u);
+        let mut value = terms::coerce(self.store, ut, &Type::Real);
+        if let Some(scale) = rec.map.scale {
+            let s = terms::coerce(self.store, scale, &Type::Real);
+            value = self.store.prim(Prim::Mul, vec![s, value], Type::Real);
+        }
+        if let Some(shift) = rec.map.shift {
+            let s = terms::coerce(self.store, shift, &Type::Real);
+            value = self.store.prim(Prim::Add, vec![s, value], Type::Real);
+        }
+        let value = canon::canonicalize(self.store, ctx, value);
+        let value = terms::coerce(self.store, value, &xty);
+        let inner = terms::subst1(self.store, inner, x, value);
+        Some(self.bind(u, d, inner))
+    }
+
+    /// `x` drawn from lebesgue or counting on its base, weighted by `fs`, under `gs`.
+    fn over_base(
+        &mut self,
+        x: VarId,
+        base: &Base,
+        fs: Vec<TermId>,
+        gs: Vec<TermId>,
+        inner: TermId,
+        mty: &Type,
+    ) -> TermId {
+        let xty = self.store.var_type(x).clone();
+        let body = self.wrap(fs, gs, inner, mty);
+        match *base {
+            Base::Lebesgue { lo, hi } => {
+                let inf = self.store.prim(Prim::Infinity, vec![], Type::Prob);
+                let inf = terms::coerce(self.store, inf, &Type::Real);
+                let neg_inf = self.store.prim(Prim::Neg, vec![inf], Type::Real);
+                let lo = lo.unwrap_or(neg_inf);
+                let hi = hi.unwrap_or(inf);
+                let leb = self.store.intern(
+                    Node::Dist(Dist::Lebesgue, vec![lo, hi]),
+                    Type::measure(Type::Real),
+                );
+                if xty == Type::Real {
+                    return self.bind(x, leb, body);
+                }
+                let name = self.store.var_name(x).to_string();
+                let r = self.store.fresh_var(&name, Type::Real);
+                let rt = self.store.var_term(r);
+                let val = terms::coerce(self.store, rt, &xty);
+                let body = self.store.intern(Node::Let(x, val, body), mty.clone());
+                self.bind(r, leb, body)
+            }
+            Base::Counting { lo, hi } => {
+                let cnt = self
+                    .store
+                    .intern(Node::Dist(Dist::Counting, vec![]), Type::measure(Type::Int));
+                let (k, body) = if xty == Type::Int {
+                    (x, body)
+                } else {
+                    let name = self.store.var_name(x).to_string();
+                    let k = self.store.fresh_var(&name, Type::Int);
+                    let kt = self.store.var_term(k);
+                    let val = terms::coerce(self.store, kt, &xty);
+                    (k, self.store.intern(Node::Let(x, val, body), mty.clone()))
+                };
+                let kt = self.store.var_term(k);
+                let mut conds = Vec::new();
+                let lo = match lo {
+                    Some(l) => Some(l),
+                    None if xty == Type::Nat => Some(terms::int(self.store, 0, &Type::Int)),
+                    None => None,
+                };
+                if let Some(lo) = lo {
+                    conds.push(terms::compare(self.store, Prim::Le, lo, kt));
+                }
+                if let Some(hi) = hi {
+                    conds.push(terms::compare(self.store, Prim::Lt, kt, hi));
+                }
+                let body = self.guarded(conds, body, mty);
+                self.bind(k, cnt, body)
+            }
+            _ => body,
+        }
+    }
+
+    /// The measure of an opaque draw, with the measures inside it simplified.
+    fn opaque_measure(&mut self, m: TermId) -> TermId {
+        match self.store.node(m).clone() {
+            Node::Plate(i, n, body) => {
+                // the body simplified only if that removes draws (observations stay
+                // observations: plates are the next issue's)
+                let simpler = self.measure(body);
+                let body = if cost(self.store, simpler).0 < cost(self.store, body).0 {
+                    simpler
+                } else {
+                    canon::canonicalize(self.store, &Context::new(), body)
+                };
+                let n = canon::canonicalize(self.store, &Context::new(), n);
+                let ty = self.store.ty(m).clone();
+                self.store.intern(Node::Plate(i, n, body), ty)
+            }
+            _ => canon::canonicalize(self.store, &Context::new(), m),
+        }
+    }
+
+    /// `x <~ m; inner`, or `m` when `inner` is `return x`.
+    fn bind(&mut self, x: VarId, m: TermId, inner: TermId) -> TermId {
+        if let Node::Dirac(r) = *self.store.node(inner) {
+            if matches!(self.store.node(r), Node::Var(v) if *v == x) {
+                return m;
+            }
+        }
+        let ty = self.store.ty(inner).clone();
+        self.store.intern(Node::Bind(x, m, inner), ty)
+    }
+
+    /// `if guards: weight(Π fs, inner) else: reject`.
+    fn wrap(&mut self, fs: Vec<TermId>, gs: Vec<TermId>, inner: TermId, mty: &Type) -> TermId {
+        let w = terms::product(self.store, fs);
+        let w = canon::canonicalize(self.store, &Context::new(), w);
+        let body = self.weighted(w, inner);
+        self.guarded(gs, body, mty)
+    }
+
+    /// `weight(w, m)`, merged with a weight at the top of `m`; `m` when `w` is 1.
+    fn weighted(&mut self, w: TermId, m: TermId) -> TermId {
+        let w = self.tidy_radicals(w);
+        if terms::lit_value(self.store, w).is_some_and(|v| v.is_one()) {
+            return m;
+        }
+        let ty = self.store.ty(m).clone();
+        if let Node::Weight(w2, inner) = *self.store.node(m) {
+            let p = self.store.prim(Prim::Mul, vec![w, w2], Type::Prob);
+            let p = canon::canonicalize(self.store, &Context::new(), p);
+            return self.weighted(p, inner);
+        }
+        if matches!(self.store.node(m), Node::Reject) {
+            return m;
+        }
+        if terms::lit_value(self.store, w).is_some_and(|v| v.is_zero()) {
+            return self.store.intern(Node::Reject, ty);
+        }
+        self.store.intern(Node::Weight(w, m), ty)
+    }
+
+    /// A prob term with its square roots merged, when that is smaller: `w = sqrt(w^2)`
+    /// for `w >= 0`, and `w^2` often has no radical left (the normalisers of
+    /// recognised densities meet the square roots of their parameters).
+    fn tidy_radicals(&mut self, w: TermId) -> TermId {
+        if !has_radical(self.store, w) {
+            return w;
+        }
+        // exponentials stay outside the square root
+        if let Node::Prim(Prim::Mul, xs) = self.store.node(w).clone() {
+            let (exps, rest): (Vec<TermId>, Vec<TermId>) = xs
+                .into_iter()
+                .partition(|&x| matches!(self.store.node(x), Node::Prim(Prim::Exp, _)));
+            if !exps.is_empty() && !rest.is_empty() {
+                let r = terms::product(self.store, rest);
+                let r = self.tidy_radicals(r);
+                let mut all = exps;
+                all.push(r);
+                let p = terms::product(self.store, all);
+                return canon::canonicalize(self.store, &Context::new(), p);
+            }
+        }
+        let ctx = Context::new();
+        let sq = self.store.prim(Prim::Mul, vec![w, w], Type::Prob);
+        let sq = canon::canonicalize(self.store, &ctx, sq);
+        if has_radical(self.store, sq) {
+            return w;
+        }
+        let r = self.store.prim(Prim::Sqrt, vec![sq], Type::Prob);
+        let r = canon::canonicalize(self.store, &ctx, r);
+        if size(self.store, r) < size(self.store, w) {
+            r
+        } else {
+            w
+        }
+    }
+
+    /// `if gs: body else: reject` (`body` when there are no guards).
+    fn guarded(&mut self, gs: Vec<TermId>, body: TermId, mty: &Type) -> TermId {
+        if gs.is_empty() {
+            return body;
+        }
+        let c = cond::and(self.store, &Context::new(), gs);
+        match self.store.node(c) {
+            Node::Bool(true) => body,
+            Node::Bool(false) => self.store.intern(Node::Reject, mty.clone()),
+            _ => {
+                let reject = self.store.intern(Node::Reject, mty.clone());
+                self.store.intern(Node::If(c, body, reject), mty.clone())
+            }
+        }
+    }
+}
+
+/// Does `t` contain a square root or another fractional power?
+fn has_radical(store: &Store, t: TermId) -> bool {
+    let mut seen = FxHashSet::default();
+    let mut work = vec![t];
+    while let Some(x) = work.pop() {
+        if !seen.insert(x) {
+            continue;
+        }
+        let node = store.node(x);
+        if matches!(
+            node,
+            Node::Prim(Prim::Sqrt | Prim::NatRoot | Prim::RealPow, _)
+        ) {
+            return true;
+        }
+        work.extend(node.children());
+    }
+    false
+}
+
+/// How long `t` is when printed (what "smaller" means to a reader).
+fn size(store: &Store, t: TermId) -> usize {
+    slic_algebra::print::print_term(store, t).len()
+}
+
+/// How costly a rebuilt measure is: (random draws, weights and conditions on drawn
+/// variables). Lower is better, compared in that order.
+pub(crate) fn cost(store: &Store, m: TermId) -> (usize, usize) {
+    // variables bound in the measure (the rest are parameters)
+    let mut bound: FxHashSet<VarId> = FxHashSet::default();
+    let mut seen = FxHashSet::default();
+    let mut work = vec![m];
+    while let Some(x) = work.pop() {
+        if !seen.insert(x) {
+            continue;
+        }
+        let node = store.node(x);
+        if let Node::Bind(v, ..) | Node::Let(v, ..) = node {
+            bound.insert(*v);
+        }
+        work.extend(node.children());
+    }
+    let mentions_bound = |t: TermId| terms::vars_of(store, t).iter().any(|v| bound.contains(v));
+    // draws are counted per occurrence (equal subterms are shared in the store), along
+    // measure structure only, within a budget
+    let (mut draws, mut weights) = (0, 0);
+    let mut work = vec![m];
+    let mut budget = COST_BUDGET;
+    while let Some(x) = work.pop() {
+        budget = match budget.checked_sub(1) {
+            Some(b) => b,
+            None => break,
+        };
+        match store.node(x) {
+            Node::Dist(..) => draws += 1,
+            Node::Weight(w, inner) => {
+                if mentions_bound(*w) {
+                    weights += 1;
+                }
+                work.push(*inner);
+            }
+            Node::If(c, a, b) => {
+                if mentions_bound(*c) {
+                    weights += 1;
+                }
+                work.extend([*a, *b]);
+            }
+            Node::Bind(_, a, b) => work.extend([*a, *b]),
+            Node::Let(_, _, b) => work.push(*b),
+            Node::Superpose(ms) => work.extend(ms.iter().copied()),
+            Node::Plate(_, _, b) => work.push(*b),
+            // an observation draws nothing: it weighs
+            Node::Observe(..) => weights += 1,
+            Node::Match(_, arms) => work.extend(arms.iter().map(|a| a.1)),
+            _ => {}
+        }
+    }
+    (draws, weights)
+}
+
+/// How many measure nodes [`cost`] visits.
+const COST_BUDGET: usize = 100_000;
