@@ -101,7 +101,15 @@ impl Simp<'_> {
 
     /// Step 1 on every term; zero terms dropped.
     pub(crate) fn normalise_all(&mut self, lin: Lin) -> Lin {
-        lin.into_iter().filter_map(|t| self.normalise(t)).collect()
+        let mut out = Vec::with_capacity(lin.len());
+        for t in lin {
+            if self.expired("normalising weights") {
+                out.push(t);
+            } else if let Some(t) = self.normalise(t) {
+                out.push(t);
+            }
+        }
+        out
     }
 
     /// Step 1 (see the module doc); `None` when the term is zero.

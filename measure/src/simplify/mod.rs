@@ -23,8 +23,8 @@
 //! Architecture invariant: every step keeps the meaning. A step that cannot finish (an
 //! unrecognised density, an exhausted budget) leaves its part of the term equivalent and
 //! unsimplified, and says so in [`Simplified::notes`]; it never guesses. If the improved
-//! form is costlier than the input (more draws or more unrecognised weights), the input's
-//! own rebuilt form is kept.
+//! form is costlier than the input (more draws on a path, more weights on drawn
+//! variables, or longer), the input is kept.
 
 mod density;
 mod improve;
@@ -83,8 +83,10 @@ pub fn simplify(store: &mut Store, t: TermId, config: &SimplifyConfig) -> Simpli
         deadline: config.deadline,
         notes: Vec::new(),
         out_of_time: false,
+        unrecognised: Vec::new(),
     };
     let term = s.walk(prepared, 0);
+    s.unrecognised_notes();
     Simplified {
         term,
         notes: s.notes,
@@ -103,6 +105,8 @@ pub(crate) struct Simp<'s> {
     pub notes: Vec<String>,
     /// The deadline has passed (noted once).
     pub out_of_time: bool,
+    /// Densities the rebuilds so far could not name.
+    pub unrecognised: Vec<Unrecognised>,
 }
 
 impl Simp<'_> {
@@ -161,35 +165,101 @@ impl Simp<'_> {
         }
     }
 
-    /// One measure term simplified (see the module doc).
+    /// One measure term simplified (see the module doc). Three candidates are ranked by
+    /// [`rebuild::cost`]: the improved sum rebuilt, the sum rebuilt without improving,
+    /// and the input itself (canonical); the first wins ties, the input is kept when
+    /// nothing paid.
     fn measure(&mut self, m: TermId) -> TermId {
         let elem = terms::measure_elem(self.store, m);
+        let input = canon::canonicalize(self.store, &Context::new(), m);
         let lin = match integrate::Integrator::new(self.store, &self.dens).run(m) {
             Ok(l) => l,
             Err(stop) => {
                 self.note(format!(
                     "stopped: {stop}; the measure is only canonicalised"
                 ));
-                return canon::canonicalize(self.store, &Context::new(), m);
+                return input;
             }
         };
+        if let Some(n) = lin
+            .iter()
+            .map(|t| t.binds.len())
+            .max()
+            .filter(|&n| n > MAX_BINDS)
+        {
+            self.note(format!(
+                "stopped: a term of the measure has {n} draws (more than {MAX_BINDS}); it is \
+                 only canonicalised"
+            ));
+            return input;
+        }
+        if self.expired("reading the measure") {
+            return input;
+        }
         let plain = self.normalise_all(lin);
         let improved = self.improve(plain.clone());
-        let notes_before = self.notes.len();
-        let out_plain = self.rebuild(&plain, &elem);
-        if improved == plain {
-            return out_plain;
+        let mut candidates: Vec<(TermId, Vec<Unrecognised>)> = Vec::new();
+        let start = self.unrecognised.len();
+        let out = self.rebuild(&improved, &elem);
+        candidates.push((out, self.unrecognised.split_off(start)));
+        if improved != plain && !self.out_of_time {
+            let out = self.rebuild(&plain, &elem);
+            candidates.push((out, self.unrecognised.split_off(start)));
         }
-        let plain_notes: Vec<String> = self.notes.drain(notes_before..).collect();
-        let out_improved = self.rebuild(&improved, &elem);
-        if rebuild::cost(self.store, out_improved) <= rebuild::cost(self.store, out_plain) {
-            out_improved
-        } else {
-            self.notes.truncate(notes_before);
-            self.notes.extend(plain_notes);
-            out_plain
+        candidates.push((input, Vec::new()));
+        let mut best = 0;
+        let mut best_cost = rebuild::cost(self.store, candidates[0].0);
+        for (k, c) in candidates.iter().enumerate().skip(1) {
+            let cost = rebuild::cost(self.store, c.0);
+            if cost < best_cost {
+                best = k;
+                best_cost = cost;
+            }
+        }
+        let (chosen, misses) = candidates.swap_remove(best);
+        self.unrecognised.extend(misses);
+        chosen
+    }
+
+    /// The notes for densities that stayed weights, one per reason.
+    fn unrecognised_notes(&mut self) {
+        let misses = std::mem::take(&mut self.unrecognised);
+        let mut reasons: Vec<String> = Vec::new();
+        for u in &misses {
+            if !reasons.contains(&u.why) {
+                reasons.push(u.why.clone());
+            }
+        }
+        for why in reasons {
+            let mut names: Vec<&str> = misses
+                .iter()
+                .filter(|u| u.why == why)
+                .map(|u| u.name.as_str())
+                .collect();
+            names.dedup();
+            let shown = names.len().min(5);
+            let more = names.len() - shown;
+            let list = names[..shown].join(", ");
+            let tail = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            self.note(format!(
+                "not recognised ({why}): the density of {list}{tail} stays a weight"
+            ));
         }
     }
+}
+
+/// The most draws one term may have for the simplifier to try improving it.
+const MAX_BINDS: usize = 200;
+
+/// A density rebuilding could not name (for the notes).
+#[derive(Clone, Debug)]
+pub(crate) struct Unrecognised {
+    pub name: String,
+    pub why: String,
 }
 
 /// Does `t` contain a measure-typed subterm (or a `simplify`)?

@@ -274,6 +274,10 @@ impl Simp<'_> {
         guards: &mut Vec<TermId>,
         ctx: &Context,
     ) -> Option<TermId> {
+        let name = self.store.var_name(x).to_string();
+        if self.expired(&format!("recognising the density of {name}")) {
+            return None;
+        }
         let r = support::restrict(self.store, ctx, x, iv, gmine);
         if !r.possible {
             return None;
@@ -287,10 +291,10 @@ impl Simp<'_> {
         let rec: Recognised = match slic_holonomic::recognise(self.store, ctx, f, x, &sup) {
             Ok(rec) => rec,
             Err(miss) => {
-                let name = self.store.var_name(x).to_string();
-                self.note(format!(
-                    "the density of {name} was not recognised ({miss:?}); it stays a weight"
-                ));
+                self.unrecognised.push(super::Unrecognised {
+                    name,
+                    why: format!("{miss:?}"),
+                });
                 return None;
             }
         };
@@ -307,7 +311,6 @@ impl Simp<'_> {
         if rec.map.shift.is_none() && rec.map.scale.is_none() && uty == xty {
             return Some(self.bind(x, d, inner));
         }
-        let name = self.store.var_name(x).to_string();
         let u = self.store.fresh_var(&name, uty);
         let ut = self.store.var_term(u);
         let mut value = terms::coerce(self.store, ut, &Type::Real);
@@ -529,9 +532,11 @@ fn size(store: &Store, t: TermId) -> usize {
     slic_algebra::print::print_term(store, t).len()
 }
 
-/// How costly a rebuilt measure is: (random draws, weights and conditions on drawn
-/// variables). Lower is better, compared in that order.
-pub(crate) fn cost(store: &Store, m: TermId) -> (usize, usize) {
+/// How costly a rebuilt measure is: (the most random draws on one path through it, the
+/// weights and conditions on drawn variables, its printed length). Lower is better,
+/// compared in that order. A superposition is a choice of one path, so it costs its
+/// costliest operand; a plate of literal size `n` costs `n` of its body.
+pub(crate) fn cost(store: &Store, m: TermId) -> (usize, usize, usize) {
     // variables bound in the measure (the rest are parameters)
     let mut bound: FxHashSet<VarId> = FxHashSet::default();
     let mut seen = FxHashSet::default();
@@ -546,43 +551,88 @@ pub(crate) fn cost(store: &Store, m: TermId) -> (usize, usize) {
         }
         work.extend(node.children());
     }
-    let mentions_bound = |t: TermId| terms::vars_of(store, t).iter().any(|v| bound.contains(v));
-    // draws are counted per occurrence (equal subterms are shared in the store), along
-    // measure structure only, within a budget
-    let (mut draws, mut weights) = (0, 0);
-    let mut work = vec![m];
     let mut budget = COST_BUDGET;
-    while let Some(x) = work.pop() {
-        budget = match budget.checked_sub(1) {
-            Some(b) => b,
-            None => break,
-        };
-        match store.node(x) {
-            Node::Dist(..) => draws += 1,
-            Node::Weight(w, inner) => {
-                if mentions_bound(*w) {
-                    weights += 1;
-                }
-                work.push(*inner);
-            }
-            Node::If(c, a, b) => {
-                if mentions_bound(*c) {
-                    weights += 1;
-                }
-                work.extend([*a, *b]);
-            }
-            Node::Bind(_, a, b) => work.extend([*a, *b]),
-            Node::Let(_, _, b) => work.push(*b),
-            Node::Superpose(ms) => work.extend(ms.iter().copied()),
-            Node::Plate(_, _, b) => work.push(*b),
-            // an observation draws nothing: it weighs
-            Node::Observe(..) => weights += 1,
-            Node::Match(_, arms) => work.extend(arms.iter().map(|a| a.1)),
-            _ => {}
-        }
+    let (draws, weights) = path_cost(store, m, &bound, &mut budget, 0);
+    let size = if budget == 0 {
+        usize::MAX
+    } else {
+        slic_algebra::print::print_term(store, m).len()
+    };
+    (draws, weights, size)
+}
+
+/// `(draws on the costliest path, weights on drawn variables)` of a measure term.
+fn path_cost(
+    store: &Store,
+    t: TermId,
+    bound: &FxHashSet<VarId>,
+    budget: &mut usize,
+    depth: usize,
+) -> (usize, usize) {
+    if *budget == 0 || depth > COST_DEPTH {
+        *budget = 0;
+        return (usize::MAX / 4, usize::MAX / 4);
     }
-    (draws, weights)
+    *budget -= 1;
+    let on_bound =
+        |c: TermId| usize::from(terms::vars_of(store, c).iter().any(|v| bound.contains(v)));
+    let go = |x: TermId, budget: &mut usize| {
+        stacker::maybe_grow(64 << 10, 1 << 20, || {
+            path_cost(store, x, bound, budget, depth + 1)
+        })
+    };
+    match store.node(t) {
+        Node::Dist(..) => (1, 0),
+        Node::Weight(w, inner) => {
+            let (d, k) = go(*inner, budget);
+            (d, k + on_bound(*w))
+        }
+        Node::If(c, a, b) => {
+            let (da, ka) = go(*a, budget);
+            let (db, kb) = go(*b, budget);
+            (da.max(db), ka + kb + on_bound(*c))
+        }
+        Node::Bind(_, a, b) => {
+            let (da, ka) = go(*a, budget);
+            let (db, kb) = go(*b, budget);
+            (da.saturating_add(db), ka + kb)
+        }
+        Node::Let(_, _, b) => go(*b, budget),
+        Node::Superpose(ms) => {
+            let mut out = (0, 0);
+            for &mi in ms {
+                let (d, k) = go(mi, budget);
+                out = (out.0.max(d), out.1 + k);
+            }
+            out
+        }
+        Node::Plate(_, n, b) => {
+            let (d, k) = go(*b, budget);
+            let times = terms::lit_value(store, *n)
+                .and_then(|r| r.to_i64())
+                .and_then(|n| usize::try_from(n).ok())
+                .unwrap_or(2);
+            (d.saturating_mul(times), k)
+        }
+        // an observation draws nothing: it weighs
+        Node::Observe(..) => (0, 1),
+        Node::Match(_, arms) => {
+            let mut out = (0, 0);
+            for (_, b) in arms {
+                let (d, k) = go(*b, budget);
+                out = (out.0.max(d), out.1 + k);
+            }
+            out
+        }
+        Node::Dirac(_) | Node::Reject => (0, 0),
+        // anything else that is a measure (a variable, an application, a chain) is one
+        // draw at least
+        _ => (1, 0),
+    }
 }
 
 /// How many measure nodes [`cost`] visits.
 const COST_BUDGET: usize = 100_000;
+
+/// How deep [`cost`] follows measure nesting.
+const COST_DEPTH: usize = 10_000;
