@@ -87,6 +87,12 @@ pub fn simplify(store: &mut Store, t: TermId, config: &SimplifyConfig) -> Simpli
     };
     let term = s.walk(prepared, 0);
     s.unrecognised_notes();
+    // nothing improved: the program as written (its definitions kept), canonical
+    let term = if term == canon::canonicalize(s.store, &Context::new(), prepared) {
+        canon::canonicalize(s.store, &Context::new(), t)
+    } else {
+        term
+    };
     Simplified {
         term,
         notes: s.notes,

@@ -528,8 +528,8 @@ fn case_10_sum_of_exponentials() {
     check_case("10-sum-of-exponentials", "fn alpha prob:\ngamma(2, alpha)");
 }
 
-/// Every corpus case and example: the output verifies, has the input's type and means
-/// the same on the file's example arguments (CASES.md 11-26 are the next issue's, but
+/// Every corpus case and example: the output verifies, has the input's type, means the
+/// same on the file's example arguments and is a fixpoint (CASES.md 11-26 are the next issue's, but
 /// whatever this simplifier does to them must already be right).
 #[test]
 fn every_corpus_program_keeps_its_meaning() {
@@ -574,6 +574,22 @@ fn every_corpus_program_keeps_its_meaning() {
         }
         if let Err(e) = same_meaning(&store, t, s.term, &args) {
             failures.push(format!("{}: {e}\n{text}", f.display()));
+        }
+        match front::load(&mut store, &text) {
+            Ok(back) => {
+                let again = simplify(&mut store, back, &SimplifyConfig::default());
+                if !alpha::alpha_eq(&store, again.term, back) {
+                    failures.push(format!(
+                        "{}: not idempotent:\n{text}\nagain:\n{}",
+                        f.display(),
+                        print::print_term(&store, again.term)
+                    ));
+                }
+            }
+            Err(e) => failures.push(format!(
+                "{}: output does not load: {e:?}\n{text}",
+                f.display()
+            )),
         }
         if std::env::var_os("SLIC_TIMINGS").is_some() {
             eprintln!("{:>8.1} ms {}", took.as_secs_f64() * 1e3, f.display());
