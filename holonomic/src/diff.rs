@@ -8,8 +8,8 @@
 //! likelihood factors (one `Exp` kernel after canonicalisation) costs one derivative of
 //! one exponent. `real2prob(e)` asserts that `e` is non-negative and has `e`'s value
 //! there (canon reads it the same way), so its derivative is `e'`, and
-//! [`Calculus::algebraic`] replaces it by `e` in results: `x ** 2` for a real `x` is
-//! `real2prob(x) ^ 2`, whose log-derivative is `2 / x`.
+//! [`Calculus::algebraic`] replaces it by `e` in results: `real2prob(x) ** 2` for a real
+//! `x` has the log-derivative `2 / x`.
 //!
 //! Results are exact rational functions over the session's kernels but not necessarily
 //! canonical (no `exp`/power laws are re-applied to derivatives): a caller may rely on
@@ -32,6 +32,13 @@ pub const MAX_TERMS: usize = 5000;
 /// derivative gives up ([`Miss::Budget`]); keeps recursion on user structure bounded.
 pub const MAX_DEPTH: u32 = 64;
 
+/// The highest degree in the variable of the argument `e` of a `real2prob(e)` kernel
+/// (after its own coercions are read as their arguments) that derivatives accept; every
+/// family needs at most 2, and higher ones make the log-derivative a quotient of long
+/// polynomials whose reduction costs far more than it could ever win
+/// ([`Miss::Budget`]).
+pub const MAX_ALGEBRAIC_DEGREE: u32 = 16;
+
 /// How a kernel depends on the variable.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Role {
@@ -53,12 +60,49 @@ pub struct Calculus<'c, 's> {
     var: VarId,
     x: u32,
     roles: FxHashMap<u32, Role>,
+    derivatives: FxHashMap<u32, Normal>,
     depth: u32,
 }
 
 /// `Overflow` of a `Normal` operation, as the recognition answer it leads to.
 fn budget<T>(r: Result<T, slic_algebra::canon::Overflow>) -> Result<T, Miss> {
     r.map_err(|_| Miss::Budget)
+}
+
+/// The most terms the denominator of a sum or product may reach. Log-derivatives of
+/// families have denominators of one or two small factors; a product of many distinct
+/// factors (`Π real2prob(x - a_i)`) would make every addition a gcd of ever longer
+/// polynomials (seconds at a dozen factors), for an answer that cannot be a family.
+pub const MAX_DEN_TERMS: usize = 256;
+
+fn den_len(n: &Normal) -> usize {
+    n.den().terms().len()
+}
+
+/// `a + b` within [`MAX_TERMS`] and [`MAX_DEN_TERMS`].
+pub fn add(a: &Normal, b: &Normal) -> Result<Normal, Miss> {
+    if a.den() != b.den() && den_len(a).saturating_mul(den_len(b)) > MAX_DEN_TERMS {
+        return Err(Miss::Budget);
+    }
+    budget(a.add(b, MAX_TERMS))
+}
+
+/// `a - b` within the budgets of [`add`].
+pub fn sub(a: &Normal, b: &Normal) -> Result<Normal, Miss> {
+    add(a, &b.neg())
+}
+
+/// `a * b` within [`MAX_TERMS`] and [`MAX_DEN_TERMS`].
+pub fn mul(a: &Normal, b: &Normal) -> Result<Normal, Miss> {
+    if den_len(a).saturating_mul(den_len(b)) > MAX_DEN_TERMS {
+        return Err(Miss::Budget);
+    }
+    budget(a.mul(b, MAX_TERMS))
+}
+
+/// `a / b` within [`MAX_TERMS`]; `None` when `b` is zero.
+pub fn div(a: &Normal, b: &Normal) -> Result<Option<Normal>, Miss> {
+    budget(a.div(b, MAX_TERMS))
 }
 
 impl<'c, 's> Calculus<'c, 's> {
@@ -78,6 +122,7 @@ impl<'c, 's> Calculus<'c, 's> {
             var,
             x,
             roles,
+            derivatives: FxHashMap::default(),
             depth: 0,
         })
     }
@@ -146,6 +191,14 @@ impl<'c, 's> Calculus<'c, 's> {
                 match *self.canon.store().node(t) {
                     Node::Coerce(Coercion::Real2Prob, e) => {
                         let en = self.normal(e)?;
+                        // inner coercions first (their roles are memoised), so every
+                        // algebraic form is free of them and one substitution pass
+                        // suffices
+                        let en = self.algebraic(&en)?;
+                        let x = self.x;
+                        if en.num().degree_in(x).max(en.den().degree_in(x)) > MAX_ALGEBRAIC_DEGREE {
+                            return Err(Miss::Budget);
+                        }
                         Ok(Role::Algebraic(en))
                     }
                     _ => Err(Miss::NotHolonomic),
@@ -184,8 +237,17 @@ impl<'c, 's> Calculus<'c, 's> {
         Ok(true)
     }
 
-    /// `dk/dx` for kernel `k`.
+    /// `dk/dx` for kernel `k` (memoised).
     pub fn kernel_derivative(&mut self, k: u32) -> Result<Normal, Miss> {
+        if let Some(d) = self.derivatives.get(&k) {
+            return Ok(d.clone());
+        }
+        let d = self.kernel_derivative_here(k)?;
+        self.derivatives.insert(k, d.clone());
+        Ok(d)
+    }
+
+    fn kernel_derivative_here(&mut self, k: u32) -> Result<Normal, Miss> {
         Ok(match self.role(k)? {
             Role::Free => Normal::zero(),
             Role::Var => Normal::one(),
@@ -195,7 +257,7 @@ impl<'c, 's> Calculus<'c, 's> {
                 self.depth -= 1;
                 d?
             }
-            Role::Hyper(ld) => budget(Normal::kernel(k).mul(&ld, MAX_TERMS))?,
+            Role::Hyper(ld) => mul(&Normal::kernel(k), &ld)?,
             Role::Log(d) => d,
         })
     }
@@ -217,8 +279,8 @@ impl<'c, 's> Calculus<'c, 's> {
                 continue;
             }
             let partial = Normal::from_poly(p.derivative(v));
-            let term = budget(partial.mul(&dv, MAX_TERMS))?;
-            acc = budget(acc.add(&term, MAX_TERMS))?;
+            let term = mul(&partial, &dv)?;
+            acc = add(&acc, &term)?;
         }
         Ok(acc)
     }
@@ -229,16 +291,16 @@ impl<'c, 's> Calculus<'c, 's> {
         let (num, den) = (Normal::from_poly(n.num().clone()), n.den());
         if den.as_constant().is_some() {
             let d = Normal::from_poly(den.clone());
-            return budget(dnum.div(&d, MAX_TERMS)).map(|q| q.unwrap_or_else(Normal::zero));
+            return div(&dnum, &d).map(|q| q.unwrap_or_else(Normal::zero));
         }
         let dden = self.poly_derivative(den)?;
         let den = Normal::from_poly(den.clone());
         // (N' D - N D') / D^2
-        let top = budget(dnum.mul(&den, MAX_TERMS))?;
-        let sub = budget(num.mul(&dden, MAX_TERMS))?;
-        let top = budget(top.sub(&sub, MAX_TERMS))?;
-        let den2 = budget(den.mul(&den, MAX_TERMS))?;
-        Ok(budget(top.div(&den2, MAX_TERMS))?.unwrap_or_else(Normal::zero))
+        let top = mul(&dnum, &den)?;
+        let minus = mul(&num, &dden)?;
+        let top = sub(&top, &minus)?;
+        let den2 = mul(&den, &den)?;
+        Ok(div(&top, &den2)?.unwrap_or_else(Normal::zero))
     }
 
     /// `n'/n` (zero for zero): `N'/N - D'/D`, with the log-derivative of each monomial
@@ -249,7 +311,7 @@ impl<'c, 's> Calculus<'c, 's> {
         }
         let a = self.poly_log_derivative(n.num())?;
         let b = self.poly_log_derivative(n.den())?;
-        budget(a.sub(&b, MAX_TERMS))
+        sub(&a, &b)
     }
 
     /// `p'/p` for a non-zero polynomial.
@@ -259,13 +321,13 @@ impl<'c, 's> Calculus<'c, 's> {
             for &(k, e) in m.pairs() {
                 let ld = self.kernel_log_derivative(k)?;
                 let w = Rational::from_integer(i64::from(e));
-                acc = budget(acc.add(&ld.scale(&w), MAX_TERMS))?;
+                acc = add(&acc, &ld.scale(&w))?;
             }
             return Ok(acc);
         }
         let d = self.poly_derivative(p)?;
         let pn = Normal::from_poly(p.clone());
-        Ok(budget(d.div(&pn, MAX_TERMS))?.unwrap_or_else(Normal::zero))
+        Ok(div(&d, &pn)?.unwrap_or_else(Normal::zero))
     }
 
     /// `k'/k` for kernel `k`.
@@ -275,35 +337,40 @@ impl<'c, 's> Calculus<'c, 's> {
             Role::Hyper(ld) => Ok(ld),
             _ => {
                 let d = self.kernel_derivative(k)?;
-                Ok(budget(d.div(&Normal::kernel(k), MAX_TERMS))?.unwrap_or_else(Normal::zero))
+                Ok(div(&d, &Normal::kernel(k))?.unwrap_or_else(Normal::zero))
             }
         }
     }
 
     /// `n` with every `real2prob(e)` kernel that mentions the variable replaced by `e`
-    /// (recursively: `e` may hold such kernels too).
+    /// (recursively: `e` may hold such kernels too; their [`Role::Algebraic`] forms are
+    /// already free of them, so one pass suffices).
     pub fn algebraic(&mut self, n: &Normal) -> Result<Normal, Miss> {
-        let mut cur = n.clone();
-        // each pass removes the outermost coercions; nesting is bounded by MAX_DEPTH
-        for _ in 0..MAX_DEPTH {
-            let mut subs: Vec<(u32, Normal)> = Vec::new();
-            for p in [cur.num(), cur.den()] {
-                for v in p.vars() {
-                    if let Role::Algebraic(e) = self.role(v)? {
-                        if !subs.iter().any(|s| s.0 == v) {
-                            subs.push((v, e));
-                        }
+        let mut subs: Vec<(u32, Normal)> = Vec::new();
+        for p in [n.num(), n.den()] {
+            for v in p.vars() {
+                if let Role::Algebraic(e) = self.role(v)? {
+                    if !subs.iter().any(|s| s.0 == v) {
+                        subs.push((v, e));
                     }
                 }
             }
-            if subs.is_empty() {
-                return Ok(cur);
-            }
-            for (v, e) in subs {
-                cur = substitute(&cur, v, &e)?;
-            }
         }
-        Err(Miss::Budget)
+        if subs.is_empty() {
+            return Ok(n.clone());
+        }
+        // numerator and denominator separately, divided once at the end: a polynomial
+        // stays a polynomial under polynomial values, with no gcd on the way
+        let mut num = Normal::from_poly(n.num().clone());
+        let mut den = Normal::from_poly(n.den().clone());
+        for (v, e) in subs {
+            num = substitute(&num, v, &e)?;
+            den = substitute(&den, v, &e)?;
+        }
+        if den.num().terms().len() > MAX_DEN_TERMS || den_len(&num) > MAX_DEN_TERMS {
+            return Err(Miss::Budget);
+        }
+        div(&num, &den)?.ok_or(Miss::NotHolonomic)
     }
 }
 
@@ -313,12 +380,12 @@ pub fn substitute_poly(p: &Poly, v: u32, value: &Normal) -> Result<Normal, Miss>
     let mut acc = Normal::zero();
     let mut iter = cs.iter().peekable();
     while let Some((d, c)) = iter.next() {
-        acc = budget(acc.add(&Normal::from_poly(c.clone()), MAX_TERMS))?;
+        acc = add(&acc, &Normal::from_poly(c.clone()))?;
         let next = iter.peek().map_or(0, |n| n.0);
         let step = i64::from(d - next);
         if step > 0 {
             let pw = budget(value.pow(step, MAX_TERMS))?.ok_or(Miss::NotHolonomic)?;
-            acc = budget(acc.mul(&pw, MAX_TERMS))?;
+            acc = mul(&acc, &pw)?;
         }
     }
     Ok(acc)
@@ -327,33 +394,52 @@ pub fn substitute_poly(p: &Poly, v: u32, value: &Normal) -> Result<Normal, Miss>
 /// `n` with kernel `v` replaced by `value`; [`Miss::NotHolonomic`] if the denominator
 /// becomes zero.
 pub fn substitute(n: &Normal, v: u32, value: &Normal) -> Result<Normal, Miss> {
+    if n.is_polynomial() {
+        return substitute_poly(n.num(), v, value);
+    }
     let num = substitute_poly(n.num(), v, value)?;
     let den = substitute_poly(n.den(), v, value)?;
-    budget(num.div(&den, MAX_TERMS))?.ok_or(Miss::NotHolonomic)
+    div(&num, &den)?.ok_or(Miss::NotHolonomic)
 }
 
 /// Is `n` free of `var` (no kernel's term or exponent mentions it)? Kernels nested
 /// deeper than [`MAX_DEPTH`] count as mentioning it.
 pub fn free_of(canon: &Canon, n: &Normal, var: VarId) -> bool {
-    [n.num(), n.den()]
-        .into_iter()
-        .flat_map(|p| p.vars())
-        .all(|k| kernel_free_of(canon, k, var, 0))
+    let mut seen = rustc_hash::FxHashSet::default();
+    normal_free_of(canon, n, var, 0, &mut seen)
 }
 
-fn kernel_free_of(canon: &Canon, k: u32, var: VarId, depth: u32) -> bool {
+/// Each kernel is looked at once (`seen`), so a long exponent costs one pass over its
+/// terms, not a sort of its variables.
+fn normal_free_of(
+    canon: &Canon,
+    n: &Normal,
+    var: VarId,
+    depth: u32,
+    seen: &mut rustc_hash::FxHashSet<u32>,
+) -> bool {
     if depth > MAX_DEPTH {
         return false;
     }
-    let Some(info) = canon.kernels().get(k) else {
-        return false;
-    };
-    match &info.kernel {
-        Kernel::Pi => true,
-        Kernel::Atom(t) | Kernel::Pow(t, _) => !mentions(canon.store(), *t, var),
-        Kernel::Exp(s) => [s.num(), s.den()]
-            .into_iter()
-            .flat_map(|p| p.vars())
-            .all(|j| kernel_free_of(canon, j, var, depth + 1)),
+    for p in [n.num(), n.den()] {
+        for (m, _) in p.terms() {
+            for &(k, _) in m.pairs() {
+                if !seen.insert(k) {
+                    continue;
+                }
+                let Some(info) = canon.kernels().get(k) else {
+                    return false;
+                };
+                let free = match &info.kernel {
+                    Kernel::Pi => true,
+                    Kernel::Atom(t) | Kernel::Pow(t, _) => !mentions(canon.store(), *t, var),
+                    Kernel::Exp(s) => normal_free_of(canon, s, var, depth + 1, seen),
+                };
+                if !free {
+                    return false;
+                }
+            }
+        }
     }
+    true
 }

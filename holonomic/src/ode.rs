@@ -17,7 +17,7 @@ use slic_algebra::canon::{Canon, Normal};
 use slic_algebra::poly::{lcm, Monomial, Poly};
 use slic_algebra::{Rational, Store, TermId, Type, VarId};
 
-use crate::diff::{Calculus, Role, MAX_TERMS};
+use crate::diff::{self, Calculus, Role, MAX_TERMS};
 use crate::recognise::Miss;
 
 /// `Σ_k coeffs[k] · f^(k)(x) = 0`; coefficients are terms polynomial in `x` over
@@ -58,11 +58,6 @@ pub struct FirstOrder {
     pub f: Normal,
 }
 
-/// `Overflow` of a `Normal` operation, as a budget miss.
-fn budget<T>(r: Result<T, slic_algebra::canon::Overflow>) -> Result<T, Miss> {
-    r.map_err(|_| Miss::Budget)
-}
-
 /// One hyperexponential part of a polynomial, by its log-derivative.
 struct Part {
     ld: Normal,
@@ -93,11 +88,11 @@ fn parts(calc: &mut Calculus, p: &Poly) -> Result<Vec<Part>, Miss> {
         let mut ld = Normal::zero();
         for &(k, e) in t.pairs() {
             let l = calc.kernel_log_derivative(k)?;
-            ld = budget(ld.add(&l.scale(&Rational::from_integer(i64::from(e))), MAX_TERMS))?;
+            ld = diff::add(&ld, &l.scale(&Rational::from_integer(i64::from(e))))?;
         }
         let r = Poly::from_terms(rest);
         let lr = calc.poly_log_derivative(&r)?;
-        ld = budget(ld.add(&lr, MAX_TERMS))?;
+        ld = diff::add(&ld, &lr)?;
         out.push(Part { ld });
     }
     Ok(out)
@@ -116,7 +111,7 @@ pub fn analyse(calc: &mut Calculus, f: &Normal) -> Result<Analysis, Miss> {
     };
     let mut rs: Vec<Normal> = Vec::new();
     for part in parts(calc, f.num())? {
-        let r = budget(part.ld.sub(&ld_den, MAX_TERMS))?;
+        let r = diff::sub(&part.ld, &ld_den)?;
         let r = calc.algebraic(&r)?;
         if !calc.is_rational_in_var(&r)? {
             return Err(Miss::NotHolonomic);
@@ -225,11 +220,11 @@ pub fn operator(store: &mut Store, ctx: &Context, f: TermId, x: VarId) -> Result
             // f'' gives (r1 - r2) f'' = (s1 - s2) f' + (r1 s2 - r2 s1) f
             let s1 = second(&mut calc, &r1)?;
             let s2 = second(&mut calc, &r2)?;
-            let a = budget(r1.sub(&r2, MAX_TERMS))?;
-            let b = budget(s2.sub(&s1, MAX_TERMS))?;
-            let c1 = budget(r2.mul(&s1, MAX_TERMS))?;
-            let c2 = budget(r1.mul(&s2, MAX_TERMS))?;
-            let c = budget(c1.sub(&c2, MAX_TERMS))?;
+            let a = diff::sub(&r1, &r2)?;
+            let b = diff::sub(&s2, &s1)?;
+            let c1 = diff::mul(&r2, &s1)?;
+            let c2 = diff::mul(&r1, &s2)?;
+            let c = diff::sub(&c1, &c2)?;
             vec![c, b, a]
         }
     };
@@ -247,6 +242,6 @@ pub fn operator(store: &mut Store, ctx: &Context, f: TermId, x: VarId) -> Result
 /// `r' + r^2`: `g''/g` for `g' = r g`.
 fn second(calc: &mut Calculus, r: &Normal) -> Result<Normal, Miss> {
     let d = calc.derivative(r)?;
-    let sq = budget(r.mul(r, MAX_TERMS))?;
-    budget(d.add(&sq, MAX_TERMS))
+    let sq = diff::mul(r, r)?;
+    diff::add(&d, &sq)
 }

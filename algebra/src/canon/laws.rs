@@ -96,12 +96,15 @@ impl Canon<'_> {
         self.fix(acc)
     }
 
-    /// `a + b` with the laws (the two-term case of [`Canon::sum_of`]).
-    pub(crate) fn add(&mut self, a: &Normal, b: &Normal) -> Result<Normal, Overflow> {
+    /// `a + b` with the laws (the two-term case of `sum_of`). Public so that
+    /// callers holding canonical forms (holonomic recognition) can combine them without
+    /// writing and re-reading terms.
+    pub fn add(&mut self, a: &Normal, b: &Normal) -> Result<Normal, Overflow> {
         self.sum_of(vec![a.clone(), b.clone()])
     }
 
-    pub(crate) fn mul(&mut self, a: &Normal, b: &Normal) -> Result<Normal, Overflow> {
+    /// `a * b` with the laws (exponentials and powers merged).
+    pub fn mul(&mut self, a: &Normal, b: &Normal) -> Result<Normal, Overflow> {
         let r = a.mul(b, self.config.max_terms)?;
         self.fix(r)
     }
@@ -122,8 +125,8 @@ impl Canon<'_> {
 
     // ---- exp, log, roots -------------------------------------------------------------
 
-    /// `e^s`.
-    pub(crate) fn exp(&mut self, s: &Normal) -> Result<Normal, Overflow> {
+    /// `e^s` with the laws (`k * log(b)` summands become powers of `b`).
+    pub fn exp(&mut self, s: &Normal) -> Result<Normal, Overflow> {
         self.build_product(Rational::one(), Monomial::one(), s.clone(), Vec::new())
     }
 

@@ -124,6 +124,18 @@ fn student_constant(store: &mut Store, nu: TermId) -> TermId {
     terms::beta_func(store, half, h)
 }
 
+/// An unnormalised kernel `K = factor · exp(exponent)` and its integral
+/// `Z = z · exp(z_exponent)` over the family's support (prob factors, real exponents,
+/// `None` for 0). The exponential parts are kept apart so that recognition can merge
+/// them with the factor's own exponent in one step (the normal posterior under many
+/// observations has a long exponent, and each extra `exp` kernel costs its length).
+pub(crate) struct Unnormalised {
+    pub(crate) factor: TermId,
+    pub(crate) exponent: Option<TermId>,
+    pub(crate) z: TermId,
+    pub(crate) z_exponent: Option<TermId>,
+}
+
 /// The normal kernel `exp(c1 x^2/2 + c0 x)` at the real term `x` (`c1`, `c0` real),
 /// and its integral over the reals `sqrt(2 pi · var) exp(c0^2 var / 2)` where
 /// `var = -1/c1` (a prob term).
@@ -133,22 +145,25 @@ pub(crate) fn normal_kernel(
     c1: TermId,
     c0: TermId,
     var: TermId,
-) -> (TermId, TermId) {
+) -> Unnormalised {
     let half = ratio(store, 1, 2, Type::Real);
     let x2 = pow(store, x, 2);
     let quad = mul(store, vec![half, c1, x2], &Type::Real);
     let lin = mul(store, vec![c0, x], &Type::Real);
     let s = add(store, vec![quad, lin], &Type::Real);
-    let k = exp(store, s);
     let two = terms::int(store, 2, Type::Prob);
     let pi = terms::pi(store);
     let root = mul(store, vec![two, pi, var], &Type::Prob);
     let root = sqrt(store, root);
     let c02 = pow(store, c0, 2);
     let e = mul(store, vec![half, c02, var], &Type::Real);
-    let e = exp(store, e);
-    let z = mul(store, vec![root, e], &Type::Prob);
-    (k, z)
+    let one = terms::int(store, 1, Type::Prob);
+    Unnormalised {
+        factor: one,
+        exponent: Some(s),
+        z: root,
+        z_exponent: Some(e),
+    }
 }
 
 /// The gamma kernel `u^c0 exp(c1 u)` at the real term `u` (`u > 0` on the support), and
@@ -161,15 +176,18 @@ pub(crate) fn gamma_kernel(
     c0: TermId,
     shape: TermId,
     scale: TermId,
-) -> (TermId, TermId) {
+) -> Unnormalised {
     let p = real_pow(store, u, c0);
     let l = mul(store, vec![c1, u], &Type::Real);
-    let e = exp(store, l);
-    let k = mul(store, vec![p, e], &Type::Prob);
     let g = terms::gamma_func(store, shape);
     let s = real_pow(store, scale, shape);
     let z = mul(store, vec![g, s], &Type::Prob);
-    (k, z)
+    Unnormalised {
+        factor: p,
+        exponent: Some(l),
+        z,
+        z_exponent: None,
+    }
 }
 
 /// The beta kernel `u^(a-1) (1-u)^(b-1)` at the real term `u` (`0 < u < 1` on the
@@ -181,14 +199,19 @@ pub(crate) fn beta_kernel(
     bm1: TermId,
     a: TermId,
     b: TermId,
-) -> (TermId, TermId) {
+) -> Unnormalised {
     let one = terms::int(store, 1, Type::Real);
     let p = real_pow(store, u, am1);
     let v = sub(store, one, u);
     let q = real_pow(store, v, bm1);
     let k = mul(store, vec![p, q], &Type::Prob);
     let z = terms::beta_func(store, a, b);
-    (k, z)
+    Unnormalised {
+        factor: k,
+        exponent: None,
+        z,
+        z_exponent: None,
+    }
 }
 
 /// The Student-t kernel `((x - m)^2 + q)^(-c/2)` at the real term `x` (real `m`, `c`;
@@ -201,7 +224,7 @@ pub(crate) fn student_kernel(
     q: TermId,
     c: TermId,
     nu: TermId,
-) -> (TermId, TermId) {
+) -> Unnormalised {
     let d = sub(store, x, m);
     let d2 = pow(store, d, 2);
     let base = add(store, vec![d2, q], &Type::Real);
@@ -212,5 +235,21 @@ pub(crate) fn student_kernel(
     let qp = real_pow(store, q, en);
     let b = student_constant(store, nu);
     let z = mul(store, vec![qp, b], &Type::Prob);
-    (k, z)
+    Unnormalised {
+        factor: k,
+        exponent: None,
+        z,
+        z_exponent: None,
+    }
+}
+
+/// The uniform kernel `1` on an interval of width `w` (prob), integral `w`.
+pub(crate) fn uniform_kernel(store: &mut Store, w: TermId) -> Unnormalised {
+    let one = terms::int(store, 1, Type::Prob);
+    Unnormalised {
+        factor: one,
+        exponent: None,
+        z: w,
+        z_exponent: None,
+    }
 }

@@ -28,12 +28,12 @@
 
 use slic_algebra::assume::{Context, Tri};
 use slic_algebra::canon::{Canon, Kernel, Normal};
-use slic_algebra::poly::Poly;
+use slic_algebra::poly::{Monomial, Poly};
 use slic_algebra::{cond, sums, Node, Prim, Store, TermId, Type, VarId};
 
 use super::Miss;
-use crate::diff::{self, MAX_DEPTH, MAX_TERMS};
-use crate::family::continuous as table;
+use crate::diff::{self, MAX_DEPTH};
+use crate::family::continuous::{self as table, Unnormalised};
 use crate::family::{Affine, Family, Recognised};
 use crate::ode::{self, FirstOrder};
 use crate::support::{is_infinite, Support};
@@ -67,10 +67,9 @@ pub(super) fn recognise(
 struct Candidate {
     family: Family,
     map: Affine,
-    /// `K(x)`: the family's kernel at the recognised variable (prob).
-    kernel: TermId,
-    /// `∫ K(x) dx` over the support (prob).
-    normaliser: TermId,
+    /// `K(x)`, the family's kernel at the recognised variable, and `∫ K(x) dx` over
+    /// the support.
+    kernel: Unnormalised,
     /// An interior point of the support (real).
     point: TermId,
 }
@@ -88,15 +87,24 @@ fn budget<T>(r: Result<T, slic_algebra::canon::Overflow>) -> Result<T, Miss> {
     r.map_err(|_| Miss::Budget)
 }
 
-/// The coefficients of `p` in kernel `x`, lowest degree first (dense).
-fn dense(p: &Poly, x: u32) -> Vec<Poly> {
-    let mut out = vec![Poly::zero(); p.degree_in(x) as usize + 1];
+/// The highest degree in the variable any family's operator has (Student-t's
+/// denominator); a higher one fits no family and is never expanded into a dense list.
+const MAX_DEGREE: u32 = 2;
+
+/// The coefficients of `p` in kernel `x`, lowest degree first (dense), or `None` above
+/// [`MAX_DEGREE`].
+fn dense(p: &Poly, x: u32) -> Option<Vec<Poly>> {
+    let degree = p.degree_in(x);
+    if degree > MAX_DEGREE {
+        return None;
+    }
+    let mut out = vec![Poly::zero(); degree as usize + 1];
     for (d, c) in p.coefficients_in(x) {
         if let Some(slot) = out.get_mut(d as usize) {
             *slot = c;
         }
     }
-    out
+    Some(out)
 }
 
 impl Session<'_> {
@@ -121,29 +129,30 @@ impl Session<'_> {
         self.canon.canonicalize(t)
     }
 
-    /// The coefficients of `n` as a polynomial in the variable (lowest degree first),
-    /// or `None` when its denominator mentions the variable.
-    fn coefficients(&self, n: &Normal) -> Option<Vec<Normal>> {
+    /// The coefficients of `n` as a polynomial in the variable (lowest degree first):
+    /// `Ok(None)` when its denominator mentions the variable, [`Miss::NoFamily`] when its
+    /// degree is above every family's.
+    fn coefficients(&self, n: &Normal) -> Result<Option<Vec<Normal>>, Miss> {
         let x = self.op.x;
         if n.den().degree_in(x) > 0 {
-            return None;
+            return Ok(None);
         }
         let den = n.den().clone();
-        Some(
-            dense(n.num(), x)
-                .into_iter()
+        let cs = dense(n.num(), x).ok_or(Miss::NoFamily)?;
+        Ok(Some(
+            cs.into_iter()
                 .map(|c| Normal::from_parts(c, den.clone()).unwrap_or_else(Normal::zero))
                 .collect(),
-        )
+        ))
     }
 
     /// `σ · r(shift + σ u)`: the log-derivative in `u` for `x = shift + σ u`.
     fn compose(&self, r: &Normal, shift: &Normal, scale: &Normal) -> Result<Normal, Miss> {
         let x = self.op.x;
-        let u = budget(scale.mul(&Normal::kernel(x), MAX_TERMS))?;
-        let value = budget(shift.add(&u, MAX_TERMS))?;
+        let u = diff::mul(scale, &Normal::kernel(x))?;
+        let value = diff::add(shift, &u)?;
         let s = diff::substitute(r, x, &value)?;
-        budget(s.mul(scale, MAX_TERMS))
+        diff::mul(&s, scale)
     }
 
     // ---- the families ----------------------------------------------------------------
@@ -151,7 +160,7 @@ impl Session<'_> {
     /// On the reals: normal when `r` is a polynomial, else Student-t.
     fn on_reals(&mut self) -> Result<Candidate, Miss> {
         let r = self.op.r.clone();
-        match self.coefficients(&r) {
+        match self.coefficients(&r)? {
             Some(cs) => self.normal(&cs),
             None => self.student(&r),
         }
@@ -175,13 +184,12 @@ impl Session<'_> {
         let mean = terms::div(self.store(), neg_c0, c1t, &Type::Real);
         let mean = self.canonical(mean);
         let x = self.var_real();
-        let (kernel, normaliser) = table::normal_kernel(self.store(), x, c1t, c0t, var);
+        let kernel = table::normal_kernel(self.store(), x, c1t, c0t, var);
         let point = terms::int(self.store(), 0, Type::Real);
         Ok(Candidate {
             family: Family::Normal { mean, sd },
             map: Affine::default(),
             kernel,
-            normaliser,
             point,
         })
     }
@@ -190,8 +198,8 @@ impl Session<'_> {
     /// location `m`, scale `sqrt(q / nu)`.
     fn student(&mut self, r: &Normal) -> Result<Candidate, Miss> {
         let x = self.op.x;
-        let ns = dense(r.num(), x);
-        let ds = dense(r.den(), x);
+        let ns = dense(r.num(), x).ok_or(Miss::NoFamily)?;
+        let ds = dense(r.den(), x).ok_or(Miss::NoFamily)?;
         let (n0, n1) = match ns.as_slice() {
             [n0] => (n0.clone(), Poly::zero()),
             [n0, n1] => (n0.clone(), n1.clone()),
@@ -208,9 +216,9 @@ impl Session<'_> {
         }
         let over_d2 =
             |p: &Poly| Normal::from_parts(p.clone(), d2.clone()).unwrap_or_else(Normal::zero);
-        let m = over_d2(&d1.neg()).scale(&slic_algebra::Rational::ratio(1, 2).unwrap_or_default());
-        let m2 = budget(m.mul(&m, MAX_TERMS))?;
-        let q = budget(over_d2(d0).sub(&m2, MAX_TERMS))?;
+        let m = Normal::from_parts(d1.neg(), d2.scale(&two)).unwrap_or_else(Normal::zero);
+        let m2 = diff::mul(&m, &m)?;
+        let q = diff::sub(&over_d2(d0), &m2)?;
         let c = over_d2(&n1.neg());
         let mt = self.term(&m, &Type::Real)?;
         let qr = self.term(&q, &Type::Real)?;
@@ -228,12 +236,11 @@ impl Session<'_> {
         let scale = terms::sqrt(self.store(), ratio);
         let scale = self.canonical(scale);
         let xr = self.var_real();
-        let (kernel, normaliser) = table::student_kernel(self.store(), xr, mt, qp, ct, nu);
+        let kernel = table::student_kernel(self.store(), xr, mt, qp, ct, nu);
         Ok(Candidate {
             family: Family::StudentT { nu, loc: mt, scale },
             map: Affine::default(),
             kernel,
-            normaliser,
             point: mt,
         })
     }
@@ -250,8 +257,8 @@ impl Session<'_> {
             1
         }));
         let ru = self.compose(&self.op.r.clone(), &bn, &sigma)?;
-        let q = budget(ru.mul(&Normal::kernel(self.op.x), MAX_TERMS))?;
-        let cs = self.coefficients(&q).ok_or(Miss::NoFamily)?;
+        let q = diff::mul(&ru, &Normal::kernel(self.op.x))?;
+        let cs = self.coefficients(&q)?.ok_or(Miss::NoFamily)?;
         let (c0, c1) = match cs.as_slice() {
             [c0, c1] => (c0.clone(), c1.clone()),
             _ => return Err(Miss::NoFamily),
@@ -280,7 +287,7 @@ impl Session<'_> {
             let p = terms::add(self.store(), vec![bound, one], &Type::Real);
             (u, p, None)
         };
-        let (kernel, normaliser) = table::gamma_kernel(self.store(), u, c1t, c0t, shape, scale);
+        let kernel = table::gamma_kernel(self.store(), u, c1t, c0t, shape, scale);
         let shift = (!terms::is_literal(self.store(), bound, 0)).then_some(bound);
         Ok(Candidate {
             family: Family::Gamma { shape, scale },
@@ -289,7 +296,6 @@ impl Session<'_> {
                 scale: map_scale,
             },
             kernel,
-            normaliser,
             point,
         })
     }
@@ -313,23 +319,22 @@ impl Session<'_> {
         let wn = self.canon.normal(w).map_err(|_| Miss::NotHolonomic)?;
         let ru = self.compose(&self.op.r.clone(), &ln, &wn)?;
         if ru.is_zero() {
-            let kernel = terms::int(self.store(), 1, Type::Prob);
+            let kernel = table::uniform_kernel(self.store(), wp);
             return Ok(Candidate {
                 family: Family::Uniform { lo, hi },
                 map: Affine::default(),
                 kernel,
-                normaliser: wp,
                 point,
             });
         }
         // q = r(u) u (1 - u) = (a-1)(1-u) - (b-1) u
         let x = self.op.x;
         let u1 = Poly::var(x).mul(&Poly::one().sub(&Poly::var(x)));
-        let q = budget(ru.mul(&Normal::from_poly(u1), MAX_TERMS))?;
-        let cs = self.coefficients(&q).ok_or(Miss::NoFamily)?;
+        let q = diff::mul(&ru, &Normal::from_poly(u1))?;
+        let cs = self.coefficients(&q)?.ok_or(Miss::NoFamily)?;
         let (q0, q1) = match cs.as_slice() {
             [q0] => (q0.clone(), q0.clone()),
-            [q0, k] => (q0.clone(), budget(q0.add(k, MAX_TERMS))?),
+            [q0, k] => (q0.clone(), diff::add(q0, k)?),
             _ => return Err(Miss::NoFamily),
         };
         let am1 = self.term(&q0, &Type::Real)?;
@@ -348,33 +353,97 @@ impl Session<'_> {
         let xr = self.var_real();
         let d = terms::sub(self.store(), xr, lo);
         let u = terms::div(self.store(), d, w, &Type::Real);
-        let (kernel, z) = table::beta_kernel(self.store(), u, am1, bm1, a, b);
-        let normaliser = terms::mul(self.store(), vec![z, wp], &Type::Prob);
+        let mut kernel = table::beta_kernel(self.store(), u, am1, bm1, a, b);
+        kernel.z = terms::mul(self.store(), vec![kernel.z, wp], &Type::Prob);
         let shift = (!terms::is_literal(self.store(), lo, 0)).then_some(lo);
         let scale = (!terms::is_literal(self.store(), w, 1)).then_some(w);
         Ok(Candidate {
             family: Family::Beta { a, b },
             map: Affine { shift, scale },
             kernel,
-            normaliser,
             point,
         })
     }
 
     // ---- the weight ------------------------------------------------------------------
 
+    /// The canonical form of `f / K · Z`. When `f`'s canonical form is `R · e^s` (one
+    /// exponential, the usual conjugate shape), the exponents of `f`, `K` and `Z` are
+    /// added as canonical forms before one `exp` is taken, so a long exponent (the
+    /// normal posterior under many observations) is built once, never written and read
+    /// back, and not merged three times.
+    fn ratio_normal(&mut self, k: &Unnormalised) -> Result<Normal, Miss> {
+        let inv = terms::recip(self.store(), k.factor, &Type::Prob);
+        let other = terms::mul(self.store(), vec![inv, k.z], &Type::Prob);
+        let other = self.form(other)?;
+        let mut exps = Vec::new();
+        if let Some(t) = k.exponent {
+            exps.push(self.form(t)?.neg());
+        }
+        if let Some(t) = k.z_exponent {
+            exps.push(self.form(t)?);
+        }
+        let f = self.op.f.clone();
+        let rest = match peel_exp(&self.canon, &f) {
+            Some((rest, s)) if !exps.is_empty() => {
+                // f's exponent first: the short ones merge into it, the long one last
+                exps.insert(0, s);
+                rest
+            }
+            _ => f,
+        };
+        let mut e = Normal::zero();
+        for x in exps {
+            e = self.sum(&e, &x)?;
+        }
+        let ex = budget(self.canon.exp(&e))?;
+        let w = budget(self.canon.mul(&rest, &ex))?;
+        budget(self.canon.mul(&w, &other))
+    }
+
+    /// `a + b` for canonical forms: plain polynomial addition when both are
+    /// polynomials (no monomial is multiplied, so the laws still hold), the session's
+    /// addition otherwise.
+    fn sum(&mut self, a: &Normal, b: &Normal) -> Result<Normal, Miss> {
+        if a.is_polynomial() && b.is_polynomial() {
+            Ok(Normal::from_poly(a.num().add(b.num())))
+        } else {
+            budget(self.canon.add(a, b))
+        }
+    }
+
+    /// The term `f / K · Z` (for evaluation at a point).
+    fn ratio_term(&mut self, k: &Unnormalised) -> TermId {
+        let inv = terms::recip(self.store(), k.factor, &Type::Prob);
+        let mut factors = vec![self.f, inv, k.z];
+        let mut exps = Vec::new();
+        if let Some(e) = k.exponent {
+            exps.push(terms::neg(self.store(), e));
+        }
+        if let Some(e) = k.z_exponent {
+            exps.push(e);
+        }
+        if !exps.is_empty() {
+            let sum = terms::add(self.store(), exps, &Type::Real);
+            factors.push(terms::exp(self.store(), sum));
+        }
+        terms::mul(self.store(), factors, &Type::Prob)
+    }
+
+    fn form(&mut self, t: TermId) -> Result<Normal, Miss> {
+        self.canon.normal(t).map_err(|_| Miss::NotHolonomic)
+    }
+
     /// `C · Z` with `f = C K` (see the module doc).
     fn finish(mut self, c: Candidate) -> Result<Recognised, Miss> {
-        let f = self.f;
-        let inv = terms::recip(self.store(), c.kernel, &Type::Prob);
-        let ratio = terms::mul(self.store(), vec![f, inv, c.normaliser], &Type::Prob);
-        let mut n = self.canon.normal(ratio).map_err(|_| Miss::NotHolonomic)?;
+        let mut n = self.ratio_normal(&c.kernel)?;
         if !diff::free_of(&self.canon, &n, self.x) {
+            let ratio = self.ratio_term(&c.kernel);
             let x = self.x;
             let ty = self.store().var_type(x).clone();
             let p = terms::coerce(self.store(), c.point, &ty);
             let at = sums::substitute(self.store(), ratio, x, p);
-            n = self.canon.normal(at).map_err(|_| Miss::NotHolonomic)?;
+            n = self.form(at)?;
             if !diff::free_of(&self.canon, &n, self.x) {
                 return Err(Miss::Unproved);
             }
@@ -465,4 +534,25 @@ impl Session<'_> {
             }
         }
     }
+}
+
+/// `n = R · e^s` with a monomial numerator holding one `Exp` kernel: `(R, s)`.
+fn peel_exp(canon: &Canon, n: &Normal) -> Option<(Normal, Normal)> {
+    let [(m, c)] = n.num().terms() else {
+        return None;
+    };
+    let mut found = None;
+    for &(k, e) in m.pairs() {
+        let info = canon.kernels().get(k)?;
+        if let Kernel::Exp(_) = info.kernel {
+            if found.is_some() || e != 1 {
+                return None;
+            }
+            found = Some((k, info.exp_arg.clone()?));
+        }
+    }
+    let (k, s) = found?;
+    let rest = Monomial::from_pairs(m.pairs().iter().copied().filter(|p| p.0 != k));
+    let rest = Normal::from_parts(Poly::term(rest, c.clone()), n.den().clone())?;
+    Some((rest, s))
 }
