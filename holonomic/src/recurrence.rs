@@ -64,6 +64,10 @@ const MAX_DEPTH: u32 = 8;
 /// The largest `|a|` in `gammaFunc(a k + b)`: its ratio is a product of `|a|` factors.
 const MAX_GAMMA_STEP: i64 = 64;
 
+/// The highest degree in `k` of a rational factor whose shift `R(k+1)` is computed (the
+/// shift of a degree-`d` polynomial has binomial coefficients of `d` bits).
+const MAX_SHIFT_DEGREE: u32 = 256;
+
 /// `n` written as a term of type `ty` and read back, so that every law of the session
 /// (merging exponentials, powers) holds on a value built by plain field arithmetic.
 pub(crate) fn write_canonical(cx: &mut Canon, n: Normal, ty: &Type) -> Result<TermId, Miss> {
@@ -163,6 +167,9 @@ impl Walk {
         if hyper.iter().any(|&h| num_rest.degree_in(h) > 0) {
             return Err(mixture_miss(&num_rest, &hyper));
         }
+        if num_rest.degree_in(self.kk).max(den_rest.degree_in(self.kk)) > MAX_SHIFT_DEGREE {
+            return Err(Miss::Budget);
+        }
         let max = max_terms();
         // R(k+1) / R(k) for the rational part R = num_rest / den_rest
         let shift = Poly::var(self.kk).add(&Poly::one());
@@ -200,9 +207,7 @@ impl Walk {
             // e^(a k + b): e^a
             Kernel::Exp(s) => {
                 let a = self.slope(cx, &s)?;
-                let at = cx.to_term(&a, &Type::Real).map_err(canon_miss)?;
-                let e = cx.store_mut().prim(Prim::Exp, vec![at], Type::Prob);
-                cx.normal(e).map_err(canon_miss)
+                cx.exp(&a).map_err(budget_miss)
             }
             Kernel::Atom(t) => self.atom_ratio(cx, t, depth),
             // radicals of bases that depend on k (`sqrt(k + 1)`) have no rational ratio
@@ -293,8 +298,10 @@ impl Walk {
             .as_constant()
             .filter(Rational::is_integer)
             .and_then(|a| a.to_i64())
-            .filter(|a| a.abs() <= MAX_GAMMA_STEP)
             .ok_or(Miss::NotHolonomic)?;
+        if a.abs() > MAX_GAMMA_STEP {
+            return Err(Miss::Budget);
+        }
         let max = max_terms();
         let mut acc = Normal::one();
         // Γ(x + a) / Γ(x) = x (x+1) ... (x+a-1) for a > 0, 1 / ((x-1) ... (x-|a|)) for a < 0

@@ -89,18 +89,29 @@ fn show(store: &Store, t: TermId) -> String {
     print::print_term(store, t).trim().to_string()
 }
 
-/// Recognise on `lo..`, compare parameters and weight exactly, then check the weight
-/// against the sum of the first `terms` values and the density pointwise.
-fn check_ray(src: &str, lo: i64, terms: i64) -> Result<(), TestCaseError> {
+/// Recognise on the ray from `end` (`end..` when `up`, else `..end + 1`), compare
+/// parameters and weight exactly, then check the weight against the sum of the first
+/// `terms` values and the density pointwise.
+fn check_ray(src: &str, end: i64, up: bool, terms: i64) -> Result<(), TestCaseError> {
     let mut c = load(src);
     let Some(&x) = c.vars.last() else {
         return Err(TestCaseError::fail("no variable"));
     };
-    let lo_t = c.store.int_lit(lo, Type::Int);
-    let support = Support::Int {
-        lo: Some(lo_t),
-        hi: None,
+    let support = if up {
+        let lo = c.store.int_lit(end, Type::Int);
+        Support::Int {
+            lo: Some(lo),
+            hi: None,
+        }
+    } else {
+        let hi = c.store.int_lit(end + 1, Type::Int);
+        Support::Int {
+            lo: None,
+            hi: Some(hi),
+        }
     };
+    // the k of the u-th point of the ray
+    let at = |u: i64| if up { end + u } else { end - u };
     let r = recognise(&mut c.store, &Context::new(), c.f, x, &support)
         .map_err(|m| TestCaseError::fail(format!("{src}: {m:?}")))?;
     let params = match &r.family {
@@ -123,10 +134,16 @@ fn check_ray(src: &str, lo: i64, terms: i64) -> Result<(), TestCaseError> {
         src,
         r.family
     );
+    // the map x = shift + scale * u
+    let shift = r.map.shift.map(|t| show(&c.store, t));
+    let scale = r.map.scale.map(|t| show(&c.store, t));
+    let want_shift = (end != 0).then(|| format!("{end:+}"));
+    let want_scale = (!up).then(|| "-1".to_string());
+    prop_assert_eq!((shift, scale), (want_shift, want_scale), "{}", src);
     // numerically: Σ f = weight, f = weight * density
     let mut sum = 0.0;
-    for k in lo..lo + terms {
-        sum += value(&c.store, c.f, &c.vars, k as f64);
+    for u in 0..terms {
+        sum += value(&c.store, c.f, &c.vars, at(u) as f64);
     }
     let w = value(&c.store, r.weight, &c.vars, 0.0);
     prop_assert!(close(sum, w), "{}: sum {} weight {}", src, sum, w);
@@ -134,7 +151,7 @@ fn check_ray(src: &str, lo: i64, terms: i64) -> Result<(), TestCaseError> {
         let ut = c.store.int_lit(i64::from(u), Type::Nat);
         let d = r.family.density(&mut c.store, ut);
         let dv = value(&c.store, d, &c.vars, 0.0);
-        let fv = value(&c.store, c.f, &c.vars, (lo + i64::from(u)) as f64);
+        let fv = value(&c.store, c.f, &c.vars, at(i64::from(u)) as f64);
         prop_assert!(close(fv, w * dv), "{}: f({}) {} vs {}", src, u, fv, w * dv);
     }
     Ok(())
@@ -156,7 +173,7 @@ proptest! {
             // an observation factor in another variable: rate l t, weight e^(l t - t)
             _ => format!("fn t prob: fn k nat: ({cc} * ({l} * t)^k * exp(-t) / gammaFunc(k+1), ({l} * t, {cc} * exp({l} * t - t)))"),
         };
-        check_ray(&src, 0, 150)?;
+        check_ray(&src, 0, true, 150)?;
     }
 
     /// Negative binomial masses: `r = a/b`, failure probability `q = m/(m+n)`, a
@@ -175,15 +192,21 @@ proptest! {
             // an observation factor in t, and a failure probability 1/(1+t) in it
             _ => format!("fn t prob: fn k nat: ({cc} * exp(-t) * (1 / (1 + t))^k * gammaFunc(k + {r}) / gammaFunc(k + 1), ({r}, (t / (1 + t), {cc} * exp(-t) * {g} * (t / (1 + t)) ** (-{r}))))"),
         };
-        check_ray(&src, 0, 400)?;
+        check_ray(&src, 0, true, 400)?;
     }
 
-    /// The same masses on a shifted ray `lo..`: the weight is `f(lo)` times the sum.
+    /// Geometric masses on a shifted ray `lo..` (weight `f(lo)` times the sum) and on a
+    /// reflected one `..hi` (`q ** -k`: the same law counted down from `hi - 1`).
     #[test]
-    fn shifted(lo in 1i64..6, m in 1u32..5, n in 1u32..5) {
+    fn shifted(end in -5i64..6, m in 1u32..5, n in 1u32..5, up in any::<bool>()) {
         let (q, p) = (lit(m, m + n), lit(n, m + n));
-        let src = format!("fn t prob: fn k int: ({q} ** k, ({}, ({p}, {q} ^ {lo} / {p})))", lit(1, 1));
-        check_ray(&src, lo, 400)?;
+        let (f, w) = if up {
+            ("k", format!("{q} ** {end}"))
+        } else {
+            ("-k", format!("{q} ** ({})", -end))
+        };
+        let src = format!("fn t prob: fn k int: ({q} ** ({f}), ({}, ({p}, {w} / {p})))", lit(1, 1));
+        check_ray(&src, end, up, 400)?;
     }
 
     /// Categorical on literal ranges (unrolled up to the limit, an array beyond it):

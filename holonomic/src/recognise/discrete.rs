@@ -1,8 +1,9 @@
 //! Recognition of discrete factors: recurrence, then the family whose recurrence has the
 //! same ratio on the same support (or a finite range: categorical), then the weight.
 //!
-//! On a ray `lo <= k` (map `k = lo + u`), `f(lo + u + 1) / f(lo + u) = ρ(u)` is read off
-//! [`crate::recurrence`]: `ρ(u) (u + 1)` free of `u` is a poisson rate `λ`, linear in `u`
+//! On a ray `lo <= k` (map `k = lo + u`; a ray `k < hi` is reflected, `k = hi - 1 - u`),
+//! `f(lo + u + 1) / f(lo + u) = ρ(u)` is read off [`crate::recurrence`]: `ρ(u) (u + 1)`
+//! free of `u` is a poisson rate `λ`, linear in `u`
 //! as `q (u + r)` a negative binomial with `p = 1 - q` (geometric for `r = 1`). As the
 //! recurrence's denominator `u + 1` never vanishes on nat, `f(lo + u) = f(lo) K(u)` for
 //! the family's kernel `K` with `K(0) = 1`, so the weight is `f(lo)` times the kernel's
@@ -26,7 +27,7 @@ use slic_algebra::{Coercion, Node, Prim, Rational, Store, TermId, Type, VarId};
 use super::Miss;
 use crate::family::{Affine, Family, Recognised};
 use crate::recurrence::{budget_miss, canon_miss, ratio, renormal, vars_of, write_canonical};
-use crate::support::Support;
+use crate::support::{is_infinite, Support};
 
 /// The longest literal range written out as a literal array of weights.
 pub const MAX_UNROLL: i64 = 32;
@@ -41,14 +42,34 @@ pub(super) fn recognise(
     let Support::Int { lo, hi } = *support else {
         return Err(Miss::NoFamily);
     };
+    let lo = lo.filter(|&t| !is_infinite(store, t));
+    let hi = hi.filter(|&t| !is_infinite(store, t));
     let mut cx = Canon::new(store, ctx.clone());
     let f = as_prob(&mut cx, f)?;
     match (lo, hi) {
         (Some(lo), Some(hi)) => categorical(&mut cx, f, x, lo, hi),
-        (Some(lo), None) => on_ray(&mut cx, f, x, lo),
-        // no family of the table lives on all the integers or on a ray to -∞
-        _ => Err(Miss::NoFamily),
+        (Some(lo), None) => {
+            let origin = cx.normal(lo).map_err(canon_miss)?;
+            on_ray(&mut cx, f, x, origin, Direction::Up)
+        }
+        // `k <= hi - 1`, reflected: `k = hi - 1 - u`
+        (None, Some(hi)) => {
+            let h = cx.normal(hi).map_err(canon_miss)?;
+            let origin = h.sub(&Normal::one(), max_terms()).map_err(budget_miss)?;
+            on_ray(&mut cx, f, x, origin, Direction::Down)
+        }
+        // no family of the table lives on all the integers
+        (None, None) => Err(Miss::NoFamily),
     }
+}
+
+/// Which way a ray runs from its end point.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    /// `lo <= k`: `k = lo + u`.
+    Up,
+    /// `k < hi`: `k = (hi - 1) - u`.
+    Down,
 }
 
 /// `f` as a prob term (written in prob arithmetic when its canonical form allows).
@@ -60,34 +81,45 @@ fn as_prob(cx: &mut Canon, f: TermId) -> Result<TermId, Miss> {
     cx.to_term(&n, &Type::Prob).map_err(canon_miss)
 }
 
-/// The term `lo + offset` in the type of the variable `x`.
-fn point(cx: &mut Canon, x: VarId, lo: TermId, offset: &Normal) -> Result<TermId, Miss> {
+/// The term `origin + offset` in the type of the variable `x`.
+fn point(cx: &mut Canon, x: VarId, origin: &Normal, offset: &Normal) -> Result<TermId, Miss> {
     let ty = cx.store().var_type(x).clone();
-    let lo = cx.normal(lo).map_err(canon_miss)?;
-    let at = lo.add(offset, max_terms()).map_err(budget_miss)?;
+    let at = origin.add(offset, max_terms()).map_err(budget_miss)?;
     cx.to_term(&at, &ty).map_err(canon_miss)
 }
 
-/// `f` at `x = lo + offset`, canonical, with closed factorials and binomials evaluated.
+/// `f` at `x = origin + offset`, canonical, with closed factorials and binomials
+/// evaluated.
 fn value_at(
     cx: &mut Canon,
     f: TermId,
     x: VarId,
-    lo: TermId,
+    origin: &Normal,
     offset: &Normal,
 ) -> Result<Normal, Miss> {
-    let at = point(cx, x, lo, offset)?;
+    let at = point(cx, x, origin, offset)?;
     let g = sums::substitute(cx.store_mut(), f, x, at);
     let n = cx.normal(g).map_err(canon_miss)?;
     Ok(fold_constants(cx, n))
 }
 
-/// Poisson or negative binomial on `lo <= x`, by the ratio of `f(lo + u)`.
-fn on_ray(cx: &mut Canon, f: TermId, x: VarId, lo: TermId) -> Result<Recognised, Miss> {
+/// Poisson or negative binomial on the ray from `origin` (`x = origin ± u`), by the
+/// ratio of `f(origin ± u)`.
+fn on_ray(
+    cx: &mut Canon,
+    f: TermId,
+    x: VarId,
+    origin: Normal,
+    direction: Direction,
+) -> Result<Recognised, Miss> {
     let u = cx.store_mut().fresh_var("u", Type::Nat);
     let ut = cx.store_mut().var_term(u);
     let un = cx.normal(ut).map_err(canon_miss)?;
-    let at = point(cx, x, lo, &un)?;
+    let step = match direction {
+        Direction::Up => un,
+        Direction::Down => un.neg(),
+    };
+    let at = point(cx, x, &origin, &step)?;
     let g = sums::substitute(cx.store_mut(), f, x, at);
     let r = ratio(cx, g, u)?;
     let ku = r.k;
@@ -96,22 +128,27 @@ fn on_ray(cx: &mut Canon, f: TermId, x: VarId, lo: TermId) -> Result<Recognised,
     let u1 = Normal::from_poly(Poly::var(ku).add(&Poly::one()));
     let l = r.value.mul(&u1, max).map_err(budget_miss)?;
     let l = renormal(cx, &l)?;
-    let f0 = value_at(cx, f, x, lo, &Normal::zero())?;
+    let f0 = value_at(cx, f, x, &origin, &Normal::zero())?;
     let (family, sum) = if !vars_of(&l).contains(&ku) {
         poisson(cx, &l)?
     } else {
         negative_binomial(cx, &l, ku)?
     };
-    let w = f0.mul(&sum, max).map_err(budget_miss)?;
+    let w = cx.mul(&f0, &sum).map_err(budget_miss)?;
     let weight = write_canonical(cx, w, &Type::Prob)?;
-    let shift = match cx.store().node(lo) {
-        Node::Lit(v) if v.is_zero() => None,
-        _ => Some(cx.canonicalize(lo)),
+    let shift = if origin.is_zero() {
+        None
+    } else {
+        Some(write_canonical(cx, origin, &Type::Int)?)
+    };
+    let scale = match direction {
+        Direction::Up => None,
+        Direction::Down => Some(cx.store_mut().int_lit(-1, Type::Int)),
     };
     Ok(Recognised {
         weight,
         family,
-        map: Affine { shift, scale: None },
+        map: Affine { shift, scale },
     })
 }
 
@@ -120,9 +157,7 @@ fn poisson(cx: &mut Canon, l: &Normal) -> Result<(Family, Normal), Miss> {
     let l = fold_constants(cx, l.clone());
     require(&[positive(cx, &l)?])?;
     let rate = write_canonical(cx, l.clone(), &Type::Prob)?;
-    let lt = cx.to_term(&l, &Type::Real).map_err(canon_miss)?;
-    let e = cx.store_mut().prim(Prim::Exp, vec![lt], Type::Prob);
-    let sum = cx.normal(e).map_err(canon_miss)?;
+    let sum = cx.exp(&l).map_err(budget_miss)?;
     Ok((Family::Poisson { rate }, sum))
 }
 
@@ -183,7 +218,8 @@ fn categorical(
         let mut elems = Vec::new();
         let mut total = Normal::zero();
         for i in 0..m.max(0) {
-            let v = value_at(cx, f, x, lo, &Normal::constant(Rational::from_integer(i)))?;
+            let offset = Normal::constant(Rational::from_integer(i));
+            let v = value_at(cx, f, x, &lo_n, &offset)?;
             total = total.add(&v, max).map_err(budget_miss)?;
             elems.push(write_canonical(cx, v, &Type::Prob)?);
         }
@@ -211,7 +247,7 @@ fn categorical(
         let i = cx.store_mut().fresh_var(name, Type::Nat);
         let it = cx.store_mut().var_term(i);
         let inn = cx.normal(it).map_err(canon_miss)?;
-        let at = point(cx, x, lo, &inn)?;
+        let at = point(cx, x, &lo_n, &inn)?;
         Ok((i, sums::substitute(cx.store_mut(), f, x, at)))
     };
     let (i, body) = loop_over(cx, "i")?;

@@ -95,4 +95,6 @@ fn misses() {
     check("fn k int: floor(k / 2)", Err(Miss::NotHolonomic));
     check("fn k nat: (1/2)^k * (1 + (1/3)^k)", Err(Miss::Order(2)));
     check("fn k nat: gammaFunc(k / 2)", Err(Miss::NotHolonomic));
+    check("fn k nat: (k + 1)^300 * (1/2)^k", Err(Miss::Budget));
+    check("fn k nat: gammaFunc(100 * k)", Err(Miss::Budget));
 }
