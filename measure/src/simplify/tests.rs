@@ -300,9 +300,15 @@ fn observations_of_primitives_weight_by_their_density() {
 #[test]
 fn definitions_and_lets_are_inlined() {
     check(
+        "def twice(m measure(real)) measure(real):\n  a <~ m\n  b <~ m\n  return a + b\nfn s prob:\ntwice(normal(0, s))",
+        "[2.0]",
+        "fn s prob:\nnormal(0, s * sqrt(2))",
+    );
+    check(
         "def twice(m measure(real)) measure(pair(real, real)):\n  a <~ m\n  b <~ m\n  return (a, b)\nfn s prob:\ntwice(normal(0, s))",
         "[2.0]",
-        "fn s prob:\na <~ normal(0, s)\nb <~ normal(0, s)\nreturn (a, b)",
+        // nothing to improve: the program keeps its definition
+        "def twice(m measure(real)) measure(pair(real, real)):\n    a <~ m\n    b <~ m\n    return (a, b)\nfn s prob:\ntwice(normal(0, s))",
     );
     check(
         "def bern(p prob) measure(bool):\n  i <~ categorical([p, real2prob(1 - p)])\n  return [true, false][i]\nb1 <~ bern(1/4)\nb2 <~ bern(1/2)\nreturn (b1, b2)",
