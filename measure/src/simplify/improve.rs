@@ -544,13 +544,14 @@ impl Simp<'_> {
             {
                 continue;
             }
-            match b.base {
+            // a primitive is opened into its base and density first; then the bounds
+            // of the base that mention x become guards (they belong to x's integrand)
+            let base = match b.base {
                 Base::Prim(d) => {
                     let (base, f) = self
                         .dens
                         .open(self.store, d, b.var)
                         .ok_or_else(|| "a later draw has no known density".to_string())?;
-                    t2.binds[j].base = base;
                     if let Some(f) = f {
                         t2.factors.push(Factor {
                             term: f,
@@ -560,35 +561,39 @@ impl Simp<'_> {
                             },
                         });
                     }
-                }
-                Base::Lebesgue { lo, hi } | Base::Counting { lo, hi } => {
-                    let discrete = matches!(b.base, Base::Counting { .. });
-                    let y = self.store.var_term(b.var);
-                    let mut keep_lo = lo;
-                    let mut keep_hi = hi;
-                    if let Some(lo) = lo.filter(|&l| terms::mentions(self.store, l, x)) {
-                        let op = if discrete { Prim::Le } else { Prim::Lt };
-                        t2.guards.push(terms::compare(self.store, op, lo, y));
-                        keep_lo = None;
-                    }
-                    if let Some(hi) = hi.filter(|&h| terms::mentions(self.store, h, x)) {
-                        t2.guards.push(terms::compare(self.store, Prim::Lt, y, hi));
-                        keep_hi = None;
-                    }
-                    t2.binds[j].base = if discrete {
-                        Base::Counting {
-                            lo: keep_lo,
-                            hi: keep_hi,
-                        }
-                    } else {
-                        Base::Lebesgue {
-                            lo: keep_lo,
-                            hi: keep_hi,
-                        }
-                    };
+                    base
                 }
                 Base::Opaque(_) => return Err("an opaque draw depends on it".to_string()),
+                other => other,
+            };
+            let (discrete, lo, hi) = match base {
+                Base::Lebesgue { lo, hi } => (false, lo, hi),
+                Base::Counting { lo, hi } => (true, lo, hi),
+                _ => return Err("a later draw has no interval".to_string()),
+            };
+            let y = self.store.var_term(b.var);
+            let mut keep_lo = lo;
+            let mut keep_hi = hi;
+            if let Some(lo) = lo.filter(|&l| terms::mentions(self.store, l, x)) {
+                let op = if discrete { Prim::Le } else { Prim::Lt };
+                t2.guards.push(terms::compare(self.store, op, lo, y));
+                keep_lo = None;
             }
+            if let Some(hi) = hi.filter(|&h| terms::mentions(self.store, h, x)) {
+                t2.guards.push(terms::compare(self.store, Prim::Lt, y, hi));
+                keep_hi = None;
+            }
+            t2.binds[j].base = if discrete {
+                Base::Counting {
+                    lo: keep_lo,
+                    hi: keep_hi,
+                }
+            } else {
+                Base::Lebesgue {
+                    lo: keep_lo,
+                    hi: keep_hi,
+                }
+            };
         }
         // x's own base opened
         let b = t2.binds.remove(i);
