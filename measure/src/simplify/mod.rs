@@ -173,8 +173,8 @@ impl Simp<'_> {
 
     /// One measure term simplified (see the module doc). Three candidates are ranked by
     /// [`rebuild::cost`]: the improved sum rebuilt, the sum rebuilt without improving,
-    /// and the input itself (canonical); the first wins ties, the input is kept when
-    /// nothing paid.
+    /// and the input itself (canonical); the earlier wins ties unless it is more than
+    /// twice as long, so the input is kept when nothing paid.
     fn measure(&mut self, m: TermId) -> TermId {
         let elem = terms::measure_elem(self.store, m);
         let input = canon::canonicalize(self.store, &Context::new(), m);
@@ -217,7 +217,12 @@ impl Simp<'_> {
         let mut best_cost = rebuild::cost(self.store, candidates[0].0);
         for (k, c) in candidates.iter().enumerate().skip(1) {
             let cost = rebuild::cost(self.store, c.0);
-            if cost < best_cost {
+            let fewer = (cost.0, cost.1) < (best_cost.0, best_cost.1);
+            // on equal draws and weights the earlier (more improved) candidate stays,
+            // unless it is more than twice as long (inlined lets can blow a program up)
+            let shorter = (cost.0, cost.1) == (best_cost.0, best_cost.1)
+                && best_cost.2 > cost.2.saturating_mul(2);
+            if fewer || shorter {
                 best = k;
                 best_cost = cost;
             }

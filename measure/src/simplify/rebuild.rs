@@ -532,10 +532,10 @@ fn size(store: &Store, t: TermId) -> usize {
     slic_algebra::print::print_term(store, t).len()
 }
 
-/// How costly a rebuilt measure is: (the most random draws on one path through it, the
-/// weights and conditions on drawn variables, its printed length). Lower is better,
-/// compared in that order. A superposition is a choice of one path, so it costs its
-/// costliest operand; a plate of literal size `n` costs `n` of its body.
+/// How costly a rebuilt measure is: (the most random choices on one path through it,
+/// the weights, conditions and draws that depend on drawn variables, its printed
+/// length). Lower is better, compared in that order. A superposition is one choice and
+/// then its costliest operand; a plate of literal size `n` costs `n` of its body.
 pub(crate) fn cost(store: &Store, m: TermId) -> (usize, usize, usize) {
     // variables bound in the measure (the rest are parameters)
     let mut bound: FxHashSet<VarId> = FxHashSet::default();
@@ -582,7 +582,9 @@ fn path_cost(
         })
     };
     match store.node(t) {
-        Node::Dist(..) => (1, 0),
+        // a draw whose parameters depend on other draws is a conditional one: it costs
+        // like a weight on them
+        Node::Dist(_, args) => (1, args.iter().map(|&a| on_bound(a)).max().unwrap_or(0)),
         Node::Weight(w, inner) => {
             let (d, k) = go(*inner, budget);
             (d, k + on_bound(*w))
@@ -598,13 +600,14 @@ fn path_cost(
             (da.saturating_add(db), ka + kb)
         }
         Node::Let(_, _, b) => go(*b, budget),
+        // choosing an operand is a draw too
         Node::Superpose(ms) => {
             let mut out = (0, 0);
             for &mi in ms {
                 let (d, k) = go(mi, budget);
                 out = (out.0.max(d), out.1 + k);
             }
-            out
+            (out.0 + 1, out.1)
         }
         Node::Plate(_, n, b) => {
             let (d, k) = go(*b, budget);

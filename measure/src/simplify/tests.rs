@@ -322,8 +322,7 @@ fn small_literal_plates_are_unrolled() {
     check(
         "fn a real:\nxs <~ plate i of 2: normal(a + i, 1)\nreturn xs",
         "[0.5]",
-        // unrolled it would be longer: the input stays
-        "fn a real:\nxs <~ plate i of 2: normal(a + i, 1)\nreturn xs",
+        "fn a real:\nxs0 <~ normal(a, 1)\nxs1 <~ normal(a + 1, 1)\nreturn [xs0, xs1]",
     );
     check(
         "fn a real:\nxs <~ plate i of 2: normal(a + i, 1)\nreturn xs[0] + xs[1]",
