@@ -127,7 +127,10 @@ impl Simp<'_> {
         let mut ws: Vec<TermId> = weights
             .into_iter()
             .map(|w| match w {
-                Some(w) => canon::canonicalize(self.store, &ctx, w),
+                Some(w) => {
+                    let w = prepare::reduce(self.store, w);
+                    canon::canonicalize(self.store, &ctx, w)
+                }
                 None => terms::int(self.store, 0, &Type::Prob),
             })
             .collect();
