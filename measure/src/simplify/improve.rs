@@ -366,8 +366,8 @@ impl Simp<'_> {
 
     /// Is `0 < e` proved under `ctx` (e a prob term)?
     pub(crate) fn positive(&mut self, e: TermId, ctx: &Context) -> bool {
-        if let Some(v) = terms::lit_value(self.store, e) {
-            return v.is_positive();
+        if evidently_positive(self.store, e, 0) {
+            return true;
         }
         let zero = terms::int(self.store, 0, &Type::Prob);
         let c = terms::compare(self.store, Prim::Lt, zero, e);
@@ -908,6 +908,24 @@ impl Simp<'_> {
             }
         });
         (terms::product(self.store, cs), rest)
+    }
+}
+
+/// Is the prob term `t` positive by its shape: positive literals, `exp`, `pi`, and sums,
+/// products, quotients, powers and roots of such?
+fn evidently_positive(store: &Store, t: TermId, depth: usize) -> bool {
+    if depth > 64 {
+        return false;
+    }
+    let pos = |x: &TermId| evidently_positive(store, *x, depth + 1);
+    match store.node(t) {
+        Node::Lit(v) => v.is_positive(),
+        Node::Prim(Prim::Exp | Prim::Pi, _) => true,
+        Node::Prim(Prim::Add | Prim::Mul, xs) => !xs.is_empty() && xs.iter().all(pos),
+        Node::Prim(Prim::Recip | Prim::Sqrt, xs) => xs.iter().all(pos),
+        Node::Prim(Prim::Pow | Prim::RealPow | Prim::NatRoot, xs) => xs.first().is_some_and(pos),
+        Node::Coerce(Coercion::Nat2Prob | Coercion::Prob2Real, x) => pos(x),
+        _ => false,
     }
 }
 
