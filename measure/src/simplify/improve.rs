@@ -489,14 +489,20 @@ impl Simp<'_> {
     fn eliminate(&mut self, mut t: LTerm) -> Option<LTerm> {
         let mut failed: Vec<(VarId, String)> = Vec::new();
         for _ in 0..MAX_ROUNDS {
+            // draws nothing depends on go first (last to first: dropping one can free an
+            // earlier one), so no integral is attempted with them still in the way
             let mut progressed = false;
-            for i in 0..t.binds.len() {
-                let x = t.binds[i].var;
+            for i in (0..t.binds.len()).rev() {
                 if self.unused(&t, i) && self.has_mass_one(t.binds[i].base.clone(), &t) {
                     t.binds.remove(i);
                     progressed = true;
-                    break;
                 }
+            }
+            if progressed {
+                failed.clear();
+            }
+            for i in 0..t.binds.len() {
+                let x = t.binds[i].var;
                 if failed.iter().any(|(v, _)| *v == x) || !self.latent(&t, i) {
                     continue;
                 }

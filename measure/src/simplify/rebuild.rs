@@ -136,6 +136,19 @@ impl Simp<'_> {
             .collect();
         let total = self.store.prim(Prim::Add, ws.clone(), Type::Prob);
         let total = canon::canonicalize(self.store, &ctx, total);
+        let total = self.tidy_radicals(total);
+        // weights that are constant multiples of the total are written as those constants
+        let ratios: Vec<TermId> = ws
+            .iter()
+            .map(|&w| {
+                let inv = self.store.prim(Prim::Recip, vec![total], Type::Prob);
+                let r = self.store.prim(Prim::Mul, vec![w, inv], Type::Prob);
+                canon::canonicalize(self.store, &ctx, r)
+            })
+            .collect();
+        if ratios.iter().all(|&r| terms::lit_value(self.store, r).is_some()) {
+            ws = ratios;
+        }
         // rational weights are written as coprime integers (`[1, 3]`, not `[1/4, 3/4]`):
         // categorical normalises, so any multiple means the same
         let values: Option<Vec<Rational>> = ws
