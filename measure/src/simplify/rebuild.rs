@@ -135,13 +135,13 @@ impl Simp<'_> {
             })
             .collect();
         let total = self.store.prim(Prim::Add, ws.clone(), Type::Prob);
-        let total = canon::canonicalize(self.store, &ctx, total);
-        let total = self.tidy_radicals(total);
+        let raw_total = canon::canonicalize(self.store, &ctx, total);
+        let total = self.tidy_radicals(raw_total);
         // weights that are constant multiples of the total are written as those constants
         let ratios: Vec<TermId> = ws
             .iter()
             .map(|&w| {
-                let inv = self.store.prim(Prim::Recip, vec![total], Type::Prob);
+                let inv = self.store.prim(Prim::Recip, vec![raw_total], Type::Prob);
                 let r = self.store.prim(Prim::Mul, vec![w, inv], Type::Prob);
                 canon::canonicalize(self.store, &ctx, r)
             })
