@@ -38,7 +38,7 @@ mod terms;
 use std::time::Instant;
 
 use slic_algebra::assume::Context;
-use slic_algebra::{canon, Node, Store, TermId};
+use slic_algebra::{alpha, canon, Node, Store, TermId};
 
 use density::Densities;
 
@@ -85,19 +85,39 @@ pub fn simplify(store: &mut Store, t: TermId, config: &SimplifyConfig) -> Simpli
         out_of_time: false,
         unrecognised: Vec::new(),
     };
-    let term = s.walk(prepared, 0);
-    s.unrecognised_notes();
+    let first = s.walk(prepared, 0);
     // nothing improved: the program as written (its definitions kept), canonical
-    let term = if term == canon::canonicalize(s.store, &Context::new(), prepared) {
-        canon::canonicalize(s.store, &Context::new(), t)
-    } else {
-        term
-    };
+    if first == canon::canonicalize(s.store, &Context::new(), prepared) {
+        s.unrecognised_notes();
+        let term = canon::canonicalize(s.store, &Context::new(), t);
+        return Simplified {
+            term,
+            notes: s.notes,
+        };
+    }
+    // simplify until nothing changes (a recognised density can make another step
+    // possible), so that simplifying the output again gives it back
+    let mut term = first;
+    for _ in 1..MAX_PASSES {
+        if s.out_of_time {
+            break;
+        }
+        s.unrecognised.clear();
+        let next = s.walk(term, 0);
+        if alpha::alpha_eq(s.store, next, term) {
+            break;
+        }
+        term = next;
+    }
+    s.unrecognised_notes();
     Simplified {
         term,
         notes: s.notes,
     }
 }
+
+/// How many times the whole term is simplified at most (until it no longer changes).
+const MAX_PASSES: usize = 4;
 
 /// How deep the walk over non-measure structure (pairs of measures, `fn`s, ...) goes
 /// before it only canonicalises.

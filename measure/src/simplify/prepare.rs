@@ -361,15 +361,12 @@ fn gamma_of(a: &Rational) -> Option<GammaValue> {
     Some(GammaValue { value, half_pis })
 }
 
-/// The literal value of `t` under safe and unsafe coercions.
-fn literal(store: &Store, mut t: TermId) -> Option<Rational> {
-    loop {
-        match store.node(t) {
-            Node::Coerce(_, a) => t = *a,
-            Node::Lit(r) => return Some(r.clone()),
-            _ => return None,
-        }
+/// The exact value of `t` when it is a closed rational expression (`nat2prob(0) + 2`).
+fn literal(store: &Store, t: TermId) -> Option<Rational> {
+    if !matches!(store.ty(t), Type::Nat | Type::Int | Type::Prob | Type::Real) {
+        return None;
     }
+    slic_algebra::eval::eval_exact(store, t)
 }
 
 /// `if c: a else: b` with literal branches, as `(c, a, b)`.
