@@ -17,7 +17,8 @@
 //!    any order as long as a base does not mention a variable bound later.
 //! 4. change of variable: a result `a·x + b` (a a non-zero rational, x the last
 //!    continuous draw) is drawn as `t = a·x + b` when that lets another variable be
-//!    integrated out (case 10: the sum of two exponentials).
+//!    integrated out (case 10: the sum of two exponentials), or when `t` is then the only
+//!    draw (`return 3 * x` of a normal is a normal).
 //! 5. terms equal up to a constant factor merge (their weights add).
 //!
 //! A step that fails leaves the term as it was and leaves a note (why a latent variable
@@ -298,6 +299,17 @@ impl Simp<'_> {
                     Some(e) if self.nonneg(e, ctx) => self.refine_in(e, ctx, memo, depth + 1),
                     _ => self.refine_children(t, &node, ctx, memo, depth),
                 }
+            }
+            // `b ^ n` (prob b, symbolic n) is `b ** n`: canonical forms read it as
+            // `exp(n · log b)`, whose derivative the holonomic layer knows
+            Node::Prim(Prim::Pow, xs)
+                if *self.store.ty(t) == Type::Prob
+                    && xs.len() == 2
+                    && terms::lit_value(self.store, xs[1]).is_none() =>
+            {
+                let b = self.refine_in(xs[0], ctx, memo, depth + 1);
+                let n = terms::coerce(self.store, xs[1], &Type::Real);
+                self.store.prim(Prim::RealPow, vec![b, n], Type::Prob)
             }
             Node::Prim(Prim::Add, xs)
                 if *self.store.ty(t) == Type::Prob
@@ -744,9 +756,6 @@ impl Simp<'_> {
             };
             continuous.then_some((i, b.var))
         })?;
-        if t.binds.len() < 2 {
-            return None;
-        }
         // result = a·x + b, a rational, b free of x
         let xt = self.store.var_term(x);
         let result_real = terms::coerce(self.store, t.result, &Type::Real);
@@ -766,6 +775,10 @@ impl Simp<'_> {
             return None;
         }
         let b0 = b0.unwrap_or_else(|| terms::int(self.store, 0, &Type::Real));
+        let identity = a.is_one() && terms::lit_value(self.store, b0).is_some_and(|v| v.is_zero());
+        if identity {
+            return None;
+        }
         // b must mention only variables bound before x
         let later: Vec<VarId> = t.binds[i..].iter().map(|b| b.var).collect();
         if terms::mentions_any(self.store, b0, &later) {
@@ -826,7 +839,11 @@ impl Simp<'_> {
         let before = t2.binds.len();
         let t3 = self.normalise(t2)?;
         let t3 = self.eliminate(t3)?;
-        (t3.binds.len() < before).then_some(t3)
+        // worth it when a variable went, or when the result is now a draw itself (the
+        // rebuild may recognise its density: `x <~ normal(1, 2); return 3 * x` is
+        // `normal(3, 6)`; if it does not, the output ranking keeps the input)
+        let drawn = t3.binds.len() == 1 && t3.result == tt;
+        (t3.binds.len() < before || drawn).then_some(t3)
     }
 
     /// Step 5: terms with the same binds, guards, result and non-constant factors merge,

@@ -34,6 +34,7 @@ mod prepare;
 mod rebuild;
 mod support;
 mod terms;
+mod tidy;
 
 use std::time::Instant;
 

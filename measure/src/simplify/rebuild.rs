@@ -25,7 +25,7 @@ use slic_holonomic::Recognised;
 
 use super::lin::{Base, Bind, Factor, LTerm, Lin, Origin};
 use super::support;
-use super::{prepare, terms, Simp};
+use super::{prepare, terms, tidy, Simp};
 
 /// The largest value a categorical recombination reaches.
 const CATEGORICAL_MAX: i64 = 64;
@@ -129,14 +129,16 @@ impl Simp<'_> {
             .map(|w| match w {
                 Some(w) => {
                     let w = prepare::reduce(self.store, w);
-                    canon::canonicalize(self.store, &ctx, w)
+                    let w = canon::canonicalize(self.store, &ctx, w);
+                    tidy::gammas(self.store, w)
                 }
                 None => terms::int(self.store, 0, &Type::Prob),
             })
             .collect();
         let total = self.store.prim(Prim::Add, ws.clone(), Type::Prob);
         let raw_total = canon::canonicalize(self.store, &ctx, total);
-        let total = self.tidy_radicals(raw_total);
+        let total = tidy::gammas(self.store, raw_total);
+        let total = tidy::radicals(self.store, total);
         // weights that are constant multiples of the total are written as those constants
         let ratios: Vec<TermId> = ws
             .iter()
@@ -146,7 +148,10 @@ impl Simp<'_> {
                 canon::canonicalize(self.store, &ctx, r)
             })
             .collect();
-        if ratios.iter().all(|&r| terms::lit_value(self.store, r).is_some()) {
+        if ratios
+            .iter()
+            .all(|&r| terms::lit_value(self.store, r).is_some())
+        {
             ws = ratios;
         }
         // rational weights are written as coprime integers (`[1, 3]`, not `[1/4, 3/4]`):
@@ -451,7 +456,9 @@ impl Simp<'_> {
 
     /// `weight(w, m)`, merged with a weight at the top of `m`; `m` when `w` is 1.
     fn weighted(&mut self, w: TermId, m: TermId) -> TermId {
-        let w = self.tidy_radicals(w);
+        let w = prepare::reduce(self.store, w);
+        let w = tidy::gammas(self.store, w);
+        let w = tidy::radicals(self.store, w);
         if terms::lit_value(self.store, w).is_some_and(|v| v.is_one()) {
             return m;
         }
@@ -470,42 +477,6 @@ impl Simp<'_> {
         self.store.intern(Node::Weight(w, m), ty)
     }
 
-    /// A prob term with its square roots merged, when that is smaller: `w = sqrt(w^2)`
-    /// for `w >= 0`, and `w^2` often has no radical left (the normalisers of
-    /// recognised densities meet the square roots of their parameters).
-    fn tidy_radicals(&mut self, w: TermId) -> TermId {
-        if !has_radical(self.store, w) {
-            return w;
-        }
-        // exponentials stay outside the square root
-        if let Node::Prim(Prim::Mul, xs) = self.store.node(w).clone() {
-            let (exps, rest): (Vec<TermId>, Vec<TermId>) = xs
-                .into_iter()
-                .partition(|&x| matches!(self.store.node(x), Node::Prim(Prim::Exp, _)));
-            if !exps.is_empty() && !rest.is_empty() {
-                let r = terms::product(self.store, rest);
-                let r = self.tidy_radicals(r);
-                let mut all = exps;
-                all.push(r);
-                let p = terms::product(self.store, all);
-                return canon::canonicalize(self.store, &Context::new(), p);
-            }
-        }
-        let ctx = Context::new();
-        let sq = self.store.prim(Prim::Mul, vec![w, w], Type::Prob);
-        let sq = canon::canonicalize(self.store, &ctx, sq);
-        if has_radical(self.store, sq) {
-            return w;
-        }
-        let r = self.store.prim(Prim::Sqrt, vec![sq], Type::Prob);
-        let r = canon::canonicalize(self.store, &ctx, r);
-        if size(self.store, r) < size(self.store, w) {
-            r
-        } else {
-            w
-        }
-    }
-
     /// `if gs: body else: reject` (`body` when there are no guards).
     fn guarded(&mut self, gs: Vec<TermId>, body: TermId, mty: &Type) -> TermId {
         if gs.is_empty() {
@@ -521,31 +492,6 @@ impl Simp<'_> {
             }
         }
     }
-}
-
-/// Does `t` contain a square root or another fractional power?
-fn has_radical(store: &Store, t: TermId) -> bool {
-    let mut seen = FxHashSet::default();
-    let mut work = vec![t];
-    while let Some(x) = work.pop() {
-        if !seen.insert(x) {
-            continue;
-        }
-        let node = store.node(x);
-        if matches!(
-            node,
-            Node::Prim(Prim::Sqrt | Prim::NatRoot | Prim::RealPow, _)
-        ) {
-            return true;
-        }
-        work.extend(node.children());
-    }
-    false
-}
-
-/// How long `t` is when printed (what "smaller" means to a reader).
-fn size(store: &Store, t: TermId) -> usize {
-    slic_algebra::print::print_term(store, t).len()
 }
 
 /// How costly a rebuilt measure is: (the most random choices on one path through it,
