@@ -229,7 +229,13 @@ impl Simp<'_> {
         let start = self.unrecognised.len();
         let out = self.rebuild(&improved, &elem);
         candidates.push((out, self.unrecognised.split_off(start)));
-        if improved != plain && !self.out_of_time {
+        // the plain sum is rebuilt only if it could rank above the improved one: it has
+        // at least one draw per bind on its longest path (rebuilding tries recognition,
+        // which is the costly part)
+        let lower = plain.iter().map(|t| t.binds.len()).max().unwrap_or(0);
+        let improved_cost = rebuild::cost(self.store, out);
+        if improved != plain && !self.out_of_time && (improved_cost.0, improved_cost.1) > (lower, 0)
+        {
             let out = self.rebuild(&plain, &elem);
             candidates.push((out, self.unrecognised.split_off(start)));
         }
