@@ -36,6 +36,9 @@ use super::{prepare, terms, Simp};
 /// The most values a finite discrete variable is summed out over.
 const SPLIT_MAX: usize = 32;
 
+/// How many conditions on parameters one term is split over.
+const CASE_DEPTH: usize = 4;
+
 /// How many nested discrete variables one term is split over.
 const SPLIT_DEPTH: usize = 16;
 
@@ -47,6 +50,29 @@ impl Simp<'_> {
     pub(crate) fn facts(&mut self, t: &LTerm, with_guards: bool) -> Context {
         let mut ctx = Context::new();
         for b in &t.binds {
+            for f in self.base_facts(b.var, &b.base) {
+                ctx = ctx.with_condition(f, true);
+            }
+        }
+        if with_guards {
+            for &g in &t.guards {
+                ctx = ctx.with_condition(g, true);
+            }
+        }
+        ctx
+    }
+
+    /// What the binds of the variables `e` mentions say of them, and (with
+    /// `with_guards`) what the guards say. A draw's support is no fact about an
+    /// expression that does not mention it: `x <~ uniform(0, c)` says `0 < c` only where
+    /// the program is valid, so a guard `0 < c` must not be dropped because of it.
+    pub(crate) fn facts_for(&mut self, t: &LTerm, e: TermId, with_guards: bool) -> Context {
+        let used = terms::vars_of(self.store, e);
+        let mut ctx = Context::new();
+        for b in &t.binds {
+            if !used.contains(&b.var) {
+                continue;
+            }
             for f in self.base_facts(b.var, &b.base) {
                 ctx = ctx.with_condition(f, true);
             }
@@ -126,8 +152,9 @@ impl Simp<'_> {
         let mut guards: Vec<TermId> = Vec::new();
         for &g in &t.guards {
             let g = prepare::reduce(self.store, g);
-            let g = self.refine(g, &ctx0);
-            let g = cond::canonical(self.store, &ctx0, g);
+            let ctx_g = self.facts_for(&t, g, false);
+            let g = self.refine(g, &ctx_g);
+            let g = cond::canonical(self.store, &ctx_g, g);
             let parts = match self.store.node(g) {
                 Node::Bool(true) => continue,
                 Node::Bool(false) => return None,
@@ -144,7 +171,7 @@ impl Simp<'_> {
         let mut moved = false;
         for f in &mut t.factors {
             if let Some((c, a)) = guarded_factor(self.store, f.term) {
-                let c = cond::canonical(self.store, &ctx0, c);
+                let c = cond::canonical(self.store, &Context::new(), c);
                 if !guards.contains(&c) {
                     guards.push(c);
                 }
@@ -156,12 +183,15 @@ impl Simp<'_> {
         if moved || self.narrow(&mut t, &ctx0) {
             return self.normalise(t);
         }
-        let ctx = self.facts(&t, true);
+        if self.empty_support(&t) {
+            return None;
+        }
         let bound = t.bound_vars();
         let mut constant: Vec<TermId> = Vec::new();
         let mut factors: Vec<Factor> = Vec::new();
         for f in &t.factors {
             let x = prepare::reduce(self.store, f.term);
+            let ctx = self.facts_for(&t, x, true);
             let x = self.refine(x, &ctx);
             let x = canon::canonicalize(self.store, &ctx, x);
             match terms::lit_value(self.store, x) {
@@ -190,6 +220,7 @@ impl Simp<'_> {
         }
         t.factors = factors;
         let r = prepare::reduce(self.store, t.result);
+        let ctx = self.facts_for(&t, r, true);
         t.result = canon::canonicalize(self.store, &ctx, r);
         Some(t)
     }
@@ -392,6 +423,11 @@ impl Simp<'_> {
         for t in lin {
             self.split_into(t, &mut out, 0);
         }
+        let mut cases = Vec::new();
+        for t in out {
+            self.split_cases(t, &mut cases, 0);
+        }
+        let out = cases;
         let mut done = Vec::new();
         for t in out {
             if self.expired("integrating out latent variables") {
@@ -407,6 +443,109 @@ impl Simp<'_> {
             }
         }
         self.merge(done)
+    }
+
+    /// Step 2b (splitting piecewise): a variable with two bounds on one side whose order
+    /// depends only on the parameters (`x < c` inside `uniform(0, 1)`) splits `t` into
+    /// the case `c <= 1` and the case `1 < c`, each with one interval. The terms are
+    /// appended to `out` in order.
+    fn split_cases(&mut self, t: LTerm, out: &mut Vec<LTerm>, depth: usize) {
+        if depth >= CASE_DEPTH || out.len() > super::integrate::MAX_TERMS {
+            out.push(t);
+            return;
+        }
+        let Some(c) = self.case_condition(&t) else {
+            out.push(t);
+            return;
+        };
+        let not_c = terms::not(self.store, c);
+        for g in [c, not_c] {
+            let mut tc = t.clone();
+            tc.guards.push(g);
+            if let Some(tc) = self.normalise(tc) {
+                self.split_cases(tc, out, depth + 1);
+            }
+        }
+    }
+
+    /// The condition on parameters that orders two bounds of a variable of `t`.
+    fn case_condition(&mut self, t: &LTerm) -> Option<TermId> {
+        let bound = t.bound_vars();
+        for i in 0..t.binds.len() {
+            let x = t.binds[i].var;
+            let base = t.binds[i].base.clone();
+            let Some(iv) = self.base_interval(x, &base) else {
+                continue;
+            };
+            let mine: Vec<TermId> = t
+                .guards
+                .iter()
+                .copied()
+                .filter(|&g| terms::mentions(self.store, g, x))
+                .collect();
+            if mine.is_empty() {
+                continue;
+            }
+            // what is known without x's own guards (they are what is being resolved)
+            let mut others = t.clone();
+            others.guards.retain(|g| !mine.contains(g));
+            others.binds.remove(i);
+            let ctx = self.facts(&others, true);
+            let r = support::restrict(self.store, &ctx, x, iv, &mine);
+            let on_parameters = |s: &Store, a: TermId, b: TermId| {
+                !terms::mentions_any(s, a, &bound) && !terms::mentions_any(s, b, &bound)
+            };
+            if let Some((a, b)) = r.unordered {
+                if on_parameters(self.store, a, b) {
+                    return Some(terms::compare(self.store, Prim::Le, a, b));
+                }
+            }
+            // an interval that may be empty: the case where it is not
+            if let (Some(lo), Some(hi)) = (r.interval.lo, r.interval.hi) {
+                if on_parameters(self.store, lo, hi)
+                    && r.interval.nonempty(self.store, &ctx).is_some()
+                {
+                    return Some(terms::compare(self.store, Prim::Lt, lo, hi));
+                }
+            }
+        }
+        None
+    }
+
+    /// Is some variable of `t` restricted by its guards to an empty interval (or to a
+    /// point, for a continuous one)? Then `t` is zero.
+    fn empty_support(&mut self, t: &LTerm) -> bool {
+        if t.guards.is_empty() {
+            return false;
+        }
+        let ctx = self.facts(t, true);
+        for i in 0..t.binds.len() {
+            let x = t.binds[i].var;
+            let base = t.binds[i].base.clone();
+            let mine: Vec<TermId> = t
+                .guards
+                .iter()
+                .copied()
+                .filter(|&g| terms::mentions(self.store, g, x))
+                .collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let Some(iv) = self.base_interval(x, &base) else {
+                continue;
+            };
+            let r = support::restrict(self.store, &ctx, x, iv, &mine);
+            if !r.possible {
+                return true;
+            }
+            if let (Some(lo), Some(hi)) = (r.interval.lo, r.interval.hi) {
+                let c = terms::compare(self.store, Prim::Lt, lo, hi);
+                if cond::decide(self.store, &ctx, c) == Tri::False {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// Step 2 on `t` and on the terms it splits into, appended to `out` in order.

@@ -10,8 +10,8 @@
 //! with the rest as a weight, or, if that primitive is gone, from lebesgue/counting
 //! with its density as a weight: never a wrong answer. Terms become a superposition;
 //! terms that are point masses on `0..n` with constant weights become one
-//! `categorical`; a pair of terms under complementary conditions on the parameters
-//! becomes an `if`.
+//! `categorical`; terms under complementary conditions on the parameters become nested
+//! `if`s.
 //!
 //! [`cost`] ranks outputs (random draws first, then weights on drawn variables), so the
 //! simplifier can keep the input's form when improving did not pay.
@@ -27,6 +27,9 @@ use super::lin::{Base, Bind, Factor, LTerm, Lin, Origin};
 use super::support;
 use super::{prepare, terms, tidy, Simp};
 
+/// How many conditions deep [`Simp::decision_tree`] nests.
+const MAX_TREE_DEPTH: usize = 16;
+
 /// The largest value a categorical recombination reaches.
 const CATEGORICAL_MAX: i64 = 64;
 
@@ -37,61 +40,62 @@ impl Simp<'_> {
         if let Some(m) = self.categorical_of(lin, elem) {
             return m;
         }
-        let mut parts: Vec<TermId> = Vec::new();
+        let mut parts: Vec<(Vec<TermId>, TermId)> = Vec::new();
         for t in lin {
-            let m = self.rebuild_term(t, &mty);
+            let (guards, m) = self.rebuild_term(t, &mty);
+            if !matches!(self.store.node(m), Node::Reject) {
+                parts.push((guards, m));
+            }
+        }
+        self.decision_tree(parts, &mty, 0)
+    }
+
+    /// Terms under conditions on the parameters, as nested `if`s where the conditions
+    /// split them cleanly (`if c: m1 else: m2`), else as a superposition of
+    /// `if guards: m else: reject`.
+    fn decision_tree(
+        &mut self,
+        parts: Vec<(Vec<TermId>, TermId)>,
+        mty: &Type,
+        depth: usize,
+    ) -> TermId {
+        let first_guard = parts.iter().find_map(|(g, _)| g.first().copied());
+        if let Some(g) = first_guard.filter(|_| depth < MAX_TREE_DEPTH) {
+            let ng = cond::negate(self.store, g);
+            let (mut yes, mut no) = (Vec::new(), Vec::new());
+            let mut clean = true;
+            for (gs, m) in &parts {
+                if gs.contains(&g) {
+                    yes.push((gs.iter().copied().filter(|&x| x != g).collect(), *m));
+                } else if gs.contains(&ng) {
+                    no.push((gs.iter().copied().filter(|&x| x != ng).collect(), *m));
+                } else {
+                    clean = false;
+                    break;
+                }
+            }
+            if clean {
+                let a = self.decision_tree(yes, mty, depth + 1);
+                let b = self.decision_tree(no, mty, depth + 1);
+                if a == b {
+                    return a;
+                }
+                return self.store.intern(Node::If(g, a, b), mty.clone());
+            }
+        }
+        let mut ms: Vec<TermId> = Vec::new();
+        for (gs, m) in parts {
+            let m = self.guarded(gs, m, mty);
             match self.store.node(m) {
                 Node::Reject => {}
-                Node::Superpose(ms) => parts.extend(ms.clone()),
-                _ => parts.push(m),
+                Node::Superpose(xs) => ms.extend(xs.clone()),
+                _ => ms.push(m),
             }
         }
-        let parts = self.pair_branches(parts, &mty);
-        match parts.len() {
-            0 => self.store.intern(Node::Reject, mty),
-            1 => parts[0],
-            _ => self.store.intern(Node::Superpose(parts), mty),
-        }
-    }
-
-    /// `if c: m1 else: reject` next to `if c: reject else: m2` (or `if not c: m2 else:
-    /// reject`) is `if c: m1 else: m2`.
-    fn pair_branches(&mut self, parts: Vec<TermId>, mty: &Type) -> Vec<TermId> {
-        let mut out: Vec<TermId> = Vec::new();
-        for p in parts {
-            let merged = out.last().copied().and_then(|q| {
-                let (c1, a) = self.one_sided(q)?;
-                let (c2, b) = self.one_sided(p)?;
-                let not_c1 = cond::negate(self.store, c1);
-                if not_c1 == c2 {
-                    Some(self.store.intern(Node::If(c1, a, b), mty.clone()))
-                } else {
-                    None
-                }
-            });
-            match merged {
-                Some(m) => {
-                    out.pop();
-                    out.push(m);
-                }
-                None => out.push(p),
-            }
-        }
-        out
-    }
-
-    /// `if c: m else: reject` as `(c, m)`; `if c: reject else: m` as `(not c, m)`.
-    fn one_sided(&mut self, t: TermId) -> Option<(TermId, TermId)> {
-        let Node::If(c, a, b) = *self.store.node(t) else {
-            return None;
-        };
-        let reject = |s: &Store, x: TermId| matches!(s.node(x), Node::Reject);
-        if reject(self.store, b) {
-            Some((c, a))
-        } else if reject(self.store, a) {
-            Some((cond::negate(self.store, c), b))
-        } else {
-            None
+        match ms.len() {
+            0 => self.store.intern(Node::Reject, mty.clone()),
+            1 => ms[0],
+            _ => self.store.intern(Node::Superpose(ms), mty.clone()),
         }
     }
 
@@ -179,8 +183,9 @@ impl Simp<'_> {
         Some(self.weighted(total, m))
     }
 
-    /// One term as a measure of type `mty`.
-    fn rebuild_term(&mut self, t: &LTerm, mty: &Type) -> TermId {
+    /// One term as a measure of type `mty`, and the conditions on the parameters under
+    /// which it is that (the rest of the time it is zero).
+    fn rebuild_term(&mut self, t: &LTerm, mty: &Type) -> (Vec<TermId>, TermId) {
         let mut pool: Vec<Factor> = t.factors.clone();
         let mut guards: Vec<TermId> = t.guards.clone();
         let mut inner = self.store.intern(Node::Dirac(t.result), mty.clone());
@@ -206,9 +211,23 @@ impl Simp<'_> {
             inner = self.emit(&b, mine, gmine, inner, &mut pool, &mut guards, &ctx, mty);
         }
         let fs = pool.iter().map(|f| f.term).collect();
-        let m = self.wrap(fs, guards, inner, mty);
+        let m = self.wrap(fs, Vec::new(), inner, mty);
         let m = prepare::reduce(self.store, m);
-        canon::canonicalize(self.store, &Context::new(), m)
+        let m = canon::canonicalize(self.store, &Context::new(), m);
+        let mut conds: Vec<TermId> = Vec::new();
+        for g in guards {
+            let g = cond::canonical(self.store, &Context::new(), g);
+            match self.store.node(g).clone() {
+                Node::Bool(true) => {}
+                Node::Bool(false) => {
+                    return (Vec::new(), self.store.intern(Node::Reject, mty.clone()))
+                }
+                Node::Prim(Prim::And, xs) => conds.extend(xs),
+                _ => conds.push(g),
+            }
+        }
+        conds.dedup();
+        (conds, m)
     }
 
     /// The bind `b` around `inner`, with the factors `mine` and guards `gmine` on its
