@@ -80,7 +80,16 @@ impl Simp<'_> {
                 if a == b {
                     return a;
                 }
-                return self.store.intern(Node::If(g, a, b), mty.clone());
+                // positive conditions read better: `if c: ... else: ...`, not `if not(c)`
+                let negative = matches!(
+                    self.store.node(g),
+                    Node::Prim(Prim::Not, _) | Node::Prim(Prim::Ne, _)
+                );
+                return if negative {
+                    self.store.intern(Node::If(ng, b, a), mty.clone())
+                } else {
+                    self.store.intern(Node::If(g, a, b), mty.clone())
+                };
             }
         }
         let mut ms: Vec<TermId> = Vec::new();
@@ -157,6 +166,8 @@ impl Simp<'_> {
             .all(|&r| terms::lit_value(self.store, r).is_some())
         {
             ws = ratios;
+        } else {
+            ws = self.common_denominator(ws);
         }
         // rational weights are written as coprime integers (`[1, 3]`, not `[1/4, 3/4]`):
         // categorical normalises, so any multiple means the same
@@ -181,6 +192,41 @@ impl Simp<'_> {
             Type::measure(Type::Nat),
         );
         Some(self.weighted(total, m))
+    }
+
+    /// Categorical weights over one denominator, without it (`[a / (a + b), b / (a +
+    /// b)]` is `[a, b]`): a categorical is the same for any positive multiple of its
+    /// weights. Kept as they are unless no weight gets longer.
+    fn common_denominator(&mut self, ws: Vec<TermId>) -> Vec<TermId> {
+        let Some(&first) = ws.first() else {
+            return ws;
+        };
+        let den = match self.store.node(first) {
+            Node::Prim(Prim::Mul, xs) => xs.iter().find_map(|&x| match self.store.node(x) {
+                Node::Prim(Prim::Recip, d) => d.first().copied(),
+                _ => None,
+            }),
+            Node::Prim(Prim::Recip, d) => d.first().copied(),
+            _ => None,
+        };
+        let Some(den) = den else {
+            return ws;
+        };
+        // scaling by the denominator is allowed only if it is positive
+        if !evidently_positive_sum(self.store, den) {
+            return ws;
+        }
+        let ctx = Context::new();
+        let mut out = Vec::with_capacity(ws.len());
+        for &w in &ws {
+            let p = self.store.prim(Prim::Mul, vec![w, den], Type::Prob);
+            let p = canon::canonicalize(self.store, &ctx, p);
+            if tidy::size(self.store, p) > tidy::size(self.store, w) {
+                return ws;
+            }
+            out.push(p);
+        }
+        out
     }
 
     /// One term as a measure of type `mty`, and the conditions on the parameters under
@@ -510,6 +556,26 @@ impl Simp<'_> {
                 self.store.intern(Node::If(c, body, reject), mty.clone())
             }
         }
+    }
+}
+
+/// A prob term that is a sum or product of prob variables, `exp`, `pi` and positive
+/// literals with at least one positive part: positive when prob parameters are (the
+/// holonomic layer's convention: a zero scale or shape is outside every family).
+fn evidently_positive_sum(store: &Store, t: TermId) -> bool {
+    match store.node(t) {
+        Node::Lit(v) => v.is_positive(),
+        Node::Var(_) => *store.ty(t) == Type::Prob,
+        Node::Prim(Prim::Exp | Prim::Pi, _) => true,
+        Node::Prim(Prim::Add, xs) => xs.iter().all(|&x| evidently_positive_sum(store, x)),
+        Node::Prim(Prim::Mul, xs) => xs.iter().all(|&x| evidently_positive_sum(store, x)),
+        Node::Prim(Prim::Recip | Prim::Sqrt, xs) => {
+            xs.iter().all(|&x| evidently_positive_sum(store, x))
+        }
+        Node::Prim(Prim::Pow | Prim::RealPow | Prim::NatRoot, xs) => xs
+            .first()
+            .is_some_and(|&x| evidently_positive_sum(store, x)),
+        _ => false,
     }
 }
 
