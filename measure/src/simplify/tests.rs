@@ -126,6 +126,66 @@ fn same_meaning(store: &Store, a: TermId, b: TermId, args: &str) -> Result<(), S
     Ok(())
 }
 
+/// The variables `t` uses that it does not bind.
+fn free_vars(store: &Store, t: TermId) -> Vec<slic_algebra::VarId> {
+    use slic_algebra::Node;
+    fn walk(
+        store: &Store,
+        t: TermId,
+        bound: &mut Vec<slic_algebra::VarId>,
+        out: &mut Vec<slic_algebra::VarId>,
+    ) {
+        let node = store.node(t);
+        match node {
+            Node::Var(v) => {
+                if !bound.contains(v) && !out.contains(v) {
+                    out.push(*v);
+                }
+            }
+            Node::Match(e, arms) => {
+                walk(store, *e, bound, out);
+                for (p, b) in arms {
+                    let mut vs = Vec::new();
+                    p.vars(&mut vs);
+                    let n = bound.len();
+                    bound.extend(vs);
+                    walk(store, *b, bound, out);
+                    bound.truncate(n);
+                }
+            }
+            _ => {
+                let ch = node.children();
+                // the binder scopes over its last child only (`x <~ m; k`: k), except a
+                // lambda's single child
+                match node.binder() {
+                    Some(v) => {
+                        let (scope, rest) = match ch.split_last() {
+                            Some((last, rest)) => (Some(*last), rest.to_vec()),
+                            None => (None, Vec::new()),
+                        };
+                        for c in rest {
+                            walk(store, c, bound, out);
+                        }
+                        bound.push(v);
+                        if let Some(c) = scope {
+                            walk(store, c, bound, out);
+                        }
+                        bound.pop();
+                    }
+                    None => {
+                        for c in ch {
+                            walk(store, c, bound, out);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(store, t, &mut Vec::new(), &mut out);
+    out
+}
+
 /// Simplify `src`; check type, verification, meaning (on `args`) and idempotence, and
 /// return the printed output and the notes.
 fn run(src: &str, args: &str) -> (String, Vec<String>) {
@@ -140,6 +200,10 @@ fn run(src: &str, args: &str) -> (String, Vec<String>) {
         panic!("output does not verify: {e}\n{text}");
     }
     assert_eq!(store.ty(s.term), store.ty(t), "type changed:\n{text}");
+    assert!(
+        free_vars(&store, s.term).is_empty(),
+        "unbound variables in:\n{text}"
+    );
     if let Err(e) = same_meaning(&store, t, s.term, args) {
         panic!("meaning changed: {e}\ninput:\n{src}\noutput:\n{text}");
     }
@@ -342,6 +406,51 @@ fn simplify_inside_expressions_is_expanded() {
         "fn w prob:\n(simplify(weight(w, weight(2, normal(0, 1)))), 1 + 1)",
         "[0.5]",
         "fn w prob:\n(weight(2 * w, normal(0, 1)), 2)",
+    );
+}
+
+// -- regressions -------------------------------------------------------------------
+
+/// Found by the model proptest of the equiv branch: integrating out `x` opened
+/// `uniform(x, x + 2)` into lebesgue on `(x, x + 2)` and kept those bounds.
+#[test]
+fn integrating_out_a_variable_moves_the_bounds_of_later_draws_into_guards() {
+    check(
+        "x <~ normal(0, 1)\ny <~ uniform(x, x + 2)\nreturn (y, 1)",
+        "[]",
+        "x <~ normal(0, 1)\ny <~ uniform(x, x + 2)\nreturn (y, 1)",
+    );
+}
+
+/// A guard on a parameter protects the validity of a later draw: it is not dropped
+/// because that draw's support "knows" it.
+#[test]
+fn guards_on_parameters_split_the_program_into_cases() {
+    check(
+        "fn c real:\nx <~ uniform(0, 1)\nif x < c: return x else: reject. measure(real)",
+        "[0.5]",
+        "fn c real:\nif 1 <= c:\n    uniform(0, 1)\nelse:\n    if 0 < c: weight(real2prob(c), uniform(0, c)) else: reject. measure(real)",
+    );
+}
+
+#[test]
+fn results_affine_in_one_draw_are_drawn_directly() {
+    check("x <~ normal(1, 2)\nreturn 3 * x", "[]", "normal(3, 6)");
+    check("x <~ gamma(2, 1)\nreturn 3 * x", "[]", "gamma(2, 3)");
+    check("x <~ uniform(0, 1)\nreturn x + 2", "[]", "uniform(2, 3)");
+}
+
+#[test]
+fn weights_with_gamma_functions_cancel() {
+    check(
+        "fn a prob:\nfn b prob:\np <~ beta(a, b)\nweight(p, return p)",
+        "[2.0, 3.0]",
+        "fn a prob:\nfn b prob:\nweight(a / (a + b), beta(a + 1, b))",
+    );
+    check(
+        "fn a prob:\nfn b prob:\np <~ beta(a, b)\ncategorical([p, real2prob(1 - p)])",
+        "[2.0, 3.0]",
+        "fn a prob:\nfn b prob:\ncategorical([a, b])",
     );
 }
 
@@ -576,6 +685,9 @@ fn every_corpus_program_keeps_its_meaning() {
         if store.ty(s.term) != store.ty(t) {
             failures.push(format!("{}: type changed\n{text}", f.display()));
             continue;
+        }
+        if !free_vars(&store, s.term).is_empty() {
+            failures.push(format!("{}: unbound variables\n{text}", f.display()));
         }
         if let Err(e) = same_meaning(&store, t, s.term, &args) {
             failures.push(format!("{}: {e}\n{text}", f.display()));
