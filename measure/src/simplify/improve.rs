@@ -3,11 +3,15 @@
 //!
 //! In order:
 //! 1. normalise: structural reductions, factors and guards canonical under what the binds
-//!    and guards say of the variables (a beta draw lies in `(0, 1)`, so
-//!    `p + real2prob(1 - p)` is 1); constant factors multiplied into one; a zero factor or
-//!    a false guard drops the term (`weight(0, m)` is `reject`).
+//!    of the variables they mention and the guards say (a beta draw lies in `(0, 1)`, so
+//!    `p + real2prob(1 - p)` is 1); constant factors multiplied into one; a zero factor,
+//!    a false guard or an empty support drops the term (`weight(0, m)` is `reject`);
+//!    guards bounding a lebesgue/counting variable become its bounds.
 //! 2. finite discrete binds (`categorical` over a literal array with a provably positive
-//!    total) are summed out: one term per value, weighted by its probability.
+//!    total) are summed out: one term per value, weighted by its probability. Then
+//!    piecewise is split on the parameters: where two bounds of a variable are ordered
+//!    only by the parameters, or its interval may be empty, the term becomes one term per
+//!    case (`c <= 1` and `1 < c`).
 //! 3. latent variables (not in the result, not needed by an opaque draw) are integrated
 //!    out: their base opened into lebesgue/counting and a density factor (later draws
 //!    that depend on them opened too), the factors and guards that mention them handed
