@@ -3,11 +3,15 @@
 //!
 //! In order:
 //! 1. normalise: structural reductions, factors and guards canonical under what the binds
-//!    and guards say of the variables (a beta draw lies in `(0, 1)`, so
-//!    `p + real2prob(1 - p)` is 1); constant factors multiplied into one; a zero factor or
-//!    a false guard drops the term (`weight(0, m)` is `reject`).
+//!    of the variables they mention and the guards say (a beta draw lies in `(0, 1)`, so
+//!    `p + real2prob(1 - p)` is 1); constant factors multiplied into one; a zero factor,
+//!    a false guard or an empty support drops the term (`weight(0, m)` is `reject`);
+//!    guards bounding a lebesgue/counting variable become its bounds.
 //! 2. finite discrete binds (`categorical` over a literal array with a provably positive
-//!    total) are summed out: one term per value, weighted by its probability.
+//!    total) are summed out: one term per value, weighted by its probability. Then
+//!    piecewise is split on the parameters: where two bounds of a variable are ordered
+//!    only by the parameters, or its interval may be empty, the term becomes one term per
+//!    case (`c <= 1` and `1 < c`).
 //! 3. latent variables (not in the result, not needed by an opaque draw) are integrated
 //!    out: their base opened into lebesgue/counting and a density factor (later draws
 //!    that depend on them opened too), the factors and guards that mention them handed
@@ -17,7 +21,8 @@
 //!    any order as long as a base does not mention a variable bound later.
 //! 4. change of variable: a result `a·x + b` (a a non-zero rational, x the last
 //!    continuous draw) is drawn as `t = a·x + b` when that lets another variable be
-//!    integrated out (case 10: the sum of two exponentials).
+//!    integrated out (case 10: the sum of two exponentials), or when `t` is then the only
+//!    draw (`return 3 * x` of a normal is a normal).
 //! 5. terms equal up to a constant factor merge (their weights add).
 //!
 //! A step that fails leaves the term as it was and leaves a note (why a latent variable
@@ -35,6 +40,9 @@ use super::{prepare, terms, Simp};
 /// The most values a finite discrete variable is summed out over.
 const SPLIT_MAX: usize = 32;
 
+/// How many conditions on parameters one term is split over.
+const CASE_DEPTH: usize = 4;
+
 /// How many nested discrete variables one term is split over.
 const SPLIT_DEPTH: usize = 16;
 
@@ -46,6 +54,29 @@ impl Simp<'_> {
     pub(crate) fn facts(&mut self, t: &LTerm, with_guards: bool) -> Context {
         let mut ctx = Context::new();
         for b in &t.binds {
+            for f in self.base_facts(b.var, &b.base) {
+                ctx = ctx.with_condition(f, true);
+            }
+        }
+        if with_guards {
+            for &g in &t.guards {
+                ctx = ctx.with_condition(g, true);
+            }
+        }
+        ctx
+    }
+
+    /// What the binds of the variables `e` mentions say of them, and (with
+    /// `with_guards`) what the guards say. A draw's support is no fact about an
+    /// expression that does not mention it: `x <~ uniform(0, c)` says `0 < c` only where
+    /// the program is valid, so a guard `0 < c` must not be dropped because of it.
+    pub(crate) fn facts_for(&mut self, t: &LTerm, e: TermId, with_guards: bool) -> Context {
+        let used = terms::vars_of(self.store, e);
+        let mut ctx = Context::new();
+        for b in &t.binds {
+            if !used.contains(&b.var) {
+                continue;
+            }
             for f in self.base_facts(b.var, &b.base) {
                 ctx = ctx.with_condition(f, true);
             }
@@ -101,7 +132,15 @@ impl Simp<'_> {
 
     /// Step 1 on every term; zero terms dropped.
     pub(crate) fn normalise_all(&mut self, lin: Lin) -> Lin {
-        lin.into_iter().filter_map(|t| self.normalise(t)).collect()
+        let mut out = Vec::with_capacity(lin.len());
+        for t in lin {
+            if self.expired("normalising weights") {
+                out.push(t);
+            } else if let Some(t) = self.normalise(t) {
+                out.push(t);
+            }
+        }
+        out
     }
 
     /// Step 1 (see the module doc); `None` when the term is zero.
@@ -117,8 +156,9 @@ impl Simp<'_> {
         let mut guards: Vec<TermId> = Vec::new();
         for &g in &t.guards {
             let g = prepare::reduce(self.store, g);
-            let g = self.refine(g, &ctx0);
-            let g = cond::canonical(self.store, &ctx0, g);
+            let ctx_g = self.facts_for(&t, g, false);
+            let g = self.refine(g, &ctx_g);
+            let g = cond::canonical(self.store, &ctx_g, g);
             let parts = match self.store.node(g) {
                 Node::Bool(true) => continue,
                 Node::Bool(false) => return None,
@@ -135,7 +175,7 @@ impl Simp<'_> {
         let mut moved = false;
         for f in &mut t.factors {
             if let Some((c, a)) = guarded_factor(self.store, f.term) {
-                let c = cond::canonical(self.store, &ctx0, c);
+                let c = cond::canonical(self.store, &Context::new(), c);
                 if !guards.contains(&c) {
                     guards.push(c);
                 }
@@ -147,12 +187,15 @@ impl Simp<'_> {
         if moved || self.narrow(&mut t, &ctx0) {
             return self.normalise(t);
         }
-        let ctx = self.facts(&t, true);
+        if self.empty_support(&t) {
+            return None;
+        }
         let bound = t.bound_vars();
         let mut constant: Vec<TermId> = Vec::new();
         let mut factors: Vec<Factor> = Vec::new();
         for f in &t.factors {
             let x = prepare::reduce(self.store, f.term);
+            let ctx = self.facts_for(&t, x, true);
             let x = self.refine(x, &ctx);
             let x = canon::canonicalize(self.store, &ctx, x);
             match terms::lit_value(self.store, x) {
@@ -181,6 +224,7 @@ impl Simp<'_> {
         }
         t.factors = factors;
         let r = prepare::reduce(self.store, t.result);
+        let ctx = self.facts_for(&t, r, true);
         t.result = canon::canonicalize(self.store, &ctx, r);
         Some(t)
     }
@@ -291,6 +335,17 @@ impl Simp<'_> {
                     _ => self.refine_children(t, &node, ctx, memo, depth),
                 }
             }
+            // `b ^ n` (prob b, symbolic n) is `b ** n`: canonical forms read it as
+            // `exp(n · log b)`, whose derivative the holonomic layer knows
+            Node::Prim(Prim::Pow, xs)
+                if *self.store.ty(t) == Type::Prob
+                    && xs.len() == 2
+                    && terms::lit_value(self.store, xs[1]).is_none() =>
+            {
+                let b = self.refine_in(xs[0], ctx, memo, depth + 1);
+                let n = terms::coerce(self.store, xs[1], &Type::Real);
+                self.store.prim(Prim::RealPow, vec![b, n], Type::Prob)
+            }
             Node::Prim(Prim::Add, xs)
                 if *self.store.ty(t) == Type::Prob
                     && xs.iter().any(|&x| has_real2prob(self.store, x)) =>
@@ -358,8 +413,8 @@ impl Simp<'_> {
 
     /// Is `0 < e` proved under `ctx` (e a prob term)?
     pub(crate) fn positive(&mut self, e: TermId, ctx: &Context) -> bool {
-        if let Some(v) = terms::lit_value(self.store, e) {
-            return v.is_positive();
+        if evidently_positive(self.store, e, 0) {
+            return true;
         }
         let zero = terms::int(self.store, 0, &Type::Prob);
         let c = terms::compare(self.store, Prim::Lt, zero, e);
@@ -372,6 +427,11 @@ impl Simp<'_> {
         for t in lin {
             self.split_into(t, &mut out, 0);
         }
+        let mut cases = Vec::new();
+        for t in out {
+            self.split_cases(t, &mut cases, 0);
+        }
+        let out = cases;
         let mut done = Vec::new();
         for t in out {
             if self.expired("integrating out latent variables") {
@@ -387,6 +447,109 @@ impl Simp<'_> {
             }
         }
         self.merge(done)
+    }
+
+    /// Step 2b (splitting piecewise): a variable with two bounds on one side whose order
+    /// depends only on the parameters (`x < c` inside `uniform(0, 1)`) splits `t` into
+    /// the case `c <= 1` and the case `1 < c`, each with one interval. The terms are
+    /// appended to `out` in order.
+    fn split_cases(&mut self, t: LTerm, out: &mut Vec<LTerm>, depth: usize) {
+        if depth >= CASE_DEPTH || out.len() > super::integrate::MAX_TERMS {
+            out.push(t);
+            return;
+        }
+        let Some(c) = self.case_condition(&t) else {
+            out.push(t);
+            return;
+        };
+        let not_c = terms::not(self.store, c);
+        for g in [c, not_c] {
+            let mut tc = t.clone();
+            tc.guards.push(g);
+            if let Some(tc) = self.normalise(tc) {
+                self.split_cases(tc, out, depth + 1);
+            }
+        }
+    }
+
+    /// The condition on parameters that orders two bounds of a variable of `t`.
+    fn case_condition(&mut self, t: &LTerm) -> Option<TermId> {
+        let bound = t.bound_vars();
+        for i in 0..t.binds.len() {
+            let x = t.binds[i].var;
+            let base = t.binds[i].base.clone();
+            let Some(iv) = self.base_interval(x, &base) else {
+                continue;
+            };
+            let mine: Vec<TermId> = t
+                .guards
+                .iter()
+                .copied()
+                .filter(|&g| terms::mentions(self.store, g, x))
+                .collect();
+            if mine.is_empty() {
+                continue;
+            }
+            // what is known without x's own guards (they are what is being resolved)
+            let mut others = t.clone();
+            others.guards.retain(|g| !mine.contains(g));
+            others.binds.remove(i);
+            let ctx = self.facts(&others, true);
+            let r = support::restrict(self.store, &ctx, x, iv, &mine);
+            let on_parameters = |s: &Store, a: TermId, b: TermId| {
+                !terms::mentions_any(s, a, &bound) && !terms::mentions_any(s, b, &bound)
+            };
+            if let Some((a, b)) = r.unordered {
+                if on_parameters(self.store, a, b) {
+                    return Some(terms::compare(self.store, Prim::Le, a, b));
+                }
+            }
+            // an interval that may be empty: the case where it is not
+            if let (Some(lo), Some(hi)) = (r.interval.lo, r.interval.hi) {
+                if on_parameters(self.store, lo, hi)
+                    && r.interval.nonempty(self.store, &ctx).is_some()
+                {
+                    return Some(terms::compare(self.store, Prim::Lt, lo, hi));
+                }
+            }
+        }
+        None
+    }
+
+    /// Is some variable of `t` restricted by its guards to an empty interval (or to a
+    /// point, for a continuous one)? Then `t` is zero.
+    fn empty_support(&mut self, t: &LTerm) -> bool {
+        if t.guards.is_empty() {
+            return false;
+        }
+        let ctx = self.facts(t, true);
+        for i in 0..t.binds.len() {
+            let x = t.binds[i].var;
+            let base = t.binds[i].base.clone();
+            let mine: Vec<TermId> = t
+                .guards
+                .iter()
+                .copied()
+                .filter(|&g| terms::mentions(self.store, g, x))
+                .collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let Some(iv) = self.base_interval(x, &base) else {
+                continue;
+            };
+            let r = support::restrict(self.store, &ctx, x, iv, &mine);
+            if !r.possible {
+                return true;
+            }
+            if let (Some(lo), Some(hi)) = (r.interval.lo, r.interval.hi) {
+                let c = terms::compare(self.store, Prim::Lt, lo, hi);
+                if cond::decide(self.store, &ctx, c) == Tri::False {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// Step 2 on `t` and on the terms it splits into, appended to `out` in order.
@@ -481,14 +644,20 @@ impl Simp<'_> {
     fn eliminate(&mut self, mut t: LTerm) -> Option<LTerm> {
         let mut failed: Vec<(VarId, String)> = Vec::new();
         for _ in 0..MAX_ROUNDS {
+            // draws nothing depends on go first (last to first: dropping one can free an
+            // earlier one), so no integral is attempted with them still in the way
             let mut progressed = false;
-            for i in 0..t.binds.len() {
-                let x = t.binds[i].var;
+            for i in (0..t.binds.len()).rev() {
                 if self.unused(&t, i) && self.has_mass_one(t.binds[i].base.clone(), &t) {
                     t.binds.remove(i);
                     progressed = true;
-                    break;
                 }
+            }
+            if progressed {
+                failed.clear();
+            }
+            for i in 0..t.binds.len() {
+                let x = t.binds[i].var;
                 if failed.iter().any(|(v, _)| *v == x) || !self.latent(&t, i) {
                     continue;
                 }
@@ -536,13 +705,14 @@ impl Simp<'_> {
             {
                 continue;
             }
-            match b.base {
+            // a primitive is opened into its base and density first; then the bounds
+            // of the base that mention x become guards (they belong to x's integrand)
+            let base = match b.base {
                 Base::Prim(d) => {
                     let (base, f) = self
                         .dens
                         .open(self.store, d, b.var)
                         .ok_or_else(|| "a later draw has no known density".to_string())?;
-                    t2.binds[j].base = base;
                     if let Some(f) = f {
                         t2.factors.push(Factor {
                             term: f,
@@ -552,35 +722,39 @@ impl Simp<'_> {
                             },
                         });
                     }
-                }
-                Base::Lebesgue { lo, hi } | Base::Counting { lo, hi } => {
-                    let discrete = matches!(b.base, Base::Counting { .. });
-                    let y = self.store.var_term(b.var);
-                    let mut keep_lo = lo;
-                    let mut keep_hi = hi;
-                    if let Some(lo) = lo.filter(|&l| terms::mentions(self.store, l, x)) {
-                        let op = if discrete { Prim::Le } else { Prim::Lt };
-                        t2.guards.push(terms::compare(self.store, op, lo, y));
-                        keep_lo = None;
-                    }
-                    if let Some(hi) = hi.filter(|&h| terms::mentions(self.store, h, x)) {
-                        t2.guards.push(terms::compare(self.store, Prim::Lt, y, hi));
-                        keep_hi = None;
-                    }
-                    t2.binds[j].base = if discrete {
-                        Base::Counting {
-                            lo: keep_lo,
-                            hi: keep_hi,
-                        }
-                    } else {
-                        Base::Lebesgue {
-                            lo: keep_lo,
-                            hi: keep_hi,
-                        }
-                    };
+                    base
                 }
                 Base::Opaque(_) => return Err("an opaque draw depends on it".to_string()),
+                other => other,
+            };
+            let (discrete, lo, hi) = match base {
+                Base::Lebesgue { lo, hi } => (false, lo, hi),
+                Base::Counting { lo, hi } => (true, lo, hi),
+                _ => return Err("a later draw has no interval".to_string()),
+            };
+            let y = self.store.var_term(b.var);
+            let mut keep_lo = lo;
+            let mut keep_hi = hi;
+            if let Some(lo) = lo.filter(|&l| terms::mentions(self.store, l, x)) {
+                let op = if discrete { Prim::Le } else { Prim::Lt };
+                t2.guards.push(terms::compare(self.store, op, lo, y));
+                keep_lo = None;
             }
+            if let Some(hi) = hi.filter(|&h| terms::mentions(self.store, h, x)) {
+                t2.guards.push(terms::compare(self.store, Prim::Lt, y, hi));
+                keep_hi = None;
+            }
+            t2.binds[j].base = if discrete {
+                Base::Counting {
+                    lo: keep_lo,
+                    hi: keep_hi,
+                }
+            } else {
+                Base::Lebesgue {
+                    lo: keep_lo,
+                    hi: keep_hi,
+                }
+            };
         }
         // x's own base opened
         let b = t2.binds.remove(i);
@@ -725,9 +899,6 @@ impl Simp<'_> {
             };
             continuous.then_some((i, b.var))
         })?;
-        if t.binds.len() < 2 {
-            return None;
-        }
         // result = a·x + b, a rational, b free of x
         let xt = self.store.var_term(x);
         let result_real = terms::coerce(self.store, t.result, &Type::Real);
@@ -747,6 +918,10 @@ impl Simp<'_> {
             return None;
         }
         let b0 = b0.unwrap_or_else(|| terms::int(self.store, 0, &Type::Real));
+        let identity = a.is_one() && terms::lit_value(self.store, b0).is_some_and(|v| v.is_zero());
+        if identity {
+            return None;
+        }
         // b must mention only variables bound before x
         let later: Vec<VarId> = t.binds[i..].iter().map(|b| b.var).collect();
         if terms::mentions_any(self.store, b0, &later) {
@@ -807,7 +982,11 @@ impl Simp<'_> {
         let before = t2.binds.len();
         let t3 = self.normalise(t2)?;
         let t3 = self.eliminate(t3)?;
-        (t3.binds.len() < before).then_some(t3)
+        // worth it when a variable went, or when the result is now a draw itself (the
+        // rebuild may recognise its density: `x <~ normal(1, 2); return 3 * x` is
+        // `normal(3, 6)`; if it does not, the output ranking keeps the input)
+        let drawn = t3.binds.len() == 1 && t3.result == tt;
+        (t3.binds.len() < before || drawn).then_some(t3)
     }
 
     /// Step 5: terms with the same binds, guards, result and non-constant factors merge,
@@ -895,6 +1074,24 @@ impl Simp<'_> {
             }
         });
         (terms::product(self.store, cs), rest)
+    }
+}
+
+/// Is the prob term `t` positive by its shape: positive literals, `exp`, `pi`, and sums,
+/// products, quotients, powers and roots of such?
+fn evidently_positive(store: &Store, t: TermId, depth: usize) -> bool {
+    if depth > 64 {
+        return false;
+    }
+    let pos = |x: &TermId| evidently_positive(store, *x, depth + 1);
+    match store.node(t) {
+        Node::Lit(v) => v.is_positive(),
+        Node::Prim(Prim::Exp | Prim::Pi, _) => true,
+        Node::Prim(Prim::Add | Prim::Mul, xs) => !xs.is_empty() && xs.iter().all(pos),
+        Node::Prim(Prim::Recip | Prim::Sqrt, xs) => xs.iter().all(pos),
+        Node::Prim(Prim::Pow | Prim::RealPow | Prim::NatRoot, xs) => xs.first().is_some_and(pos),
+        Node::Coerce(Coercion::Nat2Prob | Coercion::Prob2Real, x) => pos(x),
+        _ => false,
     }
 }
 

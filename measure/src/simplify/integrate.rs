@@ -5,8 +5,9 @@
 //! empty sum; `<|>` concatenates; `x <~ m; k` is the monadic bind of the two sums;
 //! a primitive distribution is a bind over it (kept closed: `improve` opens it when it
 //! needs the density); `if`/`match` become guards; `observe` of a primitive weights by
-//! its density; a plate of small literal size is unrolled into binds. Anything else that
-//! is a measure (a plate of unknown size, `chain`, a measure-valued parameter) is bound
+//! its density; a plate of small literal size is unrolled into binds, and a plate whose
+//! body draws nothing (observations, weighted returns) is a `product` weight returning
+//! an `array` (Fig. 4's accumulator for such bodies). Anything else that is a measure (a plate of unknown size, `chain`, a measure-valued parameter) is bound
 //! opaquely and never eliminated.
 //!
 //! Let-bound values and bound results are substituted as the walk goes (the environment

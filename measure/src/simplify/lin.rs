@@ -142,8 +142,9 @@ impl LTerm {
         self.binds.iter().map(|b| b.var).collect()
     }
 
-    /// Every variable of `map` replaced in bases, factors, guards and the result. A
-    /// changed prior factor is no longer the untouched prior: its origin becomes `Other`.
+    /// Every variable of `map` replaced in bases, factors, guards and the result. A prior
+    /// factor stays the prior of its variable (with its distribution's parameters
+    /// substituted) unless that variable itself was replaced.
     pub(crate) fn substitute(&mut self, store: &mut Store, map: &FxHashMap<VarId, TermId>) {
         if map.is_empty() {
             return;

@@ -23,8 +23,8 @@
 //! Architecture invariant: every step keeps the meaning. A step that cannot finish (an
 //! unrecognised density, an exhausted budget) leaves its part of the term equivalent and
 //! unsimplified, and says so in [`Simplified::notes`]; it never guesses. If the improved
-//! form is costlier than the input (more draws or more unrecognised weights), the input's
-//! own rebuilt form is kept.
+//! form is costlier than the input (more draws on a path, more weights on drawn
+//! variables, or longer), the input is kept.
 
 mod density;
 mod improve;
@@ -34,11 +34,12 @@ mod prepare;
 mod rebuild;
 mod support;
 mod terms;
+mod tidy;
 
 use std::time::Instant;
 
 use slic_algebra::assume::Context;
-use slic_algebra::{canon, Node, Store, TermId};
+use slic_algebra::{alpha, canon, Node, Store, TermId};
 
 use density::Densities;
 
@@ -83,13 +84,41 @@ pub fn simplify(store: &mut Store, t: TermId, config: &SimplifyConfig) -> Simpli
         deadline: config.deadline,
         notes: Vec::new(),
         out_of_time: false,
+        unrecognised: Vec::new(),
     };
-    let term = s.walk(prepared, 0);
+    let first = s.walk(prepared, 0);
+    // nothing improved: the program as written (its definitions kept), canonical
+    if first == canon::canonicalize(s.store, &Context::new(), prepared) {
+        s.unrecognised_notes();
+        let term = canon::canonicalize(s.store, &Context::new(), t);
+        return Simplified {
+            term,
+            notes: s.notes,
+        };
+    }
+    // simplify until nothing changes (a recognised density can make another step
+    // possible), so that simplifying the output again gives it back
+    let mut term = first;
+    for _ in 1..MAX_PASSES {
+        if s.out_of_time {
+            break;
+        }
+        s.unrecognised.clear();
+        let next = s.walk(term, 0);
+        if alpha::alpha_eq(s.store, next, term) {
+            break;
+        }
+        term = next;
+    }
+    s.unrecognised_notes();
     Simplified {
         term,
         notes: s.notes,
     }
 }
+
+/// How many times the whole term is simplified at most (until it no longer changes).
+const MAX_PASSES: usize = 4;
 
 /// How deep the walk over non-measure structure (pairs of measures, `fn`s, ...) goes
 /// before it only canonicalises.
@@ -103,6 +132,8 @@ pub(crate) struct Simp<'s> {
     pub notes: Vec<String>,
     /// The deadline has passed (noted once).
     pub out_of_time: bool,
+    /// Densities the rebuilds so far could not name.
+    pub unrecognised: Vec<Unrecognised>,
 }
 
 impl Simp<'_> {
@@ -161,35 +192,112 @@ impl Simp<'_> {
         }
     }
 
-    /// One measure term simplified (see the module doc).
+    /// One measure term simplified (see the module doc). Three candidates are ranked by
+    /// [`rebuild::cost`]: the improved sum rebuilt, the sum rebuilt without improving,
+    /// and the input itself (canonical); the earlier wins ties unless it is more than
+    /// twice as long, so the input is kept when nothing paid.
     fn measure(&mut self, m: TermId) -> TermId {
         let elem = terms::measure_elem(self.store, m);
+        let input = canon::canonicalize(self.store, &Context::new(), m);
         let lin = match integrate::Integrator::new(self.store, &self.dens).run(m) {
             Ok(l) => l,
             Err(stop) => {
                 self.note(format!(
                     "stopped: {stop}; the measure is only canonicalised"
                 ));
-                return canon::canonicalize(self.store, &Context::new(), m);
+                return input;
             }
         };
+        if let Some(n) = lin
+            .iter()
+            .map(|t| t.binds.len())
+            .max()
+            .filter(|&n| n > MAX_BINDS)
+        {
+            self.note(format!(
+                "stopped: a term of the measure has {n} draws (more than {MAX_BINDS}); it is \
+                 only canonicalised"
+            ));
+            return input;
+        }
+        if self.expired("reading the measure") {
+            return input;
+        }
         let plain = self.normalise_all(lin);
         let improved = self.improve(plain.clone());
-        let notes_before = self.notes.len();
-        let out_plain = self.rebuild(&plain, &elem);
-        if improved == plain {
-            return out_plain;
+        let mut candidates: Vec<(TermId, Vec<Unrecognised>)> = Vec::new();
+        let start = self.unrecognised.len();
+        let out = self.rebuild(&improved, &elem);
+        candidates.push((out, self.unrecognised.split_off(start)));
+        // the plain sum is rebuilt only if it could rank above the improved one: it has
+        // at least one draw per bind on its longest path (rebuilding tries recognition,
+        // which is the costly part)
+        let lower = plain.iter().map(|t| t.binds.len()).max().unwrap_or(0);
+        let improved_cost = rebuild::cost(self.store, out);
+        if improved != plain && !self.out_of_time && (improved_cost.0, improved_cost.1) > (lower, 0)
+        {
+            let out = self.rebuild(&plain, &elem);
+            candidates.push((out, self.unrecognised.split_off(start)));
         }
-        let plain_notes: Vec<String> = self.notes.drain(notes_before..).collect();
-        let out_improved = self.rebuild(&improved, &elem);
-        if rebuild::cost(self.store, out_improved) <= rebuild::cost(self.store, out_plain) {
-            out_improved
-        } else {
-            self.notes.truncate(notes_before);
-            self.notes.extend(plain_notes);
-            out_plain
+        candidates.push((input, Vec::new()));
+        let mut best = 0;
+        let mut best_cost = rebuild::cost(self.store, candidates[0].0);
+        for (k, c) in candidates.iter().enumerate().skip(1) {
+            let cost = rebuild::cost(self.store, c.0);
+            let fewer = (cost.0, cost.1) < (best_cost.0, best_cost.1);
+            // on equal draws and weights the earlier (more improved) candidate stays,
+            // unless it is more than twice as long (inlined lets can blow a program up)
+            let shorter = (cost.0, cost.1) == (best_cost.0, best_cost.1)
+                && best_cost.2 > cost.2.saturating_mul(2);
+            if fewer || shorter {
+                best = k;
+                best_cost = cost;
+            }
+        }
+        let (chosen, misses) = candidates.swap_remove(best);
+        self.unrecognised.extend(misses);
+        chosen
+    }
+
+    /// The notes for densities that stayed weights, one per reason.
+    fn unrecognised_notes(&mut self) {
+        let misses = std::mem::take(&mut self.unrecognised);
+        let mut reasons: Vec<String> = Vec::new();
+        for u in &misses {
+            if !reasons.contains(&u.why) {
+                reasons.push(u.why.clone());
+            }
+        }
+        for why in reasons {
+            let mut names: Vec<&str> = misses
+                .iter()
+                .filter(|u| u.why == why)
+                .map(|u| u.name.as_str())
+                .collect();
+            names.dedup();
+            let shown = names.len().min(5);
+            let more = names.len() - shown;
+            let list = names[..shown].join(", ");
+            let tail = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            self.note(format!(
+                "not recognised ({why}): the density of {list}{tail} stays a weight"
+            ));
         }
     }
+}
+
+/// The most draws one term may have for the simplifier to try improving it.
+const MAX_BINDS: usize = 200;
+
+/// A density rebuilding could not name (for the notes).
+#[derive(Clone, Debug)]
+pub(crate) struct Unrecognised {
+    pub name: String,
+    pub why: String,
 }
 
 /// Does `t` contain a measure-typed subterm (or a `simplify`)?

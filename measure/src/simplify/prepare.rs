@@ -8,7 +8,7 @@
 //! substitutes them as it walks.
 //!
 //! [`reduce`] applies the reductions of constructors met by their eliminators:
-//! `[a, b][1]` is `b`, `size([a, b])` is `2`, `if true: a else: b` is `a`, a `match` on a
+//! `[a, b][1]` is `b`, `size([a, b])` is `2`, `array i of 2: e` is a literal array, `if true: a else: b` is `a`, a `match` on a
 //! constructor picks its arm, and a `summate`/`product` over a short literal range whose
 //! body indexes a literal array is unrolled (`summate i from 0 to 2: [x, y][i]` is
 //! `x + y`). These are the steps after which `canon` can see the arithmetic.
@@ -31,7 +31,7 @@ const STACK_SEGMENT: usize = 4 << 20;
 /// exponentially: a definition applied to itself twice, and so on).
 pub(crate) const PREPARE_BUDGET: usize = 2_000_000;
 
-/// The longest literal range a `summate`/`product` is unrolled over.
+/// The longest literal range a `summate`/`product` or an `array` is unrolled over.
 const UNROLL_MAX: i64 = 16;
 
 /// Inlining exceeded [`PREPARE_BUDGET`].
@@ -208,6 +208,22 @@ fn step(store: &mut Store, t: TermId) -> Option<TermId> {
                 _ => None,
             }
         }
+        // `array i of 2: e` is `[e[i := 0], e[i := 1]]`
+        Node::Array(v, n, body) => {
+            let n = terms::lit_value(store, n)?.to_i64()?;
+            if !(0..=UNROLL_MAX).contains(&n) {
+                return None;
+            }
+            let vty = store.var_type(v).clone();
+            let items: Vec<TermId> = (0..n)
+                .map(|k| {
+                    let kt = terms::int(store, k, &vty);
+                    terms::subst1(store, body, v, kt)
+                })
+                .collect();
+            let ty = store.ty(t).clone();
+            Some(store.intern(Node::ArrayLit(items), ty))
+        }
         Node::Prim(Prim::Size, xs) => {
             let a = *xs.first()?;
             match store.node(a).clone() {
@@ -345,15 +361,12 @@ fn gamma_of(a: &Rational) -> Option<GammaValue> {
     Some(GammaValue { value, half_pis })
 }
 
-/// The literal value of `t` under safe and unsafe coercions.
-fn literal(store: &Store, mut t: TermId) -> Option<Rational> {
-    loop {
-        match store.node(t) {
-            Node::Coerce(_, a) => t = *a,
-            Node::Lit(r) => return Some(r.clone()),
-            _ => return None,
-        }
+/// The exact value of `t` when it is a closed rational expression (`nat2prob(0) + 2`).
+fn literal(store: &Store, t: TermId) -> Option<Rational> {
+    if !matches!(store.ty(t), Type::Nat | Type::Int | Type::Prob | Type::Real) {
+        return None;
     }
+    slic_algebra::eval::eval_exact(store, t)
 }
 
 /// `if c: a else: b` with literal branches, as `(c, a, b)`.

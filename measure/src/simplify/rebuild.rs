@@ -10,8 +10,8 @@
 //! with the rest as a weight, or, if that primitive is gone, from lebesgue/counting
 //! with its density as a weight: never a wrong answer. Terms become a superposition;
 //! terms that are point masses on `0..n` with constant weights become one
-//! `categorical`; a pair of terms under complementary conditions on the parameters
-//! becomes an `if`.
+//! `categorical`; terms under complementary conditions on the parameters become nested
+//! `if`s.
 //!
 //! [`cost`] ranks outputs (random draws first, then weights on drawn variables), so the
 //! simplifier can keep the input's form when improving did not pay.
@@ -25,7 +25,10 @@ use slic_holonomic::Recognised;
 
 use super::lin::{Base, Bind, Factor, LTerm, Lin, Origin};
 use super::support;
-use super::{prepare, terms, Simp};
+use super::{prepare, terms, tidy, Simp};
+
+/// How many conditions deep [`Simp::decision_tree`] nests.
+const MAX_TREE_DEPTH: usize = 16;
 
 /// The largest value a categorical recombination reaches.
 const CATEGORICAL_MAX: i64 = 64;
@@ -37,61 +40,71 @@ impl Simp<'_> {
         if let Some(m) = self.categorical_of(lin, elem) {
             return m;
         }
-        let mut parts: Vec<TermId> = Vec::new();
+        let mut parts: Vec<(Vec<TermId>, TermId)> = Vec::new();
         for t in lin {
-            let m = self.rebuild_term(t, &mty);
+            let (guards, m) = self.rebuild_term(t, &mty);
+            if !matches!(self.store.node(m), Node::Reject) {
+                parts.push((guards, m));
+            }
+        }
+        self.decision_tree(parts, &mty, 0)
+    }
+
+    /// Terms under conditions on the parameters, as nested `if`s where the conditions
+    /// split them cleanly (`if c: m1 else: m2`), else as a superposition of
+    /// `if guards: m else: reject`.
+    fn decision_tree(
+        &mut self,
+        parts: Vec<(Vec<TermId>, TermId)>,
+        mty: &Type,
+        depth: usize,
+    ) -> TermId {
+        let first_guard = parts.iter().find_map(|(g, _)| g.first().copied());
+        if let Some(g) = first_guard.filter(|_| depth < MAX_TREE_DEPTH) {
+            let ng = cond::negate(self.store, g);
+            let (mut yes, mut no) = (Vec::new(), Vec::new());
+            let mut clean = true;
+            for (gs, m) in &parts {
+                if gs.contains(&g) {
+                    yes.push((gs.iter().copied().filter(|&x| x != g).collect(), *m));
+                } else if gs.contains(&ng) {
+                    no.push((gs.iter().copied().filter(|&x| x != ng).collect(), *m));
+                } else {
+                    clean = false;
+                    break;
+                }
+            }
+            if clean {
+                let a = self.decision_tree(yes, mty, depth + 1);
+                let b = self.decision_tree(no, mty, depth + 1);
+                if a == b {
+                    return a;
+                }
+                // positive conditions read better: `if c: ... else: ...`, not `if not(c)`
+                let negative = matches!(
+                    self.store.node(g),
+                    Node::Prim(Prim::Not, _) | Node::Prim(Prim::Ne, _)
+                );
+                return if negative {
+                    self.store.intern(Node::If(ng, b, a), mty.clone())
+                } else {
+                    self.store.intern(Node::If(g, a, b), mty.clone())
+                };
+            }
+        }
+        let mut ms: Vec<TermId> = Vec::new();
+        for (gs, m) in parts {
+            let m = self.guarded(gs, m, mty);
             match self.store.node(m) {
                 Node::Reject => {}
-                Node::Superpose(ms) => parts.extend(ms.clone()),
-                _ => parts.push(m),
+                Node::Superpose(xs) => ms.extend(xs.clone()),
+                _ => ms.push(m),
             }
         }
-        let parts = self.pair_branches(parts, &mty);
-        match parts.len() {
-            0 => self.store.intern(Node::Reject, mty),
-            1 => parts[0],
-            _ => self.store.intern(Node::Superpose(parts), mty),
-        }
-    }
-
-    /// `if c: m1 else: reject` next to `if c: reject else: m2` (or `if not c: m2 else:
-    /// reject`) is `if c: m1 else: m2`.
-    fn pair_branches(&mut self, parts: Vec<TermId>, mty: &Type) -> Vec<TermId> {
-        let mut out: Vec<TermId> = Vec::new();
-        for p in parts {
-            let merged = out.last().copied().and_then(|q| {
-                let (c1, a) = self.one_sided(q)?;
-                let (c2, b) = self.one_sided(p)?;
-                let not_c1 = cond::negate(self.store, c1);
-                if not_c1 == c2 {
-                    Some(self.store.intern(Node::If(c1, a, b), mty.clone()))
-                } else {
-                    None
-                }
-            });
-            match merged {
-                Some(m) => {
-                    out.pop();
-                    out.push(m);
-                }
-                None => out.push(p),
-            }
-        }
-        out
-    }
-
-    /// `if c: m else: reject` as `(c, m)`; `if c: reject else: m` as `(not c, m)`.
-    fn one_sided(&mut self, t: TermId) -> Option<(TermId, TermId)> {
-        let Node::If(c, a, b) = *self.store.node(t) else {
-            return None;
-        };
-        let reject = |s: &Store, x: TermId| matches!(s.node(x), Node::Reject);
-        if reject(self.store, b) {
-            Some((c, a))
-        } else if reject(self.store, a) {
-            Some((cond::negate(self.store, c), b))
-        } else {
-            None
+        match ms.len() {
+            0 => self.store.intern(Node::Reject, mty.clone()),
+            1 => ms[0],
+            _ => self.store.intern(Node::Superpose(ms), mty.clone()),
         }
     }
 
@@ -127,12 +140,35 @@ impl Simp<'_> {
         let mut ws: Vec<TermId> = weights
             .into_iter()
             .map(|w| match w {
-                Some(w) => canon::canonicalize(self.store, &ctx, w),
+                Some(w) => {
+                    let w = prepare::reduce(self.store, w);
+                    let w = canon::canonicalize(self.store, &ctx, w);
+                    tidy::gammas(self.store, w)
+                }
                 None => terms::int(self.store, 0, &Type::Prob),
             })
             .collect();
         let total = self.store.prim(Prim::Add, ws.clone(), Type::Prob);
-        let total = canon::canonicalize(self.store, &ctx, total);
+        let raw_total = canon::canonicalize(self.store, &ctx, total);
+        let total = tidy::gammas(self.store, raw_total);
+        let total = tidy::radicals(self.store, total);
+        // weights that are constant multiples of the total are written as those constants
+        let ratios: Vec<TermId> = ws
+            .iter()
+            .map(|&w| {
+                let inv = self.store.prim(Prim::Recip, vec![raw_total], Type::Prob);
+                let r = self.store.prim(Prim::Mul, vec![w, inv], Type::Prob);
+                canon::canonicalize(self.store, &ctx, r)
+            })
+            .collect();
+        if ratios
+            .iter()
+            .all(|&r| terms::lit_value(self.store, r).is_some())
+        {
+            ws = ratios;
+        } else {
+            ws = self.common_denominator(ws);
+        }
         // rational weights are written as coprime integers (`[1, 3]`, not `[1/4, 3/4]`):
         // categorical normalises, so any multiple means the same
         let values: Option<Vec<Rational>> = ws
@@ -158,8 +194,44 @@ impl Simp<'_> {
         Some(self.weighted(total, m))
     }
 
-    /// One term as a measure of type `mty`.
-    fn rebuild_term(&mut self, t: &LTerm, mty: &Type) -> TermId {
+    /// Categorical weights over one denominator, without it (`[a / (a + b), b / (a +
+    /// b)]` is `[a, b]`): a categorical is the same for any positive multiple of its
+    /// weights. Kept as they are unless no weight gets longer.
+    fn common_denominator(&mut self, ws: Vec<TermId>) -> Vec<TermId> {
+        let Some(&first) = ws.first() else {
+            return ws;
+        };
+        let den = match self.store.node(first) {
+            Node::Prim(Prim::Mul, xs) => xs.iter().find_map(|&x| match self.store.node(x) {
+                Node::Prim(Prim::Recip, d) => d.first().copied(),
+                _ => None,
+            }),
+            Node::Prim(Prim::Recip, d) => d.first().copied(),
+            _ => None,
+        };
+        let Some(den) = den else {
+            return ws;
+        };
+        // scaling by the denominator is allowed only if it is positive
+        if !evidently_positive_sum(self.store, den) {
+            return ws;
+        }
+        let ctx = Context::new();
+        let mut out = Vec::with_capacity(ws.len());
+        for &w in &ws {
+            let p = self.store.prim(Prim::Mul, vec![w, den], Type::Prob);
+            let p = canon::canonicalize(self.store, &ctx, p);
+            if tidy::size(self.store, p) > tidy::size(self.store, w) {
+                return ws;
+            }
+            out.push(p);
+        }
+        out
+    }
+
+    /// One term as a measure of type `mty`, and the conditions on the parameters under
+    /// which it is that (the rest of the time it is zero).
+    fn rebuild_term(&mut self, t: &LTerm, mty: &Type) -> (Vec<TermId>, TermId) {
         let mut pool: Vec<Factor> = t.factors.clone();
         let mut guards: Vec<TermId> = t.guards.clone();
         let mut inner = self.store.intern(Node::Dirac(t.result), mty.clone());
@@ -185,9 +257,23 @@ impl Simp<'_> {
             inner = self.emit(&b, mine, gmine, inner, &mut pool, &mut guards, &ctx, mty);
         }
         let fs = pool.iter().map(|f| f.term).collect();
-        let m = self.wrap(fs, guards, inner, mty);
+        let m = self.wrap(fs, Vec::new(), inner, mty);
         let m = prepare::reduce(self.store, m);
-        canon::canonicalize(self.store, &Context::new(), m)
+        let m = canon::canonicalize(self.store, &Context::new(), m);
+        let mut conds: Vec<TermId> = Vec::new();
+        for g in guards {
+            let g = cond::canonical(self.store, &Context::new(), g);
+            match self.store.node(g).clone() {
+                Node::Bool(true) => {}
+                Node::Bool(false) => {
+                    return (Vec::new(), self.store.intern(Node::Reject, mty.clone()))
+                }
+                Node::Prim(Prim::And, xs) => conds.extend(xs),
+                _ => conds.push(g),
+            }
+        }
+        conds.dedup();
+        (conds, m)
     }
 
     /// The bind `b` around `inner`, with the factors `mine` and guards `gmine` on its
@@ -274,6 +360,10 @@ impl Simp<'_> {
         guards: &mut Vec<TermId>,
         ctx: &Context,
     ) -> Option<TermId> {
+        let name = self.store.var_name(x).to_string();
+        if self.expired(&format!("recognising the density of {name}")) {
+            return None;
+        }
         let r = support::restrict(self.store, ctx, x, iv, gmine);
         if !r.possible {
             return None;
@@ -287,10 +377,10 @@ impl Simp<'_> {
         let rec: Recognised = match slic_holonomic::recognise(self.store, ctx, f, x, &sup) {
             Ok(rec) => rec,
             Err(miss) => {
-                let name = self.store.var_name(x).to_string();
-                self.note(format!(
-                    "the density of {name} was not recognised ({miss:?}); it stays a weight"
-                ));
+                self.unrecognised.push(super::Unrecognised {
+                    name,
+                    why: format!("{miss:?}"),
+                });
                 return None;
             }
         };
@@ -307,7 +397,6 @@ impl Simp<'_> {
         if rec.map.shift.is_none() && rec.map.scale.is_none() && uty == xty {
             return Some(self.bind(x, d, inner));
         }
-        let name = self.store.var_name(x).to_string();
         let u = self.store.fresh_var(&name, uty);
         let ut = self.store.var_term(u);
         let mut value = terms::coerce(self.store, ut, &Type::Real);
@@ -432,7 +521,9 @@ impl Simp<'_> {
 
     /// `weight(w, m)`, merged with a weight at the top of `m`; `m` when `w` is 1.
     fn weighted(&mut self, w: TermId, m: TermId) -> TermId {
-        let w = self.tidy_radicals(w);
+        let w = prepare::reduce(self.store, w);
+        let w = tidy::gammas(self.store, w);
+        let w = tidy::radicals(self.store, w);
         if terms::lit_value(self.store, w).is_some_and(|v| v.is_one()) {
             return m;
         }
@@ -449,42 +540,6 @@ impl Simp<'_> {
             return self.store.intern(Node::Reject, ty);
         }
         self.store.intern(Node::Weight(w, m), ty)
-    }
-
-    /// A prob term with its square roots merged, when that is smaller: `w = sqrt(w^2)`
-    /// for `w >= 0`, and `w^2` often has no radical left (the normalisers of
-    /// recognised densities meet the square roots of their parameters).
-    fn tidy_radicals(&mut self, w: TermId) -> TermId {
-        if !has_radical(self.store, w) {
-            return w;
-        }
-        // exponentials stay outside the square root
-        if let Node::Prim(Prim::Mul, xs) = self.store.node(w).clone() {
-            let (exps, rest): (Vec<TermId>, Vec<TermId>) = xs
-                .into_iter()
-                .partition(|&x| matches!(self.store.node(x), Node::Prim(Prim::Exp, _)));
-            if !exps.is_empty() && !rest.is_empty() {
-                let r = terms::product(self.store, rest);
-                let r = self.tidy_radicals(r);
-                let mut all = exps;
-                all.push(r);
-                let p = terms::product(self.store, all);
-                return canon::canonicalize(self.store, &Context::new(), p);
-            }
-        }
-        let ctx = Context::new();
-        let sq = self.store.prim(Prim::Mul, vec![w, w], Type::Prob);
-        let sq = canon::canonicalize(self.store, &ctx, sq);
-        if has_radical(self.store, sq) {
-            return w;
-        }
-        let r = self.store.prim(Prim::Sqrt, vec![sq], Type::Prob);
-        let r = canon::canonicalize(self.store, &ctx, r);
-        if size(self.store, r) < size(self.store, w) {
-            r
-        } else {
-            w
-        }
     }
 
     /// `if gs: body else: reject` (`body` when there are no guards).
@@ -504,34 +559,31 @@ impl Simp<'_> {
     }
 }
 
-/// Does `t` contain a square root or another fractional power?
-fn has_radical(store: &Store, t: TermId) -> bool {
-    let mut seen = FxHashSet::default();
-    let mut work = vec![t];
-    while let Some(x) = work.pop() {
-        if !seen.insert(x) {
-            continue;
+/// A prob term that is a sum or product of prob variables, `exp`, `pi` and positive
+/// literals with at least one positive part: positive when prob parameters are (the
+/// holonomic layer's convention: a zero scale or shape is outside every family).
+fn evidently_positive_sum(store: &Store, t: TermId) -> bool {
+    match store.node(t) {
+        Node::Lit(v) => v.is_positive(),
+        Node::Var(_) => *store.ty(t) == Type::Prob,
+        Node::Prim(Prim::Exp | Prim::Pi, _) => true,
+        Node::Prim(Prim::Add, xs) => xs.iter().all(|&x| evidently_positive_sum(store, x)),
+        Node::Prim(Prim::Mul, xs) => xs.iter().all(|&x| evidently_positive_sum(store, x)),
+        Node::Prim(Prim::Recip | Prim::Sqrt, xs) => {
+            xs.iter().all(|&x| evidently_positive_sum(store, x))
         }
-        let node = store.node(x);
-        if matches!(
-            node,
-            Node::Prim(Prim::Sqrt | Prim::NatRoot | Prim::RealPow, _)
-        ) {
-            return true;
-        }
-        work.extend(node.children());
+        Node::Prim(Prim::Pow | Prim::RealPow | Prim::NatRoot, xs) => xs
+            .first()
+            .is_some_and(|&x| evidently_positive_sum(store, x)),
+        _ => false,
     }
-    false
 }
 
-/// How long `t` is when printed (what "smaller" means to a reader).
-fn size(store: &Store, t: TermId) -> usize {
-    slic_algebra::print::print_term(store, t).len()
-}
-
-/// How costly a rebuilt measure is: (random draws, weights and conditions on drawn
-/// variables). Lower is better, compared in that order.
-pub(crate) fn cost(store: &Store, m: TermId) -> (usize, usize) {
+/// How costly a rebuilt measure is: (the most random choices on one path through it,
+/// the weights, conditions and draws that depend on drawn variables, its printed
+/// length). Lower is better, compared in that order. A superposition is one choice and
+/// then its costliest operand; a plate of literal size `n` costs `n` of its body.
+pub(crate) fn cost(store: &Store, m: TermId) -> (usize, usize, usize) {
     // variables bound in the measure (the rest are parameters)
     let mut bound: FxHashSet<VarId> = FxHashSet::default();
     let mut seen = FxHashSet::default();
@@ -546,43 +598,91 @@ pub(crate) fn cost(store: &Store, m: TermId) -> (usize, usize) {
         }
         work.extend(node.children());
     }
-    let mentions_bound = |t: TermId| terms::vars_of(store, t).iter().any(|v| bound.contains(v));
-    // draws are counted per occurrence (equal subterms are shared in the store), along
-    // measure structure only, within a budget
-    let (mut draws, mut weights) = (0, 0);
-    let mut work = vec![m];
     let mut budget = COST_BUDGET;
-    while let Some(x) = work.pop() {
-        budget = match budget.checked_sub(1) {
-            Some(b) => b,
-            None => break,
-        };
-        match store.node(x) {
-            Node::Dist(..) => draws += 1,
-            Node::Weight(w, inner) => {
-                if mentions_bound(*w) {
-                    weights += 1;
-                }
-                work.push(*inner);
-            }
-            Node::If(c, a, b) => {
-                if mentions_bound(*c) {
-                    weights += 1;
-                }
-                work.extend([*a, *b]);
-            }
-            Node::Bind(_, a, b) => work.extend([*a, *b]),
-            Node::Let(_, _, b) => work.push(*b),
-            Node::Superpose(ms) => work.extend(ms.iter().copied()),
-            Node::Plate(_, _, b) => work.push(*b),
-            // an observation draws nothing: it weighs
-            Node::Observe(..) => weights += 1,
-            Node::Match(_, arms) => work.extend(arms.iter().map(|a| a.1)),
-            _ => {}
-        }
+    let (draws, weights) = path_cost(store, m, &bound, &mut budget, 0);
+    let size = if budget == 0 {
+        usize::MAX
+    } else {
+        slic_algebra::print::print_term(store, m).len()
+    };
+    (draws, weights, size)
+}
+
+/// `(draws on the costliest path, weights on drawn variables)` of a measure term.
+fn path_cost(
+    store: &Store,
+    t: TermId,
+    bound: &FxHashSet<VarId>,
+    budget: &mut usize,
+    depth: usize,
+) -> (usize, usize) {
+    if *budget == 0 || depth > COST_DEPTH {
+        *budget = 0;
+        return (usize::MAX / 4, usize::MAX / 4);
     }
-    (draws, weights)
+    *budget -= 1;
+    let on_bound =
+        |c: TermId| usize::from(terms::vars_of(store, c).iter().any(|v| bound.contains(v)));
+    let go = |x: TermId, budget: &mut usize| {
+        stacker::maybe_grow(64 << 10, 1 << 20, || {
+            path_cost(store, x, bound, budget, depth + 1)
+        })
+    };
+    match store.node(t) {
+        // a draw whose parameters depend on other draws is a conditional one: it costs
+        // like a weight on them
+        Node::Dist(_, args) => (1, args.iter().map(|&a| on_bound(a)).max().unwrap_or(0)),
+        Node::Weight(w, inner) => {
+            let (d, k) = go(*inner, budget);
+            (d, k + on_bound(*w))
+        }
+        Node::If(c, a, b) => {
+            let (da, ka) = go(*a, budget);
+            let (db, kb) = go(*b, budget);
+            (da.max(db), ka + kb + on_bound(*c))
+        }
+        Node::Bind(_, a, b) => {
+            let (da, ka) = go(*a, budget);
+            let (db, kb) = go(*b, budget);
+            (da.saturating_add(db), ka + kb)
+        }
+        Node::Let(_, _, b) => go(*b, budget),
+        // choosing an operand is a draw too
+        Node::Superpose(ms) => {
+            let mut out = (0, 0);
+            for &mi in ms {
+                let (d, k) = go(mi, budget);
+                out = (out.0.max(d), out.1 + k);
+            }
+            (out.0 + 1, out.1)
+        }
+        Node::Plate(_, n, b) => {
+            let (d, k) = go(*b, budget);
+            let times = terms::lit_value(store, *n)
+                .and_then(|r| r.to_i64())
+                .and_then(|n| usize::try_from(n).ok())
+                .unwrap_or(2);
+            (d.saturating_mul(times), k)
+        }
+        // an observation draws nothing: it weighs
+        Node::Observe(..) => (0, 1),
+        Node::Match(_, arms) => {
+            let mut out = (0, 0);
+            for (_, b) in arms {
+                let (d, k) = go(*b, budget);
+                out = (out.0.max(d), out.1 + k);
+            }
+            out
+        }
+        Node::Dirac(_) | Node::Reject => (0, 0),
+        // anything else that is a measure (a variable, an application, a chain) is one
+        // draw at least
+        _ => (1, 0),
+    }
 }
 
 /// How many measure nodes [`cost`] visits.
 const COST_BUDGET: usize = 100_000;
+
+/// How deep [`cost`] follows measure nesting.
+const COST_DEPTH: usize = 10_000;

@@ -34,6 +34,9 @@ pub(crate) struct Restricted {
     /// False when some guard makes the set of values empty or of measure zero (an
     /// equality on a continuous variable): the integral is 0.
     pub possible: bool,
+    /// Two bounds on one side that could not be ordered (the first that met): the
+    /// caller may split on `a <= b` to make them so.
+    pub unordered: Option<(TermId, TermId)>,
 }
 
 /// One bound read off a guard.
@@ -84,16 +87,23 @@ pub(crate) fn restrict(
     let mut iv = base;
     let mut rest = Vec::new();
     let mut possible = true;
+    let mut unordered = None;
     for &g in guards {
         for part in conjuncts(store, g) {
             match bound_of(store, part, x, iv.discrete) {
                 Some(Bound::Lower(b)) => match tighter(store, ctx, iv.lo, b, true) {
                     Some(lo) => iv.lo = Some(lo),
-                    None => rest.push(part),
+                    None => {
+                        unordered = unordered.or(iv.lo.map(|old| (old, b)));
+                        rest.push(part)
+                    }
                 },
                 Some(Bound::Upper(b)) => match tighter(store, ctx, iv.hi, b, false) {
                     Some(hi) => iv.hi = Some(hi),
-                    None => rest.push(part),
+                    None => {
+                        unordered = unordered.or(iv.hi.map(|old| (old, b)));
+                        rest.push(part)
+                    }
                 },
                 Some(Bound::Point) if !iv.discrete => possible = false,
                 _ => rest.push(part),
@@ -104,6 +114,7 @@ pub(crate) fn restrict(
         interval: iv,
         rest,
         possible,
+        unordered,
     }
 }
 
