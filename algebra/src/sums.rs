@@ -963,7 +963,7 @@ fn subst_in(
                         t
                     } else {
                         let ty = store.ty(t).clone();
-                        store.intern(rebuild(&node, &new), ty)
+                        store.intern(node.with_children(&new), ty)
                     }
                 }
             }
@@ -971,60 +971,6 @@ fn subst_in(
         memo.insert(t, r);
         r
     })
-}
-
-/// `node` with its children (in [`Node::children`] order) replaced by `ch` (of the same
-/// length).
-fn rebuild(node: &Node, ch: &[TermId]) -> Node {
-    use Node::*;
-    let g = |i: usize, old: TermId| ch.get(i).copied().unwrap_or(old);
-    let list = |old: &[TermId]| {
-        if ch.len() == old.len() {
-            ch.to_vec()
-        } else {
-            old.to_vec()
-        }
-    };
-    match node {
-        Var(_) | Lit(_) | Bool(_) | Unit | Nothing | RNop | Reject => node.clone(),
-        Left(a) => Left(g(0, *a)),
-        Right(a) => Right(g(0, *a)),
-        Just(a) => Just(g(0, *a)),
-        Coerce(k, a) => Coerce(*k, g(0, *a)),
-        Lam(v, a) => Lam(*v, g(0, *a)),
-        RAdd(a) => RAdd(g(0, *a)),
-        Dirac(a) => Dirac(g(0, *a)),
-        Transform(k, a) => Transform(*k, g(0, *a)),
-        Pair(a, b) => Pair(g(0, *a), g(1, *b)),
-        App(a, b) => App(g(0, *a), g(1, *b)),
-        Let(v, a, b) => Let(*v, g(0, *a), g(1, *b)),
-        Array(v, a, b) => Array(*v, g(0, *a), g(1, *b)),
-        Index(a, b) => Index(g(0, *a), g(1, *b)),
-        RFanout(a, b) => RFanout(g(0, *a), g(1, *b)),
-        Weight(a, b) => Weight(g(0, *a), g(1, *b)),
-        Bind(v, a, b) => Bind(*v, g(0, *a), g(1, *b)),
-        Plate(v, a, b) => Plate(*v, g(0, *a), g(1, *b)),
-        Observe(a, b) => Observe(g(0, *a), g(1, *b)),
-        If(a, b, c) => If(g(0, *a), g(1, *b), g(2, *c)),
-        Summate(v, a, b, c) => Summate(*v, g(0, *a), g(1, *b), g(2, *c)),
-        Product(v, a, b, c) => Product(*v, g(0, *a), g(1, *b), g(2, *c)),
-        Integrate(v, a, b, c) => Integrate(*v, g(0, *a), g(1, *b), g(2, *c)),
-        Bucket(v, a, b, c) => Bucket(*v, g(0, *a), g(1, *b), g(2, *c)),
-        RIndex(v, a, b, c) => RIndex(*v, g(0, *a), g(1, *b), g(2, *c)),
-        RSplit(a, b, c) => RSplit(g(0, *a), g(1, *b), g(2, *c)),
-        Chain(v, a, b, c) => Chain(*v, g(0, *a), g(1, *b), g(2, *c)),
-        Prim(p, xs) => Prim(*p, list(xs)),
-        ArrayLit(xs) => ArrayLit(list(xs)),
-        Superpose(xs) => Superpose(list(xs)),
-        Dist(d, xs) => Dist(*d, list(xs)),
-        Match(e, arms) => Match(
-            g(0, *e),
-            arms.iter()
-                .enumerate()
-                .map(|(i, (p, b))| (p.clone(), g(i + 1, *b)))
-                .collect(),
-        ),
-    }
 }
 
 /// Every `summate` and `product` of `t` closed or simplified where a rule applies,
@@ -1112,7 +1058,7 @@ fn walk_here(store: &mut Store, ctx: &Context, t: TermId, memo: &mut WalkMemo) -
             if new == ch {
                 t
             } else {
-                store.intern(rebuild(&node, &new), ty)
+                store.intern(node.with_children(&new), ty)
             }
         }
     }

@@ -345,6 +345,19 @@ pub enum Pattern {
 }
 
 impl Pattern {
+    /// This pattern with its variables renamed by `r`.
+    pub fn renamed(&self, r: &dyn Fn(VarId) -> VarId) -> Pattern {
+        let p = self;
+        match p {
+            Pattern::Var(v) => Pattern::Var(r(*v)),
+            Pattern::Pair(a, b) => Pattern::Pair(Box::new(a.renamed(r)), Box::new(b.renamed(r))),
+            Pattern::Left(a) => Pattern::Left(Box::new(a.renamed(r))),
+            Pattern::Right(a) => Pattern::Right(Box::new(a.renamed(r))),
+            Pattern::Just(a) => Pattern::Just(Box::new(a.renamed(r))),
+            Pattern::Wild | Pattern::Unit | Pattern::Bool(_) | Pattern::Nothing => p.clone(),
+        }
+    }
+
     /// The variables this pattern binds, left to right.
     pub fn vars(&self, out: &mut Vec<VarId>) {
         match self {
@@ -439,6 +452,67 @@ pub enum Node {
 }
 
 impl Node {
+    /// `node` with its children (in [`Node::children`] order) replaced by `ch`, and its
+    /// binders (and match-pattern variables) renamed by `rename`.
+    pub fn with_children_renamed(&self, ch: &[TermId], rename: &dyn Fn(VarId) -> VarId) -> Node {
+        use Node::*;
+        let node = self;
+        let g = |i: usize, old: TermId| ch.get(i).copied().unwrap_or(old);
+        let list = |old: &[TermId]| {
+            if ch.len() == old.len() {
+                ch.to_vec()
+            } else {
+                old.to_vec()
+            }
+        };
+        let r = rename;
+        match node {
+            Var(_) | Lit(_) | Bool(_) | Unit | Nothing | RNop | Reject => node.clone(),
+            Left(a) => Left(g(0, *a)),
+            Right(a) => Right(g(0, *a)),
+            Just(a) => Just(g(0, *a)),
+            Coerce(k, a) => Coerce(*k, g(0, *a)),
+            Lam(v, a) => Lam(r(*v), g(0, *a)),
+            RAdd(a) => RAdd(g(0, *a)),
+            Dirac(a) => Dirac(g(0, *a)),
+            Transform(k, a) => Transform(*k, g(0, *a)),
+            Pair(a, b) => Pair(g(0, *a), g(1, *b)),
+            App(a, b) => App(g(0, *a), g(1, *b)),
+            Let(v, a, b) => Let(r(*v), g(0, *a), g(1, *b)),
+            Array(v, a, b) => Array(r(*v), g(0, *a), g(1, *b)),
+            Index(a, b) => Index(g(0, *a), g(1, *b)),
+            RFanout(a, b) => RFanout(g(0, *a), g(1, *b)),
+            Weight(a, b) => Weight(g(0, *a), g(1, *b)),
+            Bind(v, a, b) => Bind(r(*v), g(0, *a), g(1, *b)),
+            Plate(v, a, b) => Plate(r(*v), g(0, *a), g(1, *b)),
+            Observe(a, b) => Observe(g(0, *a), g(1, *b)),
+            If(a, b, c) => If(g(0, *a), g(1, *b), g(2, *c)),
+            Summate(v, a, b, c) => Summate(r(*v), g(0, *a), g(1, *b), g(2, *c)),
+            Product(v, a, b, c) => Product(r(*v), g(0, *a), g(1, *b), g(2, *c)),
+            Integrate(v, a, b, c) => Integrate(r(*v), g(0, *a), g(1, *b), g(2, *c)),
+            Bucket(v, a, b, c) => Bucket(r(*v), g(0, *a), g(1, *b), g(2, *c)),
+            RIndex(v, a, b, c) => RIndex(r(*v), g(0, *a), g(1, *b), g(2, *c)),
+            RSplit(a, b, c) => RSplit(g(0, *a), g(1, *b), g(2, *c)),
+            Chain(v, a, b, c) => Chain(r(*v), g(0, *a), g(1, *b), g(2, *c)),
+            Prim(p, xs) => Prim(*p, list(xs)),
+            ArrayLit(xs) => ArrayLit(list(xs)),
+            Superpose(xs) => Superpose(list(xs)),
+            Dist(d, xs) => Dist(*d, list(xs)),
+            Match(e, arms) => Match(
+                g(0, *e),
+                arms.iter()
+                    .enumerate()
+                    .map(|(i, (p, b))| (p.renamed(r), g(i + 1, *b)))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// `node` with its children (in [`Node::children`] order) replaced by `ch` (binders kept).
+    pub fn with_children(&self, ch: &[TermId]) -> Node {
+        self.with_children_renamed(ch, &|v| v)
+    }
+
     /// The node's children in order (binders' scopes included).
     pub fn children(&self) -> Vec<TermId> {
         use Node::*;

@@ -345,7 +345,7 @@ impl Canon<'_> {
                 ch
             }
         };
-        let rebuilt = with_children(&node, &new);
+        let rebuilt = node.with_children(&new);
         self.store.intern(rebuilt, ty)
     }
 
@@ -424,60 +424,5 @@ fn single(p: &Poly) -> Option<(&Monomial, &Rational)> {
     match p.terms() {
         [(m, c)] => Some((m, c)),
         _ => None,
-    }
-}
-
-/// `node` with its children (in [`Node::children`] order) replaced by `ch`.
-pub(crate) fn with_children(node: &Node, ch: &[TermId]) -> Node {
-    use Node::*;
-    let c = |i: usize| ch.get(i).copied();
-    let get = |i: usize, old: TermId| c(i).unwrap_or(old);
-    match node {
-        Var(_) | Lit(_) | Bool(_) | Unit | Nothing | RNop | Reject => node.clone(),
-        Left(a) => Left(get(0, *a)),
-        Right(a) => Right(get(0, *a)),
-        Just(a) => Just(get(0, *a)),
-        Coerce(k, a) => Coerce(*k, get(0, *a)),
-        Lam(v, a) => Lam(*v, get(0, *a)),
-        RAdd(a) => RAdd(get(0, *a)),
-        Dirac(a) => Dirac(get(0, *a)),
-        Transform(k, a) => Transform(*k, get(0, *a)),
-        Pair(a, b) => Pair(get(0, *a), get(1, *b)),
-        App(a, b) => App(get(0, *a), get(1, *b)),
-        Let(v, a, b) => Let(*v, get(0, *a), get(1, *b)),
-        Array(v, a, b) => Array(*v, get(0, *a), get(1, *b)),
-        Index(a, b) => Index(get(0, *a), get(1, *b)),
-        RFanout(a, b) => RFanout(get(0, *a), get(1, *b)),
-        Weight(a, b) => Weight(get(0, *a), get(1, *b)),
-        Bind(v, a, b) => Bind(*v, get(0, *a), get(1, *b)),
-        Plate(v, a, b) => Plate(*v, get(0, *a), get(1, *b)),
-        Observe(a, b) => Observe(get(0, *a), get(1, *b)),
-        If(a, b, d) => If(get(0, *a), get(1, *b), get(2, *d)),
-        Summate(v, a, b, d) => Summate(*v, get(0, *a), get(1, *b), get(2, *d)),
-        Product(v, a, b, d) => Product(*v, get(0, *a), get(1, *b), get(2, *d)),
-        Integrate(v, a, b, d) => Integrate(*v, get(0, *a), get(1, *b), get(2, *d)),
-        Bucket(v, a, b, d) => Bucket(*v, get(0, *a), get(1, *b), get(2, *d)),
-        RIndex(v, a, b, d) => RIndex(*v, get(0, *a), get(1, *b), get(2, *d)),
-        RSplit(a, b, d) => RSplit(get(0, *a), get(1, *b), get(2, *d)),
-        Chain(v, a, b, d) => Chain(*v, get(0, *a), get(1, *b), get(2, *d)),
-        Prim(p, xs) => Prim(*p, replace(xs, ch)),
-        ArrayLit(xs) => ArrayLit(replace(xs, ch)),
-        Superpose(xs) => Superpose(replace(xs, ch)),
-        Dist(d, xs) => Dist(*d, replace(xs, ch)),
-        Match(e, arms) => Match(
-            get(0, *e),
-            arms.iter()
-                .enumerate()
-                .map(|(i, (p, b))| (p.clone(), get(i + 1, *b)))
-                .collect(),
-        ),
-    }
-}
-
-fn replace(old: &[TermId], ch: &[TermId]) -> Vec<TermId> {
-    if ch.len() == old.len() {
-        ch.to_vec()
-    } else {
-        old.to_vec()
     }
 }

@@ -388,7 +388,7 @@ impl Simp<'_> {
             return t;
         }
         let ty = self.store.ty(t).clone();
-        self.store.intern(terms::rebuild(node, &new, &|v| v), ty)
+        self.store.intern(node.with_children(&new), ty)
     }
 
     /// A prob term as a real term, with `real2prob(e)` read as `e` where `e >= 0`.

@@ -181,7 +181,7 @@ impl Simp<'_> {
                 let r = if new == ch {
                     t
                 } else {
-                    self.store.intern(terms::rebuild(&node, &new, &|v| v), ty)
+                    self.store.intern(node.with_children(&new), ty)
                 };
                 canon::canonicalize(self.store, &Context::new(), r)
             }

@@ -108,7 +108,7 @@ impl<'s> Prepare<'s> {
                     return Ok(t);
                 }
                 let ty = self.store.ty(t).clone();
-                Ok(self.store.intern(terms::rebuild(&node, &new, &|v| v), ty))
+                Ok(self.store.intern(node.with_children(&new), ty))
             }
         }
     }
@@ -153,7 +153,7 @@ impl<'s> Prepare<'s> {
                 t
             } else {
                 let ty = self.store.ty(t).clone();
-                self.store.intern(terms::rebuild(&node, &new, &|v| v), ty)
+                self.store.intern(node.with_children(&new), ty)
             };
             memo.insert(t, r);
             Ok(r)
@@ -179,7 +179,7 @@ fn reduce_in(store: &mut Store, t: TermId, memo: &mut FxHashMap<TermId, TermId>)
             t
         } else {
             let ty = store.ty(t).clone();
-            store.intern(terms::rebuild(&node, &new, &|v| v), ty)
+            store.intern(node.with_children(&new), ty)
         };
         let r = match step(store, here) {
             Some(next) => reduce_in(store, next, memo),

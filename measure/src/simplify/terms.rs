@@ -9,80 +9,11 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use slic_algebra::num::Rational;
-use slic_algebra::{Coercion, Node, Pattern, Prim, Store, TermId, Type, VarId};
+use slic_algebra::{Coercion, Node, Prim, Store, TermId, Type, VarId};
 
 /// Stack headroom for recursion over term nesting (grown on demand).
 const RED_ZONE: usize = 256 << 10;
 const STACK_SEGMENT: usize = 4 << 20;
-
-/// `node` with its children (in [`Node::children`] order) replaced by `ch`, and its
-/// binders (and match-pattern variables) renamed by `rename`.
-pub(crate) fn rebuild(node: &Node, ch: &[TermId], rename: &dyn Fn(VarId) -> VarId) -> Node {
-    use Node::*;
-    let g = |i: usize, old: TermId| ch.get(i).copied().unwrap_or(old);
-    let list = |old: &[TermId]| {
-        if ch.len() == old.len() {
-            ch.to_vec()
-        } else {
-            old.to_vec()
-        }
-    };
-    let r = rename;
-    match node {
-        Var(_) | Lit(_) | Bool(_) | Unit | Nothing | RNop | Reject => node.clone(),
-        Left(a) => Left(g(0, *a)),
-        Right(a) => Right(g(0, *a)),
-        Just(a) => Just(g(0, *a)),
-        Coerce(k, a) => Coerce(*k, g(0, *a)),
-        Lam(v, a) => Lam(r(*v), g(0, *a)),
-        RAdd(a) => RAdd(g(0, *a)),
-        Dirac(a) => Dirac(g(0, *a)),
-        Transform(k, a) => Transform(*k, g(0, *a)),
-        Pair(a, b) => Pair(g(0, *a), g(1, *b)),
-        App(a, b) => App(g(0, *a), g(1, *b)),
-        Let(v, a, b) => Let(r(*v), g(0, *a), g(1, *b)),
-        Array(v, a, b) => Array(r(*v), g(0, *a), g(1, *b)),
-        Index(a, b) => Index(g(0, *a), g(1, *b)),
-        RFanout(a, b) => RFanout(g(0, *a), g(1, *b)),
-        Weight(a, b) => Weight(g(0, *a), g(1, *b)),
-        Bind(v, a, b) => Bind(r(*v), g(0, *a), g(1, *b)),
-        Plate(v, a, b) => Plate(r(*v), g(0, *a), g(1, *b)),
-        Observe(a, b) => Observe(g(0, *a), g(1, *b)),
-        If(a, b, c) => If(g(0, *a), g(1, *b), g(2, *c)),
-        Summate(v, a, b, c) => Summate(r(*v), g(0, *a), g(1, *b), g(2, *c)),
-        Product(v, a, b, c) => Product(r(*v), g(0, *a), g(1, *b), g(2, *c)),
-        Integrate(v, a, b, c) => Integrate(r(*v), g(0, *a), g(1, *b), g(2, *c)),
-        Bucket(v, a, b, c) => Bucket(r(*v), g(0, *a), g(1, *b), g(2, *c)),
-        RIndex(v, a, b, c) => RIndex(r(*v), g(0, *a), g(1, *b), g(2, *c)),
-        RSplit(a, b, c) => RSplit(g(0, *a), g(1, *b), g(2, *c)),
-        Chain(v, a, b, c) => Chain(r(*v), g(0, *a), g(1, *b), g(2, *c)),
-        Prim(p, xs) => Prim(*p, list(xs)),
-        ArrayLit(xs) => ArrayLit(list(xs)),
-        Superpose(xs) => Superpose(list(xs)),
-        Dist(d, xs) => Dist(*d, list(xs)),
-        Match(e, arms) => Match(
-            g(0, *e),
-            arms.iter()
-                .enumerate()
-                .map(|(i, (p, b))| (rename_pattern(p, r), g(i + 1, *b)))
-                .collect(),
-        ),
-    }
-}
-
-fn rename_pattern(p: &Pattern, r: &dyn Fn(VarId) -> VarId) -> Pattern {
-    match p {
-        Pattern::Var(v) => Pattern::Var(r(*v)),
-        Pattern::Pair(a, b) => Pattern::Pair(
-            Box::new(rename_pattern(a, r)),
-            Box::new(rename_pattern(b, r)),
-        ),
-        Pattern::Left(a) => Pattern::Left(Box::new(rename_pattern(a, r))),
-        Pattern::Right(a) => Pattern::Right(Box::new(rename_pattern(a, r))),
-        Pattern::Just(a) => Pattern::Just(Box::new(rename_pattern(a, r))),
-        Pattern::Wild | Pattern::Unit | Pattern::Bool(_) | Pattern::Nothing => p.clone(),
-    }
-}
 
 /// The variables bound anywhere in `node` itself (its binder and pattern variables).
 fn node_binders(node: &Node, out: &mut Vec<VarId>) {
@@ -138,7 +69,7 @@ fn subst_in(
                         t
                     } else {
                         let ty = store.ty(t).clone();
-                        store.intern(rebuild(&node, &new, &|v| v), ty)
+                        store.intern(node.with_children_renamed(&new, &|v| v), ty)
                     }
                 }
             }
@@ -200,7 +131,7 @@ fn rename_in(
                     .map(|&c| rename_in(store, c, renames, memo))
                     .collect();
                 let rn = |v: VarId| renames.get(&v).copied().unwrap_or(v);
-                let rebuilt = rebuild(&node, &new, &rn);
+                let rebuilt = node.with_children_renamed(&new, &rn);
                 if rebuilt == node {
                     t
                 } else {

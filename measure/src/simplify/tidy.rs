@@ -198,7 +198,7 @@ fn expand_here(store: &mut Store, t: TermId, memo: &mut FxHashMap<TermId, TermId
         _ if new == ch => t,
         _ => {
             let ty = store.ty(t).clone();
-            store.intern(terms::rebuild(&node, &new, &|v| v), ty)
+            store.intern(node.with_children(&new), ty)
         }
     };
     memo.insert(t, r);
@@ -252,7 +252,7 @@ fn replace(
         t
     } else {
         let ty = store.ty(t).clone();
-        store.intern(terms::rebuild(&node, &new, &|v| v), ty)
+        store.intern(node.with_children(&new), ty)
     };
     memo.insert(t, r);
     r
