@@ -267,6 +267,14 @@ fn gamma_densities() {
     check(XR, "x", "exp(x)", "-∞", "2", "gamma(1, 1); weight exp(2); x = +2/1 + -1/1 * u");
     check("fn a prob: fn x prob:", "x", "x ** (a - 1) * exp(-x)", "0", "∞",
           "gamma(a, 1); weight gammaFunc(a)");
+    // rates positive by form: even powers (1 + y^2/2), a quadratic with a negative
+    // discriminant (1 + (y - m)^2/2, expanded by canon)
+    check("fn y real: fn t real:", "t", "real2prob(t) * exp(-t * (1 + y^2/2))", "0", "∞",
+          "gamma(2, 1 / real2prob(y ^ 2 / 2 + 1)); weight 1 / real2prob(y ^ 2 / 2 + 1) ^ 2");
+    check("fn y real: fn m real: fn t real:", "t",
+          "real2prob(t) * exp(-t * (1 + (y - m)^2/2))", "0", "∞",
+          "gamma(2, 1 / real2prob(y ^ 2 / 2 - y * m + m ^ 2 / 2 + 1)); \
+           weight 1 / real2prob(y ^ 2 / 2 - y * m + m ^ 2 / 2 + 1) ^ 2");
 }
 
 #[rustfmt::skip]

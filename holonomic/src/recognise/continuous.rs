@@ -29,7 +29,7 @@
 use slic_algebra::assume::{Context, Tri};
 use slic_algebra::canon::{Canon, Kernel, Normal};
 use slic_algebra::poly::{Monomial, Poly};
-use slic_algebra::{cond, sums, Node, Prim, Store, TermId, Type, VarId};
+use slic_algebra::{cond, sums, Node, Prim, Rational, Store, TermId, Type, VarId};
 
 use super::Miss;
 use crate::diff::{self, MAX_DEPTH};
@@ -494,22 +494,46 @@ impl Session<'_> {
             || (self.positive_poly(&num.neg(), depth) && self.positive_poly(&den.neg(), depth))
     }
 
-    /// Positive coefficients over never-negative kernels, with one term whose kernels
-    /// are all strictly positive.
+    /// Positive by form: positive coefficients over never-negative factors (kernels known
+    /// `>= 0`, or any kernel to an even power), with one term whose kernels are all
+    /// strictly positive (`1 + y^2/2`); or a quadratic `a v^2 + b v + c` in one kernel
+    /// with `a > 0` and `4ac - b^2 > 0` (`(y - mu)^2 + 2` expanded), recursively.
     fn positive_poly(&self, p: &Poly, depth: u32) -> bool {
         let kernels = self.canon.kernels();
-        !p.is_zero()
+        let by_terms = !p.is_zero()
             && p.terms().iter().all(|(m, c)| {
                 c.is_positive()
                     && m.pairs()
                         .iter()
-                        .all(|&(k, _)| kernels.get(k).is_some_and(|i| i.nonneg))
+                        .all(|&(k, e)| e % 2 == 0 || kernels.get(k).is_some_and(|i| i.nonneg))
             })
             && p.terms().iter().any(|(m, _)| {
                 m.pairs()
                     .iter()
                     .all(|&(k, _)| self.strictly_positive(k, depth))
-            })
+            });
+        by_terms || (depth < MAX_DEPTH.min(8) && self.positive_quadratic(p, depth + 1))
+    }
+
+    /// `p = a v^2 + b v + c` for some kernel `v` (a, b, c free of it) with `a > 0` and
+    /// `4ac - b^2 > 0` proved by form: then `p > 0` for every real `v`.
+    fn positive_quadratic(&self, p: &Poly, depth: u32) -> bool {
+        p.vars().into_iter().any(|v| {
+            if p.degree_in(v) != 2 {
+                return false;
+            }
+            let (mut a, mut b, mut c) = (Poly::zero(), Poly::zero(), Poly::zero());
+            for (d, coef) in p.coefficients_in(v) {
+                match d {
+                    2 => a = coef,
+                    1 => b = coef,
+                    _ => c = coef,
+                }
+            }
+            let four = Rational::from_integer(4);
+            let disc = a.mul(&c).scale(&four).sub(&b.mul(&b));
+            self.positive_poly(&a, depth) && self.positive_poly(&disc, depth)
+        })
     }
 
     /// Is kernel `k` strictly positive (`e^s`, `pi`, a power of a positive base, and by
