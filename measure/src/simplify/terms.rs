@@ -35,7 +35,7 @@ pub(crate) fn subst(store: &mut Store, t: TermId, map: &FxHashMap<VarId, TermId>
         return t;
     }
     let mut memo = FxHashMap::default();
-    subst_in(store, t, map, &mut memo)
+    replace_in(store, t, map, &FxHashMap::default(), &mut memo)
 }
 
 /// `t` with one variable replaced.
@@ -45,10 +45,14 @@ pub(crate) fn subst1(store: &mut Store, t: TermId, var: VarId, value: TermId) ->
     subst(store, t, &map)
 }
 
-fn subst_in(
+/// The one walker behind [`subst`] and [`freshen`]: free occurrences of the variables of
+/// `values` replaced by their values, and binders renamed by `binders` (whose targets are
+/// also in `values`, as variable terms). Unchanged subterms keep their id.
+fn replace_in(
     store: &mut Store,
     t: TermId,
-    map: &FxHashMap<VarId, TermId>,
+    values: &FxHashMap<VarId, TermId>,
+    binders: &FxHashMap<VarId, VarId>,
     memo: &mut FxHashMap<TermId, TermId>,
 ) -> TermId {
     stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
@@ -57,20 +61,20 @@ fn subst_in(
         }
         let node = store.node(t).clone();
         let r = match node {
-            Node::Var(v) => map.get(&v).copied().unwrap_or(t),
+            Node::Var(v) => values.get(&v).copied().unwrap_or(t),
             _ => {
                 let ch = node.children();
-                if ch.is_empty() {
+                let new: Vec<TermId> = ch
+                    .iter()
+                    .map(|&c| replace_in(store, c, values, binders, memo))
+                    .collect();
+                let rn = |v: VarId| binders.get(&v).copied().unwrap_or(v);
+                let rebuilt = node.with_children_renamed(&new, &rn);
+                if rebuilt == node {
                     t
                 } else {
-                    let new: Vec<TermId> =
-                        ch.iter().map(|&c| subst_in(store, c, map, memo)).collect();
-                    if new == ch {
-                        t
-                    } else {
-                        let ty = store.ty(t).clone();
-                        store.intern(node.with_children_renamed(&new, &|v| v), ty)
-                    }
+                    let ty = store.ty(t).clone();
+                    store.intern(rebuilt, ty)
                 }
             }
         };
@@ -104,45 +108,12 @@ pub(crate) fn freshen(store: &mut Store, t: TermId) -> TermId {
             e.insert(store.fresh_var(&info.name, info.ty));
         }
     }
+    let values: FxHashMap<VarId, TermId> = renames
+        .iter()
+        .map(|(&v, &w)| (v, store.var_term(w)))
+        .collect();
     let mut memo = FxHashMap::default();
-    rename_in(store, t, &renames, &mut memo)
-}
-
-fn rename_in(
-    store: &mut Store,
-    t: TermId,
-    renames: &FxHashMap<VarId, VarId>,
-    memo: &mut FxHashMap<TermId, TermId>,
-) -> TermId {
-    stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
-        if let Some(&r) = memo.get(&t) {
-            return r;
-        }
-        let node = store.node(t).clone();
-        let r = match node {
-            Node::Var(v) => match renames.get(&v) {
-                Some(&w) => store.var_term(w),
-                None => t,
-            },
-            _ => {
-                let ch = node.children();
-                let new: Vec<TermId> = ch
-                    .iter()
-                    .map(|&c| rename_in(store, c, renames, memo))
-                    .collect();
-                let rn = |v: VarId| renames.get(&v).copied().unwrap_or(v);
-                let rebuilt = node.with_children_renamed(&new, &rn);
-                if rebuilt == node {
-                    t
-                } else {
-                    let ty = store.ty(t).clone();
-                    store.intern(rebuilt, ty)
-                }
-            }
-        };
-        memo.insert(t, r);
-        r
-    })
+    replace_in(store, t, &values, &renames, &mut memo)
 }
 
 /// Does `t` bind any variable (so that copying it needs [`freshen`])?
