@@ -6,7 +6,7 @@
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use slic_algebra::assume::Context;
 use slic_algebra::{canon, front, Store, TermId};
-use slic_measure::SimplifyConfig;
+use slic_simplify::SimplifyConfig;
 
 // The allocator the `slic-cas` binary ships with, so these numbers are what users get.
 #[global_allocator]
@@ -69,7 +69,7 @@ fn simplify(c: &mut Criterion) {
         g.bench_function(format!("{name}/simplify"), |b| {
             b.iter_batched(
                 || store.clone(),
-                |mut s| slic_measure::simplify(&mut s, t, &SimplifyConfig::default()).term,
+                |mut s| slic_simplify::simplify(&mut s, t, &SimplifyConfig::default()).term,
                 BatchSize::SmallInput,
             )
         });

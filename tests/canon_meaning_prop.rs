@@ -19,7 +19,7 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use slic_algebra::assume::Context;
 use slic_algebra::{canon, print, Store, TermId, Type};
-use slic_measure::{EvalConfig, EvalError, Interp, Value};
+use slic_semantics::{EvalConfig, EvalError, Interp, Value};
 use slic_suite::gen::{arb_program, GenTerm};
 
 /// What a check did with one program.
@@ -96,7 +96,7 @@ fn run(store: &Store, t: TermId, args: &[Value]) -> Result<Value, EvalError> {
         ..EvalConfig::default()
     };
     let mut it = Interp::new(store, config);
-    let f = it.eval(t, &slic_measure::Env::new())?;
+    let f = it.eval(t, &slic_semantics::Env::new())?;
     it.apply_args(&f, args)
 }
 

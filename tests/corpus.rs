@@ -4,7 +4,7 @@
 //! header promises (or loads, if it says `# expect: ok`), never a panic.
 
 use slic_algebra::{alpha, front, print, verify, Store};
-use slic_measure::{CompareConfig, Verdict};
+use slic_semantics::{CompareConfig, Verdict};
 use slic_suite::{corpus_files, header, with_big_stack};
 
 fn load_file(path: &std::path::Path) -> (Store, Result<slic_algebra::TermId, String>) {
@@ -138,14 +138,14 @@ fn a_generated_10000_line_program_loads_and_round_trips() {
 }
 
 /// Do `a` and `b` denote the same measure on the case's example arguments? The judge is
-/// `slic_measure::compare` (quadrature where its budget allows, else sampling).
+/// `slic_semantics::compare` (quadrature where its budget allows, else sampling).
 fn same_meaning(
     store: &Store,
     a: slic_algebra::TermId,
     b: slic_algebra::TermId,
     args: &[serde_json::Value],
 ) -> Verdict {
-    let (params, _) = slic_measure::compare::parameter_types(store.ty(a));
+    let (params, _) = slic_semantics::compare::parameter_types(store.ty(a));
     if params.len() != args.len() {
         return Verdict::Unknown {
             why: format!("{} parameters, {} args", params.len(), args.len()),
@@ -154,7 +154,7 @@ fn same_meaning(
     let values = match args
         .iter()
         .zip(&params)
-        .map(|(j, t)| slic_measure::value_from_json(j, t))
+        .map(|(j, t)| slic_semantics::value_from_json(j, t))
         .collect::<Result<Vec<_>, _>>()
     {
         Ok(v) => v,
@@ -164,7 +164,7 @@ fn same_meaning(
         max_depth: 20_000,
         ..CompareConfig::default()
     };
-    slic_measure::compare(store, a, b, &values, &config)
+    slic_semantics::compare(store, a, b, &values, &config)
 }
 
 /// Cases the oracle cannot judge today, each with the reason. FIXME: a better importance

@@ -3,7 +3,7 @@
 //! - the output verifies, binds every variable it uses, has the input's type, and prints
 //!   to text that loads back alpha-equivalently;
 //! - simplifying the output again gives it back (idempotence, up to alpha-equivalence);
-//! - the output means the input (`slic_measure::compare`) on the `# args:` example and
+//! - the output means the input (`slic_semantics::compare`) on the `# args:` example and
 //!   on three random argument tuples: never Different; Unknown is counted and reported,
 //!   and most cases must be decided Equal;
 //! - the hand-derived `NAME.expected.hk`, where there is one, means the input too (this
@@ -18,7 +18,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use slic_algebra::{alpha, front, print, verify, Node, Store, TermId, Type};
-use slic_measure::{compare, random_args, CompareConfig, Rng, SimplifyConfig, Value, Verdict};
+use slic_semantics::{compare, random_args, CompareConfig, Rng, Value, Verdict};
+use slic_simplify::SimplifyConfig;
 use slic_suite::{corpus_files, header, header_args, unbound_vars, with_big_stack};
 
 /// Random argument tuples per case besides the `# args:` example.
@@ -115,7 +116,7 @@ fn argument_tuples(path: &Path, text: &str, ty: &Type) -> Result<Vec<Vec<Value>>
 }
 
 fn args_json(args: &[Value]) -> String {
-    serde_json::Value::Array(args.iter().map(slic_measure::value_to_json).collect()).to_string()
+    serde_json::Value::Array(args.iter().map(slic_semantics::value_to_json).collect()).to_string()
 }
 
 /// What one case came to.
@@ -150,7 +151,7 @@ fn check_case(path: &Path, bless: bool, report: &mut Report) {
         }
     };
     let started = Instant::now();
-    let out = slic_measure::simplify(&mut store, t, &simplify_config());
+    let out = slic_simplify::simplify(&mut store, t, &simplify_config());
     let took = started.elapsed();
     let s = out.term;
     let printed = print::print_term(&store, s);
@@ -198,7 +199,7 @@ fn check_case(path: &Path, bless: bool, report: &mut Report) {
             ),
         ),
     }
-    let again = slic_measure::simplify(&mut store, s, &simplify_config()).term;
+    let again = slic_simplify::simplify(&mut store, s, &simplify_config()).term;
     if !alpha::alpha_eq(&store, s, again) {
         fail(
             report,
@@ -349,7 +350,7 @@ fn a_wrong_output_is_caught() {
             let text = std::fs::read_to_string(&f).expect("read");
             let mut store = Store::new();
             let t = front::load(&mut store, &text).expect("loads");
-            let s = slic_measure::simplify(&mut store, t, &simplify_config()).term;
+            let s = slic_simplify::simplify(&mut store, t, &simplify_config()).term;
             let args = header_args(&text, store.ty(t)).expect("args");
             for shift in [false, true] {
                 let Some(wrong) = perturb(&mut store, s, shift) else {

@@ -2,7 +2,7 @@
 //! models from `slic_suite::models` (up to four random choices, observations, weights,
 //! one or two returned variables), simplified; the output must verify, bind every
 //! variable it uses, keep the type, simplify to itself again (up to alpha-equivalence),
-//! and denote the same measure as the input by `slic_measure::compare` on random
+//! and denote the same measure as the input by `slic_semantics::compare` on random
 //! arguments. A comparison the judge cannot
 //! decide (Unknown) is allowed but counted, and a coverage test on a fixed sample requires
 //! a fair share of models to be really decided, so the property cannot pass by deciding
@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use slic_algebra::{alpha, front, print, verify, Store};
-use slic_measure::{compare, random_args, CompareConfig, Rng, SimplifyConfig, Verdict};
+use slic_semantics::{compare, random_args, CompareConfig, Rng, Verdict};
+use slic_simplify::SimplifyConfig;
 use slic_suite::models::{arb_model, Model};
 
 /// What the check did with one model.
@@ -52,7 +53,7 @@ fn check(m: &Model, seed: u64) -> Result<Outcome, TestCaseError> {
             m.text
         ))
     })?;
-    let s = slic_measure::simplify(&mut store, t, &simplify_config()).term;
+    let s = slic_simplify::simplify(&mut store, t, &simplify_config()).term;
     let show = |store: &Store| {
         format!(
             "{}--- simplified ---\n{}",
@@ -79,7 +80,7 @@ fn check(m: &Model, seed: u64) -> Result<Outcome, TestCaseError> {
         "the type changed\n{}",
         show(&store)
     );
-    let again = slic_measure::simplify(&mut store, s, &simplify_config()).term;
+    let again = slic_simplify::simplify(&mut store, s, &simplify_config()).term;
     prop_assert!(
         alpha::alpha_eq(&store, s, again),
         "not idempotent: simplifying again gives\n{}\n{}",
@@ -94,7 +95,7 @@ fn check(m: &Model, seed: u64) -> Result<Outcome, TestCaseError> {
         d @ Verdict::Different { .. } => Err(TestCaseError::fail(format!(
             "the meaning changed on {}: {d}\n{}",
             args.iter()
-                .map(|v| slic_measure::value_to_json(v).to_string())
+                .map(|v| slic_semantics::value_to_json(v).to_string())
                 .collect::<Vec<_>>()
                 .join(", "),
             show(&store)

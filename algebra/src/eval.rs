@@ -3,7 +3,7 @@
 //!
 //! This is the algebra's own small evaluator, used to fold closed constants and to check
 //! canonical forms numerically (compare a term and its canonical form at random points).
-//! It is not the reference interpreter (`slic-measure`): it knows no measures, no
+//! It is not the reference interpreter (`slic-semantics`): it knows no measures, no
 //! integrals, no pairs or `match`, and answers `None` for anything it cannot evaluate
 //! (a measure, a free variable without a value, an exactly irrational value, a budget
 //! exceeded) rather than failing. Both evaluators share one structural core over a

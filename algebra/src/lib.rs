@@ -16,7 +16,7 @@
 //! ```
 //!
 //! Architecture invariant: this crate does no IO and knows nothing of what measures
-//! mean beyond their syntax and types (sampling and integration live in `slic-measure`).
+//! mean beyond their syntax and types (sampling and integration live in `slic-semantics`).
 
 pub mod alpha;
 pub mod assume;

@@ -83,12 +83,12 @@ fn fmt(a: &FmtArgs) -> Result<(), Failure> {
 
 fn simplify(a: &SimplifyArgs) -> Result<(), Failure> {
     let mut l = load(&a.file)?;
-    let config = slic_measure::SimplifyConfig {
+    let config = slic_simplify::SimplifyConfig {
         deadline: a
             .timeout
             .and_then(|d| std::time::Instant::now().checked_add(d)),
     };
-    let result = slic_measure::simplify(&mut l.store, l.term, &config);
+    let result = slic_simplify::simplify(&mut l.store, l.term, &config);
     for note in &result.notes {
         eprintln!("note: {note}");
     }
@@ -124,21 +124,26 @@ fn sample(a: &SampleArgs) -> Result<(), Failure> {
     let l = load(&a.file)?;
     let name = a.file.display().to_string();
     let user = |msg: String| Failure::User(format!("error: {name}: {msg}"));
-    let args = read_args(a.args.as_deref()).map_err(user)?;
-    let params = parameter_types(l.store.ty(l.term));
-    let values = argument_values(&args, &params).map_err(user)?;
+    let values = match a.args.as_deref() {
+        None => slic_semantics::args_from_values(&[], l.store.ty(l.term)),
+        Some(arg) => args_text(arg).and_then(|(text, origin)| {
+            slic_semantics::args_from_json(&text, &origin, l.store.ty(l.term))
+        }),
+    }
+    .map_err(user)?;
+    let params = slic_semantics::compare::parameter_types(l.store.ty(l.term)).0;
 
-    let config = slic_measure::EvalConfig {
+    let config = slic_semantics::EvalConfig {
         max_depth: SAMPLE_MAX_DEPTH,
-        ..slic_measure::EvalConfig::default()
+        ..slic_semantics::EvalConfig::default()
     };
-    let mut interp = slic_measure::Interp::new(&l.store, config);
-    let eval_error = |e: slic_measure::EvalError| user(e.to_string());
+    let mut interp = slic_semantics::Interp::new(&l.store, config);
+    let eval_error = |e: slic_semantics::EvalError| user(e.to_string());
     let program = interp
-        .eval(l.term, &slic_measure::Env::new())
+        .eval(l.term, &slic_semantics::Env::new())
         .map_err(eval_error)?;
     let measure = interp.apply_args(&program, &values).map_err(eval_error)?;
-    if !matches!(measure, slic_measure::Value::Measure(_)) {
+    if !matches!(measure, slic_semantics::Value::Measure(_)) {
         let mut t = l.store.ty(l.term);
         for _ in &params {
             if let slic_algebra::Type::Fun(_, r) = t {
@@ -150,20 +155,20 @@ fn sample(a: &SampleArgs) -> Result<(), Failure> {
         )));
     }
 
-    let mut rng = slic_measure::Rng::seed_from_u64(a.seed);
+    let mut rng = slic_semantics::Rng::seed_from_u64(a.seed);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if a.summary {
         let mut draws = Vec::with_capacity(usize::try_from(a.samples).unwrap_or(0).min(1 << 24));
         for _ in 0..a.samples {
             draws.push(interp.sample(&measure, &mut rng).map_err(eval_error)?);
         }
-        let summary = slic_measure::Summary::from_samples(&draws);
+        let summary = slic_semantics::Summary::from_samples(&draws);
         writeln!(out, "{}", summary.to_json())?;
     } else {
         for _ in 0..a.samples {
             let (v, lw) = interp.sample(&measure, &mut rng).map_err(eval_error)?;
             let line = serde_json::json!({
-                "value": slic_measure::value_to_json(&v),
+                "value": slic_semantics::value_to_json(&v),
                 "log_weight": json_number(lw),
             });
             writeln!(out, "{line}")?;
@@ -173,177 +178,98 @@ fn sample(a: &SampleArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// How long `equiv` lets the simplifier work on each program.
-const EQUIV_SIMPLIFY_BUDGET: std::time::Duration = std::time::Duration::from_secs(10);
-
 /// The exit code of `equiv` when the programs differ.
 const EXIT_DIFFERENT: u8 = 1;
-/// The exit code of `equiv` when neither method could decide.
+/// The exit code of `equiv` when it cannot decide.
 const EXIT_UNKNOWN: u8 = 3;
 
-/// `slic-cas equiv A B`: symbolic first (same type, then both simplify to alpha-equivalent
-/// terms), else `slic_measure::compare` on `--args` and on `--trials` random argument
-/// tuples. Prints the evidence of every comparison and a final verdict line.
+/// `slic-cas equiv A B`: `slic_equiv::equiv` decides; this prints its evidence and the
+/// verdict line, and maps the conclusion to the exit code.
 fn equiv(a: &EquivArgs) -> Result<(), Failure> {
     let mut store = Store::new();
     let first = load_into(&mut store, &a.first)?;
     let second = load_into(&mut store, &a.second)?;
-    let (na, nb) = (a.first.display(), a.second.display());
-    let (ta, tb) = (store.ty(first).clone(), store.ty(second).clone());
-    if ta != tb {
-        return Err(Failure::User(format!(
-            "error: the programs have different types, so they cannot be equal:\n  {na}: {ta}\n  {nb}: {tb}"
-        )));
-    }
-    let mut out = std::io::stdout().lock();
-    // each side's simplification is bounded, so the symbolic phase cannot hold up the
-    // numeric one (a stopped simplification is still equivalent, only less simplified)
-    let budget = || slic_measure::SimplifyConfig {
-        deadline: std::time::Instant::now().checked_add(EQUIV_SIMPLIFY_BUDGET),
+    let user = |msg: String| Failure::User(format!("error: {msg}"));
+    let given = match a.args.as_deref() {
+        None => None,
+        Some(arg) => {
+            let (text, origin) = args_text(arg).map_err(user)?;
+            let values =
+                slic_semantics::args_from_json(&text, &origin, store.ty(first)).map_err(user)?;
+            Some((values, text.trim().to_string()))
+        }
     };
-    let sa = slic_measure::simplify(&mut store, first, &budget());
-    let sb = slic_measure::simplify(&mut store, second, &budget());
-    for note in sa.notes.iter().chain(&sb.notes) {
+    let config = slic_equiv::EquivConfig {
+        trials: a.trials,
+        seed: a.seed,
+        compare: slic_semantics::CompareConfig {
+            max_depth: SAMPLE_MAX_DEPTH,
+            ..slic_semantics::CompareConfig::default()
+        },
+        ..slic_equiv::EquivConfig::default()
+    };
+    let report = slic_equiv::equiv(&mut store, first, second, given, &config).map_err(|e| {
+        user(format!(
+            "{e}\n  {}\n  {}",
+            a.first.display(),
+            a.second.display()
+        ))
+    })?;
+    for note in &report.notes {
         eprintln!("note: {note}");
     }
-    if slic_algebra::alpha::alpha_eq(&store, sa.term, sb.term) {
-        writeln!(out, "equal (symbolic: both simplify to the same term)")?;
-        return Ok(());
-    }
-
-    let user = |msg: String| Failure::User(format!("error: {msg}"));
-    let params = parameter_types(&ta);
-    // (where from, as shown, the values): `--args` is shown as the user wrote it, since
-    // a prob read into log space does not print back digit for digit
-    let mut inputs: Vec<(&str, String, Vec<slic_measure::Value>)> = Vec::new();
-    if a.args.is_some() {
-        let raw = read_args(a.args.as_deref()).map_err(user)?;
-        let values = argument_values(&raw, &params).map_err(user)?;
-        inputs.push(("--args", serde_json::Value::Array(raw).to_string(), values));
-    }
-    // a program without parameters has one input: random tuples would all be empty
-    let trials = if params.is_empty() && inputs.is_empty() {
-        1
-    } else if params.is_empty() {
-        0
-    } else {
-        a.trials
-    };
-    let mut rng = slic_measure::Rng::seed_from_u64(a.seed);
-    let mut no_random = None;
-    let origin = if params.is_empty() {
-        "no parameters"
-    } else {
-        "random"
-    };
-    for _ in 0..trials {
-        match slic_measure::random_args(&ta, &mut rng) {
-            Ok(values) => inputs.push((origin, args_json(&values), values)),
-            Err(why) => {
-                no_random = Some(why);
-                break;
-            }
-        }
-    }
-    if let Some(why) = &no_random {
+    let mut out = std::io::stdout().lock();
+    if let Some(why) = &report.no_random {
         writeln!(out, "no random inputs: {why}")?;
     }
-    let compare = slic_measure::CompareConfig {
-        seed: a.seed,
-        max_depth: SAMPLE_MAX_DEPTH,
-        ..slic_measure::CompareConfig::default()
-    };
-    let (mut equal, mut unknown) = (0usize, 0usize);
-    for (origin, shown, values) in &inputs {
-        let verdict = slic_measure::compare(&store, first, second, values, &compare);
-        writeln!(out, "input {shown} ({origin}): {verdict}")?;
-        match verdict {
-            slic_measure::Verdict::Equal { .. } => equal += 1,
-            slic_measure::Verdict::Unknown { .. } => unknown += 1,
-            slic_measure::Verdict::Different { .. } => {
-                writeln!(out, "different: distinguishing input {shown}")?;
-                out.flush()?;
-                return Err(Failure::Exit(EXIT_DIFFERENT));
-            }
+    for t in &report.trials {
+        writeln!(out, "input {} ({}): {}", t.shown, t.origin, t.verdict)?;
+    }
+    match &report.conclusion {
+        slic_equiv::Conclusion::Equal(slic_equiv::Proof::Symbolic) => {
+            writeln!(out, "equal (symbolic: both simplify to the same term)")?;
+            Ok(())
+        }
+        slic_equiv::Conclusion::Equal(slic_equiv::Proof::Numeric { agreed, tried }) => {
+            let undecided = tried - agreed;
+            let also = if undecided > 0 {
+                format!("; {undecided} undecided")
+            } else {
+                String::new()
+            };
+            writeln!(
+                out,
+                "equal (numeric: {agreed} of {tried} input{} agree{also})",
+                if *tried == 1 { "" } else { "s" }
+            )?;
+            Ok(())
+        }
+        slic_equiv::Conclusion::Different { shown } => {
+            writeln!(out, "different: distinguishing input {shown}")?;
+            out.flush()?;
+            Err(Failure::Exit(EXIT_DIFFERENT))
+        }
+        slic_equiv::Conclusion::Unknown => {
+            writeln!(
+                out,
+                "unknown: no input could be compared (give --args, or see the reasons above)"
+            )?;
+            out.flush()?;
+            Err(Failure::Exit(EXIT_UNKNOWN))
         }
     }
-    if equal > 0 {
-        let also = if unknown > 0 {
-            format!("; {unknown} undecided")
-        } else {
-            String::new()
-        };
-        writeln!(
-            out,
-            "equal (numeric: {equal} of {} input{} agree{also})",
-            inputs.len(),
-            if inputs.len() == 1 { "" } else { "s" }
-        )?;
-        return Ok(());
-    }
-    writeln!(
-        out,
-        "unknown: no input could be compared (give --args, or see the reasons above)"
-    )?;
-    out.flush()?;
-    Err(Failure::Exit(EXIT_UNKNOWN))
 }
 
-/// Argument values as one JSON array, as `--args` takes them.
-fn args_json(values: &[slic_measure::Value]) -> String {
-    serde_json::Value::Array(values.iter().map(slic_measure::value_to_json).collect()).to_string()
-}
-
-/// The JSON array given to `--args` (inline, or `@FILE`); no `--args` means no arguments.
-fn read_args(arg: Option<&str>) -> Result<Vec<serde_json::Value>, String> {
-    let Some(arg) = arg else {
-        return Ok(Vec::new());
-    };
-    let (text, origin) = match arg.strip_prefix('@') {
-        Some(path) => (
+/// The text of `--args` (inline, or `@FILE`) and a name for it in messages.
+fn args_text(arg: &str) -> Result<(String, String), String> {
+    match arg.strip_prefix('@') {
+        Some(path) => Ok((
             std::fs::read_to_string(path)
                 .map_err(|e| format!("cannot read --args file {path}: {e}"))?,
             path.to_string(),
-        ),
-        None => (arg.to_string(), "--args".to_string()),
-    };
-    match serde_json::from_str::<serde_json::Value>(&text) {
-        Ok(serde_json::Value::Array(items)) => Ok(items),
-        Ok(_) => Err(format!(
-            "{origin} must be a JSON array of the program's arguments"
         )),
-        Err(e) => Err(format!("{origin} is not valid JSON: {e}")),
+        None => Ok((arg.to_string(), "--args".to_string())),
     }
-}
-
-/// The parameter types of a program `fn x1 T1: fn x2 T2: ...`, outermost first.
-fn parameter_types(t: &slic_algebra::Type) -> Vec<slic_algebra::Type> {
-    slic_measure::compare::parameter_types(t).0
-}
-
-/// The values of `--args` for parameters of types `params`: one per parameter, each read
-/// at its type.
-fn argument_values(
-    args: &[serde_json::Value],
-    params: &[slic_algebra::Type],
-) -> Result<Vec<slic_measure::Value>, String> {
-    if args.len() != params.len() {
-        let want = params.iter().map(|t| t.to_string()).collect::<Vec<_>>();
-        return Err(format!(
-            "the program takes {} argument{} ({}), --args gave {}",
-            params.len(),
-            if params.len() == 1 { "" } else { "s" },
-            want.join(", "),
-            args.len()
-        ));
-    }
-    args.iter()
-        .zip(params)
-        .enumerate()
-        .map(|(i, (j, t))| {
-            slic_measure::value_from_json(j, t).map_err(|e| format!("argument {}: {e}", i + 1))
-        })
-        .collect()
 }
 
 /// A log weight as JSON: a number, or the string `"-inf"` / `"inf"` / `"nan"` (JSON has

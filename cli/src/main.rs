@@ -1,6 +1,6 @@
 //! The `slic-cas` command: argument parsing, file and data I/O, and rendering of
 //! diagnostics. No algorithm lives here: every command is a few calls into the library
-//! crates (`slic-algebra` for reading and printing terms, `slic-measure` for sampling).
+//! crates (`slic-algebra` for reading and printing terms, `slic-semantics` for sampling, `slic-simplify` and `slic-equiv` for the transforms and verdicts).
 //!
 //! Exit codes: 0 success, 1 a user error (bad input, reported as `file:line:col` with the
 //! source line), 2 an internal error (a bug in slic-cas; never expected). `equiv` also

@@ -13,7 +13,7 @@
 //! Architecture invariant: every answer is exact or absent. An expression whose operator
 //! cannot be computed, whose operator matches no family, or whose parameters cannot be
 //! proved valid (a positive variance, a shape above zero) gives a [`Miss`], never a guess.
-//! This crate depends only on `slic-algebra` and must never depend on `slic-measure`.
+//! This crate depends only on `slic-algebra` and must never depend on `slic-semantics` or `slic-simplify`.
 
 pub mod diff;
 pub mod family;

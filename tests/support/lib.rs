@@ -49,8 +49,8 @@ pub fn header(text: &str, key: &str) -> Option<String> {
 pub fn header_args(
     text: &str,
     ty: &slic_algebra::Type,
-) -> Result<Vec<slic_measure::Value>, String> {
-    let (params, _) = slic_measure::compare::parameter_types(ty);
+) -> Result<Vec<slic_semantics::Value>, String> {
+    let (params, _) = slic_semantics::compare::parameter_types(ty);
     let json = match header(text, "args") {
         None => Vec::new(),
         Some(a) => match serde_json::from_str(&a) {
@@ -67,7 +67,7 @@ pub fn header_args(
     }
     json.iter()
         .zip(&params)
-        .map(|(j, t)| slic_measure::value_from_json(j, t))
+        .map(|(j, t)| slic_semantics::value_from_json(j, t))
         .collect()
 }
 

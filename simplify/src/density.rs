@@ -16,8 +16,8 @@
 
 use slic_algebra::{front, Dist, Node, Prim, Store, TermId, Type, VarId};
 
-use super::lin::Base;
-use super::terms;
+use crate::lin::Base;
+use crate::terms;
 
 /// `(distribution, fn x T: fn p1 T1: ...: density)`; parameter order as the primitive's.
 #[rustfmt::skip]

@@ -5,7 +5,7 @@
 
 use num_rational::BigRational;
 use slic_algebra::{Coercion, Dist, Node, Pattern, Prim, Store, TermId, Type, VarId};
-use slic_measure::{eval, Env, EvalError, Rng, Summary, Value};
+use slic_semantics::{eval, Env, EvalError, Rng, Summary, Value};
 
 pub struct B {
     pub s: Store,
@@ -223,7 +223,7 @@ impl B {
     pub fn draws(&self, m: TermId, n: usize, seed: u64) -> Vec<(Value, f64)> {
         let mv = self.eval(m).unwrap_or_else(|e| panic!("{e}"));
         let mut rng = Rng::seed_from_u64(seed);
-        slic_measure::sample_n(&self.s, &mv, &mut rng, n).unwrap_or_else(|e| panic!("{e}"))
+        slic_semantics::sample_n(&self.s, &mv, &mut rng, n).unwrap_or_else(|e| panic!("{e}"))
     }
     pub fn summary(&self, m: TermId, n: usize, seed: u64) -> Summary {
         Summary::from_samples(&self.draws(m, n, seed))
@@ -290,10 +290,10 @@ pub fn prog(text: &str) -> Prog {
 impl Prog {
     pub fn draws(&self, n: usize, seed: u64) -> Vec<(Value, f64)> {
         let mut rng = Rng::seed_from_u64(seed);
-        slic_measure::sample_n(&self.s, &self.v, &mut rng, n).unwrap_or_else(|e| panic!("{e}"))
+        slic_semantics::sample_n(&self.s, &self.v, &mut rng, n).unwrap_or_else(|e| panic!("{e}"))
     }
-    pub fn expect(&self, h: &dyn Fn(&Value) -> Result<f64, EvalError>) -> slic_measure::Estimate {
-        slic_measure::expect(&self.s, &self.v, h).unwrap_or_else(|e| panic!("{e}"))
+    pub fn expect(&self, h: &dyn Fn(&Value) -> Result<f64, EvalError>) -> slic_semantics::Estimate {
+        slic_semantics::expect(&self.s, &self.v, h).unwrap_or_else(|e| panic!("{e}"))
     }
     pub fn mass(&self) -> f64 {
         self.expect(&|_| Ok(1.0)).value

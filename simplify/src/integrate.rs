@@ -23,9 +23,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use slic_algebra::{Dist, Node, Pattern, Store, TermId, Transform, Type, VarId};
 
-use super::density::Densities;
-use super::lin::{Base, Bind, Factor, LTerm, Lin};
-use super::{prepare, terms};
+use crate::density::Densities;
+use crate::lin::{Base, Bind, Factor, LTerm, Lin};
+use crate::{prepare, terms};
 
 /// Stack headroom for recursion over measure nesting (grown on demand).
 const RED_ZONE: usize = 256 << 10;
@@ -244,9 +244,9 @@ impl<'a> Integrator<'a> {
             }
             t2.substitute(self.store, &map);
             for f in &mut t2.factors {
-                if let super::lin::Origin::Prior { var, dist } = f.origin {
+                if let crate::lin::Origin::Prior { var, dist } = f.origin {
                     if let Some(&w) = renamed.get(&var) {
-                        f.origin = super::lin::Origin::Prior { var: w, dist };
+                        f.origin = crate::lin::Origin::Prior { var: w, dist };
                     }
                 }
             }

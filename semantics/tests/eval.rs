@@ -5,7 +5,7 @@ mod common;
 
 use common::{num, B};
 use slic_algebra::{Coercion, Pattern, Prim, Type};
-use slic_measure::{EvalConfig, EvalError, Interp, Value};
+use slic_semantics::{EvalConfig, EvalError, Interp, Value};
 
 /// Values equal, with floats (prob on the linear scale) to 1e-12 relative.
 fn same(a: &Value, b: &Value) -> bool {
@@ -440,9 +440,9 @@ fn binders_functions_and_patterns() {
     check(&b, a2, r(3.0));
     // apply_args on the closure
     let fv = b.eval(f).unwrap_or_else(|e| panic!("{e}"));
-    let out = slic_measure::apply_args(&b.s, &fv, &[r(5.0), r(2.0)]);
+    let out = slic_semantics::apply_args(&b.s, &fv, &[r(5.0), r(2.0)]);
     assert_eq!(out, Ok(r(3.0)));
-    let too_many = slic_measure::apply_args(&b.s, &fv, &[r(5.0), r(2.0), r(1.0)]);
+    let too_many = slic_semantics::apply_args(&b.s, &fv, &[r(5.0), r(2.0), r(1.0)]);
     assert!(
         matches!(too_many, Err(EvalError::NotAFunction { .. })),
         "{too_many:?}"
@@ -613,7 +613,7 @@ fn budgets_refuse_huge_loops() {
     let n = b.nat(11);
     let s = b.summate(i, zero, n, it);
     let mut interp = Interp::new(&b.s, small);
-    let r = interp.eval(s, &slic_measure::Env::new());
+    let r = interp.eval(s, &slic_semantics::Env::new());
     assert!(matches!(r, Err(EvalError::Budget { .. })), "{r:?}");
 }
 
@@ -640,7 +640,7 @@ fn deep_terms_are_budget_errors_not_crashes() {
     let handle = std::thread::Builder::new()
         .stack_size(2 << 20)
         .spawn(move || {
-            slic_measure::eval(&s, t, &slic_measure::Env::new())
+            slic_semantics::eval(&s, t, &slic_semantics::Env::new())
                 .map(|v| v.to_string())
                 .map_err(|e| e.to_string())
         });

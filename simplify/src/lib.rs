@@ -9,7 +9,7 @@
 //!
 //! ```
 //! use slic_algebra::{front, print, Store};
-//! use slic_measure::{simplify, SimplifyConfig};
+//! use slic_simplify::{simplify, SimplifyConfig};
 //! let mut store = Store::new();
 //! let t = front::load(&mut store, "fn w prob: weight(w, weight(2, normal(0, 1))) <|> reject").unwrap();
 //! let s = simplify(&mut store, t, &SimplifyConfig::default());

@@ -33,9 +33,9 @@ use rustc_hash::FxHashMap;
 use slic_algebra::assume::{Context, Tri};
 use slic_algebra::{canon, cond, Coercion, Node, Prim, Store, TermId, Type, VarId};
 
-use super::lin::{Base, Factor, LTerm, Lin, Origin};
-use super::support::{self, Interval};
-use super::{prepare, terms, Simp};
+use crate::lin::{Base, Factor, LTerm, Lin, Origin};
+use crate::support::{self, Interval};
+use crate::{prepare, terms, Simp};
 
 /// The most values a finite discrete variable is summed out over.
 const SPLIT_MAX: usize = 32;
@@ -454,7 +454,7 @@ impl Simp<'_> {
     /// the case `c <= 1` and the case `1 < c`, each with one interval. The terms are
     /// appended to `out` in order.
     fn split_cases(&mut self, t: LTerm, out: &mut Vec<LTerm>, depth: usize) {
-        if depth >= CASE_DEPTH || out.len() > super::integrate::MAX_TERMS {
+        if depth >= CASE_DEPTH || out.len() > crate::integrate::MAX_TERMS {
             out.push(t);
             return;
         }
@@ -555,7 +555,7 @@ impl Simp<'_> {
     /// Step 2 on `t` and on the terms it splits into, appended to `out` in order.
     fn split_into(&mut self, t: LTerm, out: &mut Vec<LTerm>, depth: usize) {
         if depth > SPLIT_DEPTH
-            || out.len() > super::integrate::MAX_TERMS
+            || out.len() > crate::integrate::MAX_TERMS
             || self.expired("summing out discrete variables")
         {
             out.push(t);
@@ -971,7 +971,7 @@ impl Simp<'_> {
         let mut map = FxHashMap::default();
         map.insert(x, xval);
         t2.substitute(self.store, &map);
-        t2.binds.push(super::lin::Bind {
+        t2.binds.push(crate::lin::Bind {
             var: tv,
             base: Base::Lebesgue {
                 lo: new_lo,

@@ -21,7 +21,7 @@ use rustc_hash::FxHashMap;
 use slic_algebra::num::Rational;
 use slic_algebra::{Node, Pattern, Prim, Store, TermId, Transform, Type, VarId};
 
-use super::terms;
+use crate::terms;
 
 /// Stack headroom for recursion over term nesting (grown on demand).
 const RED_ZONE: usize = 256 << 10;

@@ -19,7 +19,7 @@ use rustc_hash::FxHashMap;
 
 use slic_algebra::{Store, TermId, VarId};
 
-use super::terms;
+use crate::terms;
 
 /// The base measure a variable ranges over.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -23,9 +23,9 @@ use slic_algebra::num::Rational;
 use slic_algebra::{canon, cond, Dist, Node, Prim, Store, TermId, Type, VarId};
 use slic_holonomic::Recognised;
 
-use super::lin::{Base, Bind, Factor, LTerm, Lin, Origin};
-use super::support;
-use super::{prepare, terms, tidy, Simp};
+use crate::lin::{Base, Bind, Factor, LTerm, Lin, Origin};
+use crate::support;
+use crate::{prepare, terms, tidy, Simp};
 
 /// How many conditions deep [`Simp::decision_tree`] nests.
 const MAX_TREE_DEPTH: usize = 16;
@@ -377,7 +377,7 @@ impl Simp<'_> {
         let rec: Recognised = match slic_holonomic::recognise(self.store, ctx, f, x, &sup) {
             Ok(rec) => rec,
             Err(miss) => {
-                self.unrecognised.push(super::Unrecognised {
+                self.unrecognised.push(crate::Unrecognised {
                     name,
                     why: format!("{miss:?}"),
                 });

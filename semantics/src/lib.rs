@@ -1,6 +1,6 @@
-//! `slic-measure`: the meaning of measure terms.
+//! `slic-semantics`: the meaning of measure terms.
 //!
-//! Today this crate is the **reference interpreter**, the semantic oracle every later
+//! This crate is the **reference interpreter**, the semantic oracle every
 //! transformation of slic-cas is tested against:
 //! - [`eval`] computes any term to a [`Value`] (measure terms to measure values);
 //! - [`sample`] draws `(value, log weight)` by importance sampling, unbiased for
@@ -17,7 +17,7 @@
 //!
 //! ```
 //! use slic_algebra::{Dist, Node, Store, Type};
-//! use slic_measure::{eval, expect, sample, Env, Rng, Summary, Value};
+//! use slic_semantics::{eval, expect, sample, Env, Rng, Summary, Value};
 //! let mut s = Store::new();
 //! let lo = s.int_lit(3, Type::Real);
 //! let hi = s.int_lit(7, Type::Real);
@@ -31,7 +31,9 @@
 //! ```
 //!
 //! Architecture invariant: the interpreter is independent of the simplifier (it must be,
-//! to judge it); it reads terms, never rewrites them.
+//! to judge it): this crate does not depend on `slic-simplify`, so the judge's
+//! independence is a fact of the dependency graph (`cargo tree -p slic-semantics`). It
+//! reads terms, never rewrites them.
 
 pub mod compare;
 pub mod dist;
@@ -43,7 +45,6 @@ pub mod prim;
 pub mod quad;
 pub mod rng;
 pub mod sample;
-pub mod simplify;
 pub mod summary;
 pub mod value;
 
@@ -51,10 +52,9 @@ pub use compare::{compare, random_args, CompareConfig, Method, Verdict};
 pub use error::{EvalError, EvalResult};
 pub use eval::{apply_args, eval, EvalConfig, Interp};
 pub use expect::{expect, expect_apply, mass};
-pub use json::{value_from_json, value_to_json};
+pub use json::{args_from_json, args_from_values, args_to_json, value_from_json, value_to_json};
 pub use quad::Estimate;
 pub use rng::Rng;
 pub use sample::{sample, sample_n};
-pub use simplify::{simplify, Simplified, SimplifyConfig};
 pub use summary::{Moment, Summary};
 pub use value::{Closure, Env, MeasureVal, Value};

@@ -15,7 +15,7 @@ use slic_algebra::cond::{self, Comparison, Linear, Rel};
 use slic_algebra::num::Rational;
 use slic_algebra::{Node, Prim, Store, TermId, Type, VarId};
 
-use super::terms;
+use crate::terms;
 
 /// An interval of the reals (open) or integers (`lo <= k < hi`); `None` bounds are
 /// infinite. Bounds are real terms (continuous) or int terms (discrete).

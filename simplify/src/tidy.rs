@@ -21,7 +21,7 @@ use slic_algebra::cond::{linear_form, Linear};
 use slic_algebra::num::Rational;
 use slic_algebra::{canon, print, Node, Prim, Store, TermId, Type};
 
-use super::{prepare, terms};
+use crate::{prepare, terms};
 
 /// The largest integer shift of a gamma function written out as a product.
 const MAX_SHIFT: i64 = 32;

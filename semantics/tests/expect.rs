@@ -4,7 +4,7 @@
 mod common;
 
 use common::{hk, num, prog, weighted_mean, within};
-use slic_measure::{Env, Estimate, EvalConfig, Interp, Value};
+use slic_semantics::{Env, Estimate, EvalConfig, Interp, Value};
 
 /// |got - want| <= tol * max(1, |want|), and the reported error is small too.
 fn close(what: &str, got: Estimate, want: f64, tol: f64) {
@@ -234,12 +234,12 @@ fn sampler_and_integrator_agree() {
 #[test]
 fn function_integrands() {
     let (s, h) = hk("fn x real: x * x\n");
-    let hv = slic_measure::eval(&s, h, &Env::new()).unwrap_or_else(|e| panic!("{e}"));
+    let hv = slic_semantics::eval(&s, h, &Env::new()).unwrap_or_else(|e| panic!("{e}"));
     let mut s2 = s.clone();
     let m =
         slic_algebra::front::load(&mut s2, "normal(1, 2)\n").unwrap_or_else(|e| panic!("{e:?}"));
-    let mv = slic_measure::eval(&s2, m, &Env::new()).unwrap_or_else(|e| panic!("{e}"));
-    let got = slic_measure::expect_apply(&s2, &mv, &hv).unwrap_or_else(|e| panic!("{e}"));
+    let mv = slic_semantics::eval(&s2, m, &Env::new()).unwrap_or_else(|e| panic!("{e}"));
+    let got = slic_semantics::expect_apply(&s2, &mv, &hv).unwrap_or_else(|e| panic!("{e}"));
     close("E[x^2] for normal(1, 2)", got, 5.0, 1e-9);
 }
 
@@ -296,9 +296,10 @@ fn long_bind_chains_stay_within_the_stack() {
             .stack_size(2 << 20)
             .spawn(move || {
                 let p = prog(&text);
-                let e = slic_measure::expect(&p.s, &p.v, &|v| Ok(num(v))).map(|e| e.value);
-                let d = slic_measure::sample(&p.s, &p.v, &mut slic_measure::Rng::seed_from_u64(1))
-                    .map(|(v, _)| v.to_string());
+                let e = slic_semantics::expect(&p.s, &p.v, &|v| Ok(num(v))).map(|e| e.value);
+                let d =
+                    slic_semantics::sample(&p.s, &p.v, &mut slic_semantics::Rng::seed_from_u64(1))
+                        .map(|(v, _)| v.to_string());
                 (e.map_err(|e| e.to_string()), d.map_err(|e| e.to_string()))
             });
         let (e, d) = handle

@@ -5,7 +5,7 @@
 
 use slic_algebra::{alpha, front, print, verify, Store, TermId, Type};
 
-use crate::{EvalConfig, Interp, Rng, Value};
+use slic_semantics::{EvalConfig, Interp, Rng, Value};
 
 use super::{simplify, SimplifyConfig};
 
@@ -54,7 +54,7 @@ fn same_meaning(store: &Store, a: TermId, b: TermId, args: &str) -> Result<(), S
     let values = args
         .iter()
         .zip(&params)
-        .map(|(j, t)| crate::value_from_json(j, t))
+        .map(|(j, t)| slic_semantics::value_from_json(j, t))
         .collect::<Result<Vec<_>, _>>()?;
     let config = EvalConfig {
         max_integrand_evals: 400_000,
@@ -62,7 +62,9 @@ fn same_meaning(store: &Store, a: TermId, b: TermId, args: &str) -> Result<(), S
     };
     let measure_of = |t| -> Result<Value, String> {
         let mut it = Interp::new(store, config.clone());
-        let f = it.eval(t, &crate::Env::new()).map_err(|e| e.to_string())?;
+        let f = it
+            .eval(t, &slic_semantics::Env::new())
+            .map_err(|e| e.to_string())?;
         it.apply_args(&f, &values).map_err(|e| e.to_string())
     };
     let (ma, mb) = (measure_of(a)?, measure_of(b)?);

@@ -6,7 +6,7 @@ mod common;
 
 use common::{num, prog, weighted_mean, within};
 use proptest::prelude::*;
-use slic_measure::{Moment, Rng, Summary, Value};
+use slic_semantics::{Moment, Rng, Summary, Value};
 
 const N: usize = 40_000;
 
@@ -162,8 +162,9 @@ fn observe_weights_by_the_density() {
     }
     // Observing a bind has no density: an error.
     let (s, t) = common::hk("observe(x <~ normal(0, 1)\n        return x, 1)\n");
-    let mv = slic_measure::eval(&s, t, &slic_measure::Env::new()).unwrap_or_else(|e| panic!("{e}"));
-    let err = slic_measure::sample(&s, &mv, &mut Rng::seed_from_u64(1));
+    let mv =
+        slic_semantics::eval(&s, t, &slic_semantics::Env::new()).unwrap_or_else(|e| panic!("{e}"));
+    let err = slic_semantics::sample(&s, &mv, &mut Rng::seed_from_u64(1));
     assert!(
         matches!(&err, Err(e) if e.to_string().starts_with("cannot observe a bind")),
         "{err:?}"
@@ -241,12 +242,12 @@ fn unsampleable_and_bad_parameters_are_errors() {
         ),
     ] {
         let (s, t) = common::hk(text);
-        let mv =
-            slic_measure::eval(&s, t, &slic_measure::Env::new()).unwrap_or_else(|e| panic!("{e}"));
+        let mv = slic_semantics::eval(&s, t, &slic_semantics::Env::new())
+            .unwrap_or_else(|e| panic!("{e}"));
         let mut rng = Rng::seed_from_u64(3);
         let mut got = None;
         for _ in 0..20 {
-            if let Err(e) = slic_measure::sample(&s, &mv, &mut rng) {
+            if let Err(e) = slic_semantics::sample(&s, &mv, &mut rng) {
                 got = Some(e.to_string());
                 break;
             }
