@@ -179,6 +179,50 @@ fn read(j: &Json, ty: &Type, path: &str) -> Result<Value, String> {
     }
 }
 
+/// The arguments of a program of type `program` (`T1 -> T2 -> ... -> R`), read from the
+/// JSON array `text` (what `--args` and a corpus file's `# args:` header hold): one value
+/// per parameter, each read at its type. `origin` names where the text came from in the
+/// message of an error. The one decoder of argument lists: the commands, the tests and
+/// the benchmarks all call it.
+pub fn args_from_json(text: &str, origin: &str, program: &Type) -> Result<Vec<Value>, String> {
+    let items = match serde_json::from_str::<Json>(text) {
+        Ok(Json::Array(items)) => items,
+        Ok(_) => {
+            return Err(format!(
+                "{origin} must be a JSON array of the program's arguments"
+            ))
+        }
+        Err(e) => return Err(format!("{origin} is not valid JSON: {e}")),
+    };
+    args_from_values(&items, program)
+}
+
+/// [`args_from_json`] on an array already parsed.
+pub fn args_from_values(items: &[Json], program: &Type) -> Result<Vec<Value>, String> {
+    let (params, _) = crate::compare::parameter_types(program);
+    if items.len() != params.len() {
+        let want = params.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+        return Err(format!(
+            "the program takes {} argument{} ({}), {} given",
+            params.len(),
+            if params.len() == 1 { "" } else { "s" },
+            want.join(", "),
+            items.len()
+        ));
+    }
+    items
+        .iter()
+        .zip(&params)
+        .enumerate()
+        .map(|(i, (j, t))| value_from_json(j, t).map_err(|e| format!("argument {}: {e}", i + 1)))
+        .collect()
+}
+
+/// Argument values as one JSON array, as `--args` takes them.
+pub fn args_to_json(values: &[Value]) -> String {
+    Json::Array(values.iter().map(value_to_json).collect()).to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,48 +277,4 @@ mod tests {
         check(json!(1), Type::measure(Nat), Err("cannot read"));
         check(json!("x"), Type::fun(Nat, Nat), Err("cannot read"));
     }
-}
-
-/// The arguments of a program of type `program` (`T1 -> T2 -> ... -> R`), read from the
-/// JSON array `text` (what `--args` and a corpus file's `# args:` header hold): one value
-/// per parameter, each read at its type. `origin` names where the text came from in the
-/// message of an error. The one decoder of argument lists: the commands, the tests and
-/// the benchmarks all call it.
-pub fn args_from_json(text: &str, origin: &str, program: &Type) -> Result<Vec<Value>, String> {
-    let items = match serde_json::from_str::<Json>(text) {
-        Ok(Json::Array(items)) => items,
-        Ok(_) => {
-            return Err(format!(
-                "{origin} must be a JSON array of the program's arguments"
-            ))
-        }
-        Err(e) => return Err(format!("{origin} is not valid JSON: {e}")),
-    };
-    args_from_values(&items, program)
-}
-
-/// [`args_from_json`] on an array already parsed.
-pub fn args_from_values(items: &[Json], program: &Type) -> Result<Vec<Value>, String> {
-    let (params, _) = crate::compare::parameter_types(program);
-    if items.len() != params.len() {
-        let want = params.iter().map(|t| t.to_string()).collect::<Vec<_>>();
-        return Err(format!(
-            "the program takes {} argument{} ({}), {} given",
-            params.len(),
-            if params.len() == 1 { "" } else { "s" },
-            want.join(", "),
-            items.len()
-        ));
-    }
-    items
-        .iter()
-        .zip(&params)
-        .enumerate()
-        .map(|(i, (j, t))| value_from_json(j, t).map_err(|e| format!("argument {}: {e}", i + 1)))
-        .collect()
-}
-
-/// Argument values as one JSON array, as `--args` takes them.
-pub fn args_to_json(values: &[Value]) -> String {
-    Json::Array(values.iter().map(value_to_json).collect()).to_string()
 }
