@@ -10,7 +10,7 @@
 //! use slic_algebra::{front, Store};
 //! use slic_equiv::{equiv, Conclusion, EquivConfig};
 //! let mut store = Store::new();
-//! let a = front::load(&mut store, "fn m real: x <~ normal(m, 1)\nreturn x + 1").unwrap();
+//! let a = front::load(&mut store, "fn m real:\nx <~ normal(m, 1)\nreturn x + 1").unwrap();
 //! let b = front::load(&mut store, "fn m real: normal(m + 1, 1)").unwrap();
 //! let report = equiv(&mut store, a, b, None, &EquivConfig::default()).unwrap();
 //! assert!(matches!(report.conclusion, Conclusion::Equal(_)));
