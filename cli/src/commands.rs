@@ -199,14 +199,15 @@ fn equiv(a: &EquivArgs) -> Result<(), Failure> {
             Some((values, text.trim().to_string()))
         }
     };
+    let defaults = slic_equiv::EquivConfig::default();
     let config = slic_equiv::EquivConfig {
         trials: a.trials,
         seed: a.seed,
         compare: slic_semantics::CompareConfig {
             max_depth: SAMPLE_MAX_DEPTH,
-            ..slic_semantics::CompareConfig::default()
+            ..defaults.compare.clone()
         },
-        ..slic_equiv::EquivConfig::default()
+        ..defaults
     };
     let report = slic_equiv::equiv(&mut store, first, second, given, &config).map_err(|e| {
         user(format!(

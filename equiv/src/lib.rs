@@ -46,7 +46,9 @@ pub struct EquivConfig {
     pub seed: u64,
     /// How long the simplifier may work on each program.
     pub simplify_budget: Duration,
-    /// The numeric judge's budgets and tolerances (its seed is replaced by `seed`).
+    /// The numeric judge's budgets and tolerances (its seed is replaced by `seed`). The
+    /// default allows twice the judge's default draws: a user's question deserves a
+    /// finer resolution than the test suites' bulk checks.
     pub compare: CompareConfig,
 }
 
@@ -56,7 +58,10 @@ impl Default for EquivConfig {
             trials: 3,
             seed: 0,
             simplify_budget: Duration::from_secs(10),
-            compare: CompareConfig::default(),
+            compare: CompareConfig {
+                samples: 100_000,
+                ..CompareConfig::default()
+            },
         }
     }
 }
