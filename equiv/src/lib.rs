@@ -27,9 +27,8 @@
 //! Architecture invariant: this crate decides and reports; it does no IO. The command
 //! prints the [`Report`] and maps its [`Conclusion`] to an exit code.
 
-use std::time::{Duration, Instant};
-
 use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
 
 use slic_algebra::{alpha, Store, TermId, Type};
 use slic_semantics::{
@@ -202,8 +201,8 @@ impl std::fmt::Display for EquivError {
 }
 
 /// Decide whether `a` and `b` (in one store) mean the same: symbolically first, then
-/// numerically on `given` (the arguments as values, with their text) and on
-/// `config.trials` random argument tuples.
+/// numerically on `given` (the arguments as values, with their text) and on up to
+/// `config.trials` distinct random argument tuples.
 pub fn equiv(
     store: &mut Store,
     a: TermId,

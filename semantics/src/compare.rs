@@ -1195,7 +1195,7 @@ mod tests {
 
     #[test]
     fn degenerate_importance_weights_are_not_trusted() {
-        // a narrow likelihood far in the prior's tail: a handful of the 20,000 draws carry
+        // a narrow likelihood far in the prior's tail: a handful of the 50,000 draws carry
         // all the weight, so standard errors would mean nothing
         let peaked = "x <~ normal(0, 1)\nweight(exp(-(x - 4) ^ 2 * 5000), return x)";
         check_with(peaked, peaked, "[]", &sampling_only(), Want::Unknown);
