@@ -31,7 +31,10 @@ pub enum Command {
     /// Draw weighted samples from a measure with the reference interpreter.
     Sample(SampleArgs),
     /// Decide whether two programs mean the same: symbolically (both simplify to the same
-    /// term), else numerically on given and random arguments. Exit 0 equal, 1 different,
+    /// term), else numerically on given and distinct random arguments. "equal" (exit 0)
+    /// only with a proof: the same term, or every test integral agreeing by quadrature
+    /// with tight error estimates. Agreement found by sampling is "no difference found"
+    /// (exit 3), with the smallest differences it could have detected. Exit 1 different,
     /// 3 unknown.
     Equiv(EquivArgs),
 }
@@ -102,7 +105,8 @@ pub struct EquivArgs {
     /// `@FILE` reads the array from a file.
     #[arg(long)]
     pub args: Option<String>,
-    /// How many random argument tuples to compare on besides `--args`.
+    /// How many distinct random argument tuples to compare on besides `--args` (fewer if
+    /// the parameter types have fewer values: a single bool has 2).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(0..=1000))]
     pub trials: u64,
     /// Seed of the random arguments and of the sampler (equal seeds give equal output).

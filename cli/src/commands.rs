@@ -180,7 +180,7 @@ fn sample(a: &SampleArgs) -> Result<(), Failure> {
 
 /// The exit code of `equiv` when the programs differ.
 const EXIT_DIFFERENT: u8 = 1;
-/// The exit code of `equiv` when it cannot decide.
+/// The exit code of `equiv` when it cannot decide, or found no difference only by sampling.
 const EXIT_UNKNOWN: u8 = 3;
 
 /// `slic-cas equiv A B`: `slic_equiv::equiv` decides; this prints its evidence and the
@@ -199,14 +199,15 @@ fn equiv(a: &EquivArgs) -> Result<(), Failure> {
             Some((values, text.trim().to_string()))
         }
     };
+    let defaults = slic_equiv::EquivConfig::default();
     let config = slic_equiv::EquivConfig {
         trials: a.trials,
         seed: a.seed,
         compare: slic_semantics::CompareConfig {
             max_depth: SAMPLE_MAX_DEPTH,
-            ..slic_semantics::CompareConfig::default()
+            ..defaults.compare.clone()
         },
-        ..slic_equiv::EquivConfig::default()
+        ..defaults
     };
     let report = slic_equiv::equiv(&mut store, first, second, given, &config).map_err(|e| {
         user(format!(
@@ -222,27 +223,73 @@ fn equiv(a: &EquivArgs) -> Result<(), Failure> {
     if let Some(why) = &report.no_random {
         writeln!(out, "no random inputs: {why}")?;
     }
+    let random = &report.random;
+    if report.no_random.is_none() && (random.distinct as u64) < random.asked {
+        writeln!(
+            out,
+            "only {} distinct random input{} found in {} draws ({} asked)",
+            random.distinct,
+            plural(random.distinct),
+            random.draws,
+            random.asked
+        )?;
+    }
     for t in &report.trials {
         writeln!(out, "input {} ({}): {}", t.shown, t.origin, t.verdict)?;
     }
+    let inputs = |n: usize, undecided: usize| {
+        let also = if undecided > 0 {
+            format!(", {undecided} undecided")
+        } else {
+            String::new()
+        };
+        format!("{n} distinct input{}{also}", plural(n))
+    };
     match &report.conclusion {
         slic_equiv::Conclusion::Equal(slic_equiv::Proof::Symbolic) => {
             writeln!(out, "equal (symbolic: both simplify to the same term)")?;
             Ok(())
         }
-        slic_equiv::Conclusion::Equal(slic_equiv::Proof::Numeric { agreed, tried }) => {
-            let undecided = tried - agreed;
-            let also = if undecided > 0 {
-                format!("; {undecided} undecided")
-            } else {
-                String::new()
-            };
+        slic_equiv::Conclusion::Equal(slic_equiv::Proof::Quadrature {
+            agreed,
+            undecided,
+            tight,
+        }) => {
             writeln!(
                 out,
-                "equal (numeric: {agreed} of {tried} input{} agree{also})",
-                if *tried == 1 { "" } else { "s" }
+                "equal (quadrature: every probe agrees on {}; every integral's error estimate is within {tight:e} of its value plus the mass)",
+                inputs(*agreed, *undecided)
             )?;
             Ok(())
+        }
+        slic_equiv::Conclusion::Equal(slic_equiv::Proof::Values {
+            agreed,
+            undecided,
+            rel_tol,
+        }) => {
+            writeln!(
+                out,
+                "equal (values: the same on {}, within relative {rel_tol:e})",
+                inputs(*agreed, *undecided)
+            )?;
+            Ok(())
+        }
+        slic_equiv::Conclusion::NoDifferenceFound {
+            agreed,
+            sampled,
+            undecided,
+            smallest,
+            largest,
+        } => {
+            writeln!(
+                out,
+                "no difference found (sampling: differences below {} to {} could not be detected; agreement on {}, {sampled} of them sampled)",
+                detectable(smallest),
+                detectable(largest),
+                inputs(*agreed, *undecided)
+            )?;
+            out.flush()?;
+            Err(Failure::Exit(EXIT_UNKNOWN))
         }
         slic_equiv::Conclusion::Different { shown } => {
             writeln!(out, "different: distinguishing input {shown}")?;
@@ -257,6 +304,25 @@ fn equiv(a: &EquivArgs) -> Result<(), Failure> {
             out.flush()?;
             Err(Failure::Exit(EXIT_UNKNOWN))
         }
+    }
+}
+
+/// `1.20e-2 (E[f], 1.5% of its value)`: a difference sampling could have missed.
+fn detectable(d: &slic_equiv::Detectable) -> String {
+    match d.relative.map(|r| 100.0 * r) {
+        // percentages too small for one decimal keep their digits in exponent form
+        Some(pct) if pct >= 0.1 => format!("{:.2e} ({}, {pct:.1}% of its value)", d.below, d.probe),
+        Some(pct) => format!("{:.2e} ({}, {pct:.1e}% of its value)", d.below, d.probe),
+        None => format!("{:.2e} ({})", d.below, d.probe),
+    }
+}
+
+/// "s" for a count other than 1.
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
     }
 }
 

@@ -48,7 +48,7 @@ pub mod sample;
 pub mod summary;
 pub mod value;
 
-pub use compare::{compare, random_args, CompareConfig, Method, Verdict};
+pub use compare::{compare, random_args, CompareConfig, Method, Verdict, TIGHT_QUAD_REL_ERR};
 pub use error::{EvalError, EvalResult};
 pub use eval::{apply_args, eval, EvalConfig, Interp};
 pub use expect::{expect, expect_apply, mass};

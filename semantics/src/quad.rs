@@ -8,7 +8,9 @@
 //! and then repeatedly bisects the panel with the largest error estimate until the total
 //! error is below the tolerance or the panel budget is spent (globally adaptive, as in
 //! QUADPACK's QAG). The integrand returns an [`Estimate`]; its own error is integrated
-//! alongside and added to the reported error, so nested integrals report honest totals.
+//! alongside and added to the reported error, so nested integrals report honest totals,
+//! and bisection stops once the quadrature error is below it (an integrand known to ±e
+//! cannot be integrated more accurately than ∫e).
 //!
 //! This module knows nothing of terms; it never panics (NaN integrands give NaN results).
 
@@ -292,8 +294,16 @@ pub fn integrate(
         let total: f64 = panels.iter().map(|p| p.value).sum();
         let err: f64 = panels.iter().map(|p| p.error).sum();
         let abs: f64 = panels.iter().map(|p| p.abs).sum();
-        let tol = (config.rel_tol * total.abs()).max(config.abs_tol_scale * abs);
         let inner_err: f64 = panels.iter().map(|p| p.inner_error).sum();
+        // An integrand known only to within its own error cannot be integrated more
+        // accurately than the integral of that error: bisecting further only resolves
+        // the inner integrals' noise. Without this floor, an outer integral whose true
+        // value is 0 (∫∫ x y φ(x) φ(y), issue "Trustworthy verdicts") chases rounding
+        // noise of its inner integrals until the budget runs out. The reported error
+        // still adds `inner_err`, so the total stays honest.
+        let tol = (config.rel_tol * total.abs())
+            .max(config.abs_tol_scale * abs)
+            .max(inner_err);
         let done = |converged: bool| QuadResult {
             estimate: Estimate {
                 value: total,
@@ -393,6 +403,27 @@ mod tests {
             1e-9,
         );
         check(2.0, 2.0, |x| x, 0.0, 0.0);
+    }
+
+    #[test]
+    fn an_integrand_is_not_resolved_below_its_own_error() {
+        // an inner integral whose true value is 0 returns rounding noise with an honest
+        // error bound; the outer integral must stop at that bound instead of bisecting
+        // the noise until its panels run out
+        let mut f = |x: f64| {
+            Ok(Estimate {
+                value: 1e-17 * (1e6 * x).sin(),
+                error: 1e-15,
+            })
+        };
+        let r = integrate(0.0, 1.0, &[], &QuadConfig::default(), &mut f)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(r.converged, "{r:?}");
+        assert!(r.evals <= 15, "{r:?}");
+        assert!(
+            r.estimate.error >= 1e-15,
+            "the inner error is still reported: {r:?}"
+        );
     }
 
     #[test]
