@@ -167,7 +167,7 @@ pub fn equiv(
         return Ok(report);
     }
 
-    let (params, _) = slic_semantics::compare::parameter_types(&ta);
+    let (params, _) = ta.parameter_types();
     let mut inputs: Vec<(Origin, String, Vec<Value>)> = Vec::new();
     if let Some((values, shown)) = given {
         inputs.push((Origin::Given, shown, values));
