@@ -1,10 +1,10 @@
 //! Canonicalisation keeps meaning on random programs: random well-typed programs from the
 //! generator (loops, conditionals, arrays, lets, measures), random arguments for their
-//! parameters, and the reference interpreter as the judge. Values must agree (relative
-//! 1e-6); measures must agree in mass and in the mean of a fingerprint of the value, by
-//! deterministic quadrature where its budget allows. Programs whose evaluation fails or is
-//! not finite are skipped, and canonicalisation must not turn a program that evaluates
-//! into one that fails, with one documented exception: operations Hakaru leaves undefined
+//! parameters, and the reference semantics' one judge (`slic_semantics::compare`, by
+//! deterministic quadrature only) deciding. Programs the judge cannot decide within its
+//! budget are skipped, as are those whose evaluation fails or is not finite, and
+//! canonicalisation must not turn a program that evaluates into one that fails, with one
+//! documented exception: operations Hakaru leaves undefined
 //! (an unsafe coercion of an out-of-range value, indexing out of bounds; paper footnote 2)
 //! may be reached by the canonical form where the input avoided them only by evaluation
 //! order (canonical conditions sort the operands of `&&`, for instance). A program whose
@@ -19,7 +19,8 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use slic_algebra::assume::Context;
 use slic_algebra::{canon, print, Store, TermId, Type};
-use slic_semantics::{EvalConfig, EvalError, Interp, Value};
+use slic_semantics::compare::compare_values;
+use slic_semantics::{CompareConfig, EvalConfig, EvalError, Interp, Value, Verdict};
 use slic_suite::gen::{arb_program, GenTerm};
 
 /// What a check did with one program.
@@ -59,36 +60,6 @@ fn value_of(ty: &Type, seed: &mut u64) -> Option<Value> {
     })
 }
 
-fn fingerprint(v: &Value) -> Option<f64> {
-    fn walk(v: &Value, k: &mut f64, acc: &mut f64) -> Option<()> {
-        match v {
-            Value::Pair(p) => {
-                walk(&p.0, k, acc)?;
-                walk(&p.1, k, acc)
-            }
-            Value::Array(xs) => xs.iter().try_for_each(|x| walk(x, k, acc)),
-            Value::Bool(b) => {
-                *acc += *k * f64::from(u8::from(*b));
-                *k += 1.0;
-                Some(())
-            }
-            Value::Unit => Some(()),
-            other => {
-                *acc += *k * other.as_f64()?;
-                *k += 1.0;
-                Some(())
-            }
-        }
-    }
-    let (mut k, mut acc) = (1.0, 0.0);
-    walk(v, &mut k, &mut acc)?;
-    acc.is_finite().then_some(acc)
-}
-
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
-}
-
 /// The program applied to its arguments, or why not.
 fn run(store: &Store, t: TermId, args: &[Value]) -> Result<Value, EvalError> {
     let config = EvalConfig {
@@ -100,40 +71,32 @@ fn run(store: &Store, t: TermId, args: &[Value]) -> Result<Value, EvalError> {
     it.apply_args(&f, args)
 }
 
-/// Mass and mean fingerprint of a measure by quadrature, if within budget.
-fn moments(store: &Store, m: &Value) -> Option<(f64, f64, f64)> {
-    let config = EvalConfig {
-        max_integrand_evals: 100_000,
-        ..EvalConfig::default()
-    };
-    let mass = Interp::new(store, config.clone())
-        .expect(m, &|_, _| Ok(1.0))
-        .ok()?;
-    let first = Interp::new(store, config)
-        .expect(m, &|_, v| Ok(fingerprint(v).unwrap_or(f64::NAN)))
-        .ok()?;
-    (mass.value.is_finite() && first.value.is_finite()).then_some((
-        mass.value,
-        first.value,
-        mass.error + first.error,
-    ))
+/// The judge's budgets here: quadrature only (a random program beyond its budget is not
+/// compared, which `most_random_programs_are_really_compared` keeps in check).
+fn judge_config() -> CompareConfig {
+    CompareConfig {
+        quad_evals: 100_000,
+        samples: 0,
+        ..CompareConfig::default()
+    }
+}
+
+/// Is `v` data with finite numbers only (a measure counts as finite: the judge checks it)?
+fn finite(v: &Value) -> bool {
+    matches!(v, Value::Measure(_))
+        || slic_semantics::compare::fingerprints(v)
+            .is_some_and(|(f, g)| f.is_finite() && g.is_finite())
 }
 
 /// Does the term round a computed number down to an integer somewhere?
 fn rounds_down(store: &Store, t: TermId) -> bool {
     use slic_algebra::{Coercion, Node, Prim};
-    let mut stack = vec![t];
-    let mut seen = std::collections::HashSet::new();
-    while let Some(u) = stack.pop() {
-        if !seen.insert(u) {
-            continue;
-        }
-        match store.node(u) {
-            Node::Prim(Prim::Floor, _) | Node::Coerce(Coercion::Real2Int, _) => return true,
-            n => stack.extend(n.children()),
-        }
-    }
-    false
+    store.subterms(t).any(|u| {
+        matches!(
+            store.node(u),
+            Node::Prim(Prim::Floor, _) | Node::Coerce(Coercion::Real2Int, _)
+        )
+    })
 }
 
 fn check(g: &GenTerm, seed: u64) -> Result<Outcome, TestCaseError> {
@@ -141,12 +104,7 @@ fn check(g: &GenTerm, seed: u64) -> Result<Outcome, TestCaseError> {
         return Ok(Outcome::Skipped);
     }
     let mut store = g.store.clone();
-    let mut params = Vec::new();
-    let mut ty = store.ty(g.term).clone();
-    while let Type::Fun(p, r) = ty {
-        params.push((*p).clone());
-        ty = (*r).clone();
-    }
+    let (params, _) = store.ty(g.term).parameter_types();
     let mut s = seed;
     let Some(args) = params
         .iter()
@@ -182,29 +140,17 @@ fn check(g: &GenTerm, seed: u64) -> Result<Outcome, TestCaseError> {
             )))
         }
     };
-    match (&a, &b) {
-        (Value::Measure(_), Value::Measure(_)) => {
-            if let (Some((m1, f1, e1)), Some((m2, f2, e2))) =
-                (moments(&store, &a), moments(&store, &b))
-            {
-                let slack = 10.0 * (e1 + e2);
-                prop_assert!(
-                    (m1 - m2).abs() <= 1e-6 * m1.abs().max(1.0) + slack
-                        && (f1 - f2).abs() <= 1e-6 * f1.abs().max(1.0) + slack,
-                    "mass {m1} vs {m2}, mean fingerprint {f1} vs {f2}\n{}",
-                    show()
-                );
-                return Ok(Outcome::ComparedMeasure);
-            }
-        }
-        _ => {
-            if let (Some(x), Some(y)) = (fingerprint(&a), fingerprint(&b)) {
-                prop_assert!(close(x, y), "value {x} vs {y}\n{}", show());
-                return Ok(Outcome::ComparedValue);
-            }
+    if !finite(&a) || !finite(&b) {
+        return Ok(Outcome::Skipped);
+    }
+    match compare_values(&store, &a, &b, &judge_config()) {
+        Verdict::Equal { .. } if matches!(a, Value::Measure(_)) => Ok(Outcome::ComparedMeasure),
+        Verdict::Equal { .. } => Ok(Outcome::ComparedValue),
+        Verdict::Unknown { .. } => Ok(Outcome::Skipped),
+        different @ Verdict::Different { .. } => {
+            Err(TestCaseError::fail(format!("{different}\n{}", show())))
         }
     }
-    Ok(Outcome::Skipped)
 }
 
 proptest! {

@@ -314,19 +314,7 @@ fn expected_constructs() -> Vec<String> {
     for d in Dist::ALL {
         out.push(format!("Dist:{}", d.name()));
     }
-    let ops = [
-        Prim::Add,
-        Prim::Mul,
-        Prim::Pow,
-        Prim::RealPow,
-        Prim::Lt,
-        Prim::Le,
-        Prim::Eq,
-        Prim::Ne,
-        Prim::And,
-        Prim::Or,
-    ];
-    for p in ops.into_iter().chain(Prim::NAMED.iter().map(|&(_, p)| p)) {
+    for p in Prim::ALL {
         out.push(format!("Prim:{p:?}"));
     }
     out

@@ -7,11 +7,10 @@
 //! leaving a binder. Deciding conditions against it lives in `cond`; this file only holds
 //! the facts.
 
-use rustc_hash::FxHashSet;
-
 use crate::num::Rational;
 use crate::term::{Node, Store, TermId, VarId};
 use crate::types::Type;
+use crate::vars::mentions;
 
 /// A three-valued answer: decided true, decided false, or not known.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -140,22 +139,4 @@ impl Context {
     pub fn nonnegative_by_type(&self, store: &Store, t: TermId) -> bool {
         matches!(store.ty(t), Type::Nat | Type::Prob)
     }
-}
-
-/// Does variable `var` occur in `t` (free or bound)? Variables are unique per binder in
-/// elaborated terms, so for a variable bound outside `t` this is "occurs free".
-pub fn mentions(store: &Store, t: TermId, var: VarId) -> bool {
-    let mut seen = FxHashSet::default();
-    let mut work = vec![t];
-    while let Some(x) = work.pop() {
-        if !seen.insert(x) {
-            continue;
-        }
-        let node = store.node(x);
-        if matches!(node, Node::Var(v) if *v == var) || node.binder() == Some(var) {
-            return true;
-        }
-        work.extend(node.children());
-    }
-    false
 }

@@ -41,12 +41,6 @@ pub const MAX_DEPTH: usize = 10_000;
 /// are refused up front by an estimate of their size.
 pub const MAX_EXACT_BITS: u64 = 1 << 12;
 
-/// Stack that must be left before one more nesting step runs on the current stack.
-const RED_ZONE: usize = 128 << 10;
-
-/// Size of each extra stack segment.
-const STACK_SEGMENT: usize = 4 << 20;
-
 /// A value of a closed term: a number of the domain, a boolean or an array.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value<N> {
@@ -152,7 +146,7 @@ impl<'s, D: Domain> Eval<'s, D> {
             return None;
         }
         self.depth += 1;
-        let v = stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.node(t));
+        let v = crate::stack::grow(|| self.node(t));
         self.depth -= 1;
         v
     }

@@ -32,10 +32,12 @@ pub mod piecewise;
 pub mod poly;
 pub mod print;
 pub mod solve;
+pub mod stack;
 pub mod sums;
 pub mod syntax;
 pub mod term;
 pub mod types;
+pub mod vars;
 pub mod verify;
 
 pub use diag::{Diagnostic, LineIndex, Span};

@@ -20,10 +20,6 @@ use crate::num::Rational;
 use crate::term::{Node, Store, TermId, VarId};
 use crate::types::Type;
 
-/// Stack headroom for recursion over nested `if`s (grown on demand).
-const RED_ZONE: usize = 256 << 10;
-const STACK_SEGMENT: usize = 1 << 20;
-
 /// The simplified `if cond: then else: els` of type `ty` under `ctx`:
 /// - the condition is made canonical under `ctx` ([`cond::canonical`]); a decided one
 ///   gives its branch;
@@ -59,9 +55,7 @@ fn simplify_if_in(
     ty: &Type,
     budget: &mut usize,
 ) -> TermId {
-    stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
-        simplify_if_here(store, ctx, cond, then, els, ty, budget)
-    })
+    crate::stack::grow(|| simplify_if_here(store, ctx, cond, then, els, ty, budget))
 }
 
 fn simplify_if_here(

@@ -65,7 +65,6 @@ mod implicit;
 mod names;
 
 use crate::num::Rational;
-use rustc_hash::FxHashSet;
 
 use crate::term::{Node, Pattern, Prim, Store, TermId, VarId};
 use crate::types::Type;
@@ -103,7 +102,7 @@ pub fn print_with(store: &Store, t: TermId, opts: &PrintOptions) -> String {
         opts,
         names: Names::default(),
     };
-    for v in free_vars(store, t) {
+    for v in crate::vars::free_vars(store, t) {
         p.names.bind(v, store.var_name(v));
     }
     let d = p.top(t);
@@ -136,41 +135,6 @@ const P_MUL: u8 = 11;
 const P_POW: u8 = 12;
 /// Atoms, calls, indexing.
 const P_POSTFIX: u8 = 13;
-
-/// The free variables of a term (occurring, and bound nowhere in it), in id order.
-fn free_vars(store: &Store, t: TermId) -> Vec<VarId> {
-    let mut seen = FxHashSet::default();
-    let mut occurs = FxHashSet::default();
-    let mut bound = FxHashSet::default();
-    let mut stack = vec![t];
-    while let Some(u) = stack.pop() {
-        if !seen.insert(u) {
-            continue;
-        }
-        let node = store.node(u);
-        match node {
-            Node::Var(v) => {
-                occurs.insert(*v);
-            }
-            Node::Match(_, arms) => {
-                let mut vs = Vec::new();
-                for (p, _) in arms {
-                    p.vars(&mut vs);
-                }
-                bound.extend(vs);
-            }
-            _ => {
-                if let Some(v) = node.binder() {
-                    bound.insert(v);
-                }
-            }
-        }
-        stack.extend(node.children());
-    }
-    let mut free: Vec<VarId> = occurs.difference(&bound).copied().collect();
-    free.sort();
-    free
-}
 
 fn is_lit(store: &Store, t: TermId) -> bool {
     matches!(store.node(t), Node::Lit(_))
@@ -343,9 +307,7 @@ impl Printer<'_> {
     /// `t` printed where a form of precedence `need` or tighter is required.
     fn doc(&mut self, t: TermId, need: u8, checked: bool) -> Doc {
         // Recursion follows term nesting, which passes may make deep: grow the stack.
-        stacker::maybe_grow(doc::RED_ZONE, doc::STACK_SEGMENT, || {
-            self.doc_here(t, need, checked)
-        })
+        crate::stack::grow(|| self.doc_here(t, need, checked))
     }
 
     fn doc_here(&mut self, t: TermId, need: u8, checked: bool) -> Doc {

@@ -6,11 +6,12 @@
 //! equations that are linear in the variable ([`crate::cond::linear_form`]) with the
 //! variable absent from every other atom; it never guesses (`i == y[j]` for j is `None`).
 
-use crate::assume::{mentions, Context};
+use crate::assume::Context;
 use crate::cond::{self, Comparison, Linear, Rel};
 use crate::num::Rational;
 use crate::term::{Node, Store, TermId, VarId};
 use crate::types::{Coercion, Type};
+use crate::vars::mentions;
 
 /// `var == value` is equivalent to the equation wherever `condition` holds, and the
 /// equation is false wherever it does not.

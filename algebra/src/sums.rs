@@ -47,7 +47,7 @@ use num_bigint::BigInt;
 use num_rational::BigRational;
 use rustc_hash::FxHashMap;
 
-use crate::assume::{mentions, Context, Tri};
+use crate::assume::{Context, Tri};
 use crate::canon::{self, Canon, Kernel, Normal, Overflow};
 use crate::cond::{self, Comparison, Rel};
 use crate::num::Rational;
@@ -55,15 +55,13 @@ use crate::poly::{Monomial, Poly};
 use crate::solve::solve_linear;
 use crate::term::{Node, Prim, Store, TermId, VarId};
 use crate::types::Type;
+use crate::vars::{self, mentions};
 
 /// The highest power of the index that Faulhaber's formula is applied to.
 pub const MAX_DEGREE: u32 = 16;
 
 /// How deeply guards may nest inside one loop (`if c1: (if c2: .. else: 0) else: 0`).
 const MAX_DEPTH: u32 = 8;
-
-const RED_ZONE: usize = 128 << 10;
-const STACK_SEGMENT: usize = 4 << 20;
 
 /// `summate var from lo to hi: body` in closed or simplified form (a canonical term of
 /// `body`'s type), or `None` when no rule applies. `lo`, `hi` and `body` are expected
@@ -544,14 +542,14 @@ impl Loop<'_, '_> {
             let mut conds = vec![sol.condition];
             for (other, &d) in dep.iter().enumerate() {
                 if other != at {
-                    conds.push(substitute(self.store(), d, var, sol.value));
+                    conds.push(vars::substitute1(self.store(), d, var, sol.value));
                 }
             }
             let outside = self.outside.clone();
             let cond = cond::and(self.store(), &outside, conds);
             let ty = self.kind_ty(is_sum);
             let body = self.cx.write(n, &ty);
-            let body = substitute(self.store(), body, var, sol.value);
+            let body = vars::substitute1(self.store(), body, var, sol.value);
             let value = self.cx.normal_of(body);
             self.changed = true;
             return Ok(Some(self.if_normal(cond, &value, neutral)));
@@ -929,50 +927,6 @@ fn faulhaber(top: u32) -> Vec<Vec<Rational>> {
     out
 }
 
-/// `t` with the variable `var` replaced by `value` (a term of `var`'s type whose free
-/// variables are bound outside `t`, so nothing is captured: binders are unique).
-pub fn substitute(store: &mut Store, t: TermId, var: VarId, value: TermId) -> TermId {
-    let mut memo = FxHashMap::default();
-    subst_in(store, t, var, value, &mut memo)
-}
-
-fn subst_in(
-    store: &mut Store,
-    t: TermId,
-    var: VarId,
-    value: TermId,
-    memo: &mut FxHashMap<TermId, TermId>,
-) -> TermId {
-    stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
-        if let Some(&r) = memo.get(&t) {
-            return r;
-        }
-        let node = store.node(t).clone();
-        let r = match node {
-            Node::Var(v) if v == var => value,
-            _ => {
-                let ch = node.children();
-                if ch.is_empty() {
-                    t
-                } else {
-                    let new: Vec<TermId> = ch
-                        .iter()
-                        .map(|&c| subst_in(store, c, var, value, memo))
-                        .collect();
-                    if new == ch {
-                        t
-                    } else {
-                        let ty = store.ty(t).clone();
-                        store.intern(node.with_children(&new), ty)
-                    }
-                }
-            }
-        };
-        memo.insert(t, r);
-        r
-    })
-}
-
 /// Every `summate` and `product` of `t` closed or simplified where a rule applies,
 /// innermost first (each loop's bounds and body canonical under its context), then the
 /// whole term canonicalised under `ctx`.
@@ -987,7 +941,7 @@ pub fn simplify_loops(store: &mut Store, ctx: &Context, t: TermId) -> TermId {
 type WalkMemo = FxHashMap<(TermId, usize), TermId>;
 
 fn walk(store: &mut Store, ctx: &Context, t: TermId, memo: &mut WalkMemo) -> TermId {
-    stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+    crate::stack::grow(|| {
         let key = (t, ctx.facts().len());
         if let Some(&r) = memo.get(&key) {
             return r;

@@ -127,6 +127,58 @@ pub enum Prim {
 }
 
 impl Prim {
+    /// Every primitive, in declaration order (the order `Ord` sorts them in): the one
+    /// list that generators, coverage checks and tests iterate over.
+    pub const ALL: [Prim; 47] = [
+        Prim::Add,
+        Prim::Mul,
+        Prim::Neg,
+        Prim::Recip,
+        Prim::Pow,
+        Prim::RealPow,
+        Prim::NatRoot,
+        Prim::Exp,
+        Prim::Log,
+        Prim::Sqrt,
+        Prim::Pi,
+        Prim::Infinity,
+        Prim::Abs,
+        Prim::Signum,
+        Prim::Floor,
+        Prim::Erf,
+        Prim::Choose,
+        Prim::GammaFunc,
+        Prim::BetaFunc,
+        Prim::Min,
+        Prim::Max,
+        Prim::Sin,
+        Prim::Cos,
+        Prim::Tan,
+        Prim::Asin,
+        Prim::Acos,
+        Prim::Atan,
+        Prim::Sinh,
+        Prim::Cosh,
+        Prim::Tanh,
+        Prim::Asinh,
+        Prim::Acosh,
+        Prim::Atanh,
+        Prim::Lt,
+        Prim::Le,
+        Prim::Eq,
+        Prim::Ne,
+        Prim::And,
+        Prim::Or,
+        Prim::Not,
+        Prim::Xor,
+        Prim::Iff,
+        Prim::Impl,
+        Prim::Nand,
+        Prim::Nor,
+        Prim::Size,
+        Prim::Reduce,
+    ];
+
     /// Every primitive that users call by name, with that name.
     pub const NAMED: [(&'static str, Prim); 37] = [
         ("negate", Prim::Neg),
@@ -692,6 +744,38 @@ impl Store {
     pub fn prim(&mut self, p: Prim, args: Vec<TermId>, ty: Type) -> TermId {
         self.intern(Node::Prim(p, args), ty)
     }
+
+    /// Every distinct subterm of `t` (itself included), each once, parents before their
+    /// children. The walk keeps its own stack, so deep terms cost no call stack; shared
+    /// subterms of the DAG are visited once.
+    pub fn subterms(&self, t: TermId) -> Subterms<'_> {
+        Subterms {
+            store: self,
+            seen: rustc_hash::FxHashSet::default(),
+            work: vec![t],
+        }
+    }
+}
+
+/// The iterator of [`Store::subterms`].
+pub struct Subterms<'a> {
+    store: &'a Store,
+    seen: rustc_hash::FxHashSet<TermId>,
+    work: Vec<TermId>,
+}
+
+impl Iterator for Subterms<'_> {
+    type Item = TermId;
+
+    fn next(&mut self) -> Option<TermId> {
+        while let Some(x) = self.work.pop() {
+            if self.seen.insert(x) {
+                self.work.extend(self.store.node(x).children());
+                return Some(x);
+            }
+        }
+        None
+    }
 }
 
 #[cfg(test)]
@@ -715,6 +799,17 @@ mod tests {
     }
 
     #[test]
+    fn subterms_visits_each_shared_subterm_once() {
+        let mut s = Store::new();
+        let x = s.fresh_var("x", Type::Real);
+        let a = s.var_term(x);
+        let sq = s.prim(Prim::Mul, vec![a, a], Type::Real);
+        let t = s.prim(Prim::Add, vec![sq, sq], Type::Real);
+        let all: Vec<TermId> = s.subterms(t).collect();
+        assert_eq!(all, vec![t, sq, a]);
+    }
+
+    #[test]
     fn fresh_variables_are_distinct() {
         let mut s = Store::new();
         let x1 = s.fresh_var("x", Type::Real);
@@ -732,57 +827,8 @@ mod tests {
 
     #[test]
     fn fixed_signatures_match_arities() {
-        let all = [
-            Prim::Add,
-            Prim::Mul,
-            Prim::Neg,
-            Prim::Recip,
-            Prim::Pow,
-            Prim::RealPow,
-            Prim::NatRoot,
-            Prim::Exp,
-            Prim::Log,
-            Prim::Sqrt,
-            Prim::Pi,
-            Prim::Infinity,
-            Prim::Abs,
-            Prim::Signum,
-            Prim::Floor,
-            Prim::Erf,
-            Prim::Choose,
-            Prim::GammaFunc,
-            Prim::BetaFunc,
-            Prim::Min,
-            Prim::Max,
-            Prim::Sin,
-            Prim::Cos,
-            Prim::Tan,
-            Prim::Asin,
-            Prim::Acos,
-            Prim::Atan,
-            Prim::Sinh,
-            Prim::Cosh,
-            Prim::Tanh,
-            Prim::Asinh,
-            Prim::Acosh,
-            Prim::Atanh,
-            Prim::Lt,
-            Prim::Le,
-            Prim::Eq,
-            Prim::Ne,
-            Prim::And,
-            Prim::Or,
-            Prim::Not,
-            Prim::Xor,
-            Prim::Iff,
-            Prim::Impl,
-            Prim::Nand,
-            Prim::Nor,
-            Prim::Size,
-            Prim::Reduce,
-        ];
         let mut fixed = 0;
-        for p in all {
+        for p in Prim::ALL {
             if let Some((params, _)) = p.fixed_signature() {
                 assert_eq!(Some(params.len()), p.arity(), "{p:?}");
                 fixed += 1;
@@ -790,6 +836,17 @@ mod tests {
         }
         // exp gammaFunc log sqrt pi ∞ natroot ** choose betaFunc, 12 trig, not, 5 logic
         assert_eq!(fixed, 28);
+    }
+
+    #[test]
+    fn all_lists_every_primitive_once_in_order() {
+        assert!(Prim::ALL.windows(2).all(|w| w[0] < w[1]));
+        for (_, p) in Prim::NAMED {
+            assert!(Prim::ALL.contains(&p), "{p:?}");
+        }
+        // the first and last variants, so that a variant added at either end is noticed
+        assert_eq!(Prim::ALL.first(), Some(&Prim::Add));
+        assert_eq!(Prim::ALL.last(), Some(&Prim::Reduce));
     }
 
     #[test]

@@ -71,6 +71,18 @@ impl Type {
         matches!(self, Type::Nat | Type::Prob)
     }
 
+    /// The parameter types of a program of this type (`T1 -> T2 -> ... -> R`),
+    /// outermost first, and the type `R` of its body.
+    pub fn parameter_types(&self) -> (Vec<Type>, &Type) {
+        let mut params = Vec::new();
+        let mut ty = self;
+        while let Type::Fun(p, r) = ty {
+            params.push((**p).clone());
+            ty = r;
+        }
+        (params, ty)
+    }
+
     /// The element type of `measure(T)`.
     pub fn measure_of(&self) -> Option<&Type> {
         match self {
@@ -270,6 +282,15 @@ mod tests {
         assert_eq!(Nat.numeric_join(&Int), Some(Int));
         assert_eq!(Real.numeric_join(&Nat), Some(Real));
         assert_eq!(Bool.numeric_join(&Nat), None);
+    }
+
+    #[test]
+    fn parameter_types_peel_the_arrows() {
+        use Type::*;
+        let body = Type::measure(Real);
+        let f = Type::fun(Nat, Type::fun(Type::array(Prob), body.clone()));
+        assert_eq!(f.parameter_types(), (vec![Nat, Type::array(Prob)], &body));
+        assert_eq!(body.parameter_types(), (vec![], &body));
     }
 
     #[test]

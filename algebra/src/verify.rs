@@ -13,8 +13,6 @@ use std::fmt;
 
 use num_rational::BigRational;
 
-use rustc_hash::FxHashSet;
-
 use crate::term::{Node, Pattern, Prim, Store, TermId};
 use crate::types::Type;
 
@@ -126,12 +124,7 @@ impl std::error::Error for VerifyError {}
 
 /// Check that every node of `t` has the type the typing rules give it.
 pub fn verify(store: &Store, t: TermId) -> Result<(), VerifyError> {
-    let mut seen = FxHashSet::default();
-    let mut stack = vec![t];
-    while let Some(u) = stack.pop() {
-        if !seen.insert(u) {
-            continue;
-        }
+    for u in store.subterms(t) {
         let node = store.node(u);
         Checker {
             s: store,
@@ -139,7 +132,6 @@ pub fn verify(store: &Store, t: TermId) -> Result<(), VerifyError> {
             node,
         }
         .check()?;
-        stack.extend(node.children());
     }
     Ok(())
 }

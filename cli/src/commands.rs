@@ -131,7 +131,7 @@ fn sample(a: &SampleArgs) -> Result<(), Failure> {
         }),
     }
     .map_err(user)?;
-    let params = slic_semantics::compare::parameter_types(l.store.ty(l.term)).0;
+    let params = l.store.ty(l.term).parameter_types().0;
 
     let config = slic_semantics::EvalConfig {
         max_depth: SAMPLE_MAX_DEPTH,

@@ -241,7 +241,7 @@ pub fn equiv(
         return Ok(report);
     }
 
-    let (params, _) = slic_semantics::compare::parameter_types(&ta);
+    let (params, _) = ta.parameter_types();
     let mut inputs: Vec<(Origin, String, Vec<Value>)> = Vec::new();
     // tuples already chosen, by their JSON text, so that no input is judged twice
     let mut seen: BTreeSet<String> = BTreeSet::new();

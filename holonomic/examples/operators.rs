@@ -18,8 +18,9 @@ use std::collections::BTreeMap;
 use std::io::{self, BufRead, Write};
 
 use serde_json::{json, Value};
-use slic_algebra::assume::{mentions, Context};
+use slic_algebra::assume::Context;
 use slic_algebra::canon::canonicalize;
+use slic_algebra::vars::mentions;
 use slic_algebra::{front, Coercion, Node, Prim, Store, TermId, Type, VarId};
 use slic_holonomic::ode::operator;
 

@@ -17,9 +17,9 @@
 //! terms and decides nothing about distributions.
 
 use rustc_hash::FxHashMap;
-use slic_algebra::assume::mentions;
 use slic_algebra::canon::{Canon, Kernel, Normal};
 use slic_algebra::poly::Poly;
+use slic_algebra::vars::mentions;
 use slic_algebra::{Coercion, Node, Rational, VarId};
 
 use crate::recognise::Miss;

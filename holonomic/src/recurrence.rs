@@ -19,9 +19,10 @@
 //! [`Miss::Order`] above one.
 
 use rustc_hash::FxHashMap;
-use slic_algebra::assume::{mentions, Context};
+use slic_algebra::assume::Context;
 use slic_algebra::canon::{Canon, CanonError, Kernel, Normal, Overflow};
 use slic_algebra::poly::{Monomial, Poly};
+use slic_algebra::vars::mentions;
 use slic_algebra::{Coercion, Node, Prim, Rational, Store, TermId, Type, VarId};
 
 use crate::recognise::Miss;

@@ -9,8 +9,9 @@
 //! `weight(1/2 if 3 < x < 7 else 0)` over the reals becomes `1/2` over `(3, 7)`. It only
 //! moves conditions it can read exactly; anything else stays in the factor.
 
-use slic_algebra::assume::{mentions, Context, Tri};
+use slic_algebra::assume::{Context, Tri};
 use slic_algebra::cond::{self, Comparison, Linear, Rel};
+use slic_algebra::vars::mentions;
 use slic_algebra::{canon, piecewise, Node, Prim, Rational, Store, TermId, Type, VarId};
 
 use crate::terms;

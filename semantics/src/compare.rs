@@ -312,23 +312,12 @@ impl fmt::Display for Verdict {
     }
 }
 
-/// The parameter types of a program `fn x1 T1: fn x2 T2: ... body`, outermost first, and
-/// the type of its body.
-pub fn parameter_types(mut ty: &Type) -> (Vec<Type>, &Type) {
-    let mut params = Vec::new();
-    while let Type::Fun(p, r) = ty {
-        params.push((**p).clone());
-        ty = r;
-    }
-    (params, ty)
-}
-
 /// Random arguments for a program of type `ty` (`T1 -> T2 -> ... -> R`), one per
 /// parameter: real from normal(0, 2), prob uniform in (0.1, 4), nat in 0..6, int in
 /// -5..=5, bool and unit, arrays of 0 to 4 such elements, pairs, either and maybe.
 /// `Err` names a parameter type that has no random values (functions, measures).
 pub fn random_args(ty: &Type, rng: &mut Rng) -> Result<Vec<Value>, String> {
-    let (params, _) = parameter_types(ty);
+    let (params, _) = ty.parameter_types();
     params
         .iter()
         .enumerate()
@@ -503,7 +492,7 @@ pub fn compare(
             notes: vec![format!("the types differ: {ta} and {tb}")],
         };
     }
-    let (params, _) = parameter_types(ta);
+    let (params, _) = ta.parameter_types();
     if params.len() != args.len() {
         return Verdict::Unknown {
             why: format!(
@@ -916,7 +905,7 @@ mod tests {
         let ta = front::load(&mut store, a).expect("a loads");
         let tb = front::load(&mut store, b).expect("b loads");
         let j: serde_json::Value = serde_json::from_str(args).expect("json args");
-        let (params, _) = parameter_types(store.ty(ta));
+        let (params, _) = store.ty(ta).parameter_types();
         let vals = match j {
             serde_json::Value::Array(xs) => xs
                 .iter()

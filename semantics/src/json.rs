@@ -199,7 +199,7 @@ pub fn args_from_json(text: &str, origin: &str, program: &Type) -> Result<Vec<Va
 
 /// [`args_from_json`] on an array already parsed.
 pub fn args_from_values(items: &[Json], program: &Type) -> Result<Vec<Value>, String> {
-    let (params, _) = crate::compare::parameter_types(program);
+    let (params, _) = program.parameter_types();
     if items.len() != params.len() {
         let want = params.iter().map(|t| t.to_string()).collect::<Vec<_>>();
         return Err(format!(

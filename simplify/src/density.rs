@@ -14,6 +14,7 @@
 //!
 //! It must not simplify anything: the caller canonicalises.
 
+use slic_algebra::vars;
 use slic_algebra::{front, Dist, Node, Prim, Store, TermId, Type, VarId};
 
 use crate::lin::Base;
@@ -73,8 +74,8 @@ impl Densities {
         for (p, a) in rest.iter().zip(args) {
             map.insert(*p, *a);
         }
-        let body = terms::freshen(store, *body);
-        Some(terms::subst(store, body, &map))
+        let body = vars::freshen(store, *body);
+        Some(vars::substitute(store, body, &map))
     }
 
     /// Opening the primitive measure term `dist` bound to `var`: the base measure and the

@@ -31,6 +31,7 @@
 use rustc_hash::FxHashMap;
 
 use slic_algebra::assume::{Context, Tri};
+use slic_algebra::vars;
 use slic_algebra::{canon, cond, Coercion, Node, Prim, Store, TermId, Type, VarId};
 
 use crate::lin::{Base, Factor, LTerm, Lin, Origin};
@@ -71,7 +72,7 @@ impl Simp<'_> {
     /// expression that does not mention it: `x <~ uniform(0, c)` says `0 < c` only where
     /// the program is valid, so a guard `0 < c` must not be dropped because of it.
     pub(crate) fn facts_for(&mut self, t: &LTerm, e: TermId, with_guards: bool) -> Context {
-        let used = terms::vars_of(self.store, e);
+        let used = vars::free_vars(self.store, e);
         let mut ctx = Context::new();
         for b in &t.binds {
             if !used.contains(&b.var) {
@@ -203,7 +204,7 @@ impl Simp<'_> {
                 Some(v) if v.is_one() => continue,
                 _ => {}
             }
-            if terms::mentions_any(self.store, x, &bound) {
+            if vars::mentions_any(self.store, x, &bound) {
                 // a prior's density canonicalised is still that density
                 factors.push(Factor {
                     term: x,
@@ -245,7 +246,7 @@ impl Simp<'_> {
             let x = b.var;
             let others: Vec<VarId> = t.bound_vars().into_iter().filter(|&v| v != x).collect();
             let (mine, rest): (Vec<TermId>, Vec<TermId>) = t.guards.iter().partition(|&&g| {
-                terms::mentions(self.store, g, x) && !terms::mentions_any(self.store, g, &others)
+                vars::mentions(self.store, g, x) && !vars::mentions_any(self.store, g, &others)
             });
             let iv = Interval { discrete, lo, hi };
             let r = support::restrict(self.store, ctx, x, iv.clone(), &mine);
@@ -485,7 +486,7 @@ impl Simp<'_> {
                 .guards
                 .iter()
                 .copied()
-                .filter(|&g| terms::mentions(self.store, g, x))
+                .filter(|&g| vars::mentions(self.store, g, x))
                 .collect();
             if mine.is_empty() {
                 continue;
@@ -497,7 +498,7 @@ impl Simp<'_> {
             let ctx = self.facts(&others, true);
             let r = support::restrict(self.store, &ctx, x, iv, &mine);
             let on_parameters = |s: &Store, a: TermId, b: TermId| {
-                !terms::mentions_any(s, a, &bound) && !terms::mentions_any(s, b, &bound)
+                !vars::mentions_any(s, a, &bound) && !vars::mentions_any(s, b, &bound)
             };
             if let Some((a, b)) = r.unordered {
                 if on_parameters(self.store, a, b) {
@@ -530,7 +531,7 @@ impl Simp<'_> {
                 .guards
                 .iter()
                 .copied()
-                .filter(|&g| terms::mentions(self.store, g, x))
+                .filter(|&g| vars::mentions(self.store, g, x))
                 .collect();
             if mine.is_empty() {
                 continue;
@@ -631,12 +632,12 @@ impl Simp<'_> {
             return false;
         };
         let x = b.var;
-        if matches!(b.base, Base::Opaque(_)) || terms::mentions(self.store, t.result, x) {
+        if matches!(b.base, Base::Opaque(_)) || vars::mentions(self.store, t.result, x) {
             return false;
         }
         !t.binds[i + 1..]
             .iter()
-            .any(|later| matches!(later.base, Base::Opaque(m) if terms::mentions(self.store, m, x)))
+            .any(|later| matches!(later.base, Base::Opaque(m) if vars::mentions(self.store, m, x)))
     }
 
     /// Step 3: every latent variable of `t` that can be integrated out, integrated out.
@@ -701,7 +702,7 @@ impl Simp<'_> {
                 .base
                 .terms()
                 .iter()
-                .any(|&m| terms::mentions(self.store, m, x))
+                .any(|&m| vars::mentions(self.store, m, x))
             {
                 continue;
             }
@@ -735,12 +736,12 @@ impl Simp<'_> {
             let y = self.store.var_term(b.var);
             let mut keep_lo = lo;
             let mut keep_hi = hi;
-            if let Some(lo) = lo.filter(|&l| terms::mentions(self.store, l, x)) {
+            if let Some(lo) = lo.filter(|&l| vars::mentions(self.store, l, x)) {
                 let op = if discrete { Prim::Le } else { Prim::Lt };
                 t2.guards.push(terms::compare(self.store, op, lo, y));
                 keep_lo = None;
             }
-            if let Some(hi) = hi.filter(|&h| terms::mentions(self.store, h, x)) {
+            if let Some(hi) = hi.filter(|&h| vars::mentions(self.store, h, x)) {
                 t2.guards.push(terms::compare(self.store, Prim::Lt, y, hi));
                 keep_hi = None;
             }
@@ -780,11 +781,11 @@ impl Simp<'_> {
         let (mine, others): (Vec<Factor>, Vec<Factor>) = t2
             .factors
             .iter()
-            .partition(|f| terms::mentions(self.store, f.term, x));
+            .partition(|f| vars::mentions(self.store, f.term, x));
         let (my_guards, other_guards): (Vec<TermId>, Vec<TermId>) = t2
             .guards
             .iter()
-            .partition(|&&g| terms::mentions(self.store, g, x));
+            .partition(|&&g| vars::mentions(self.store, g, x));
         t2.factors = others;
         t2.guards = other_guards;
         let ctx = self.facts(&t2, true);
@@ -805,7 +806,7 @@ impl Simp<'_> {
             slic_holonomic::integrate(self.store, &ctx, f, x, &support)
         }
         .map_err(|m| format!("{m:?}"))?;
-        if terms::mentions(self.store, w, x) {
+        if vars::mentions(self.store, w, x) {
             return Err("the integral still mentions it".to_string());
         }
         t2.factors.push(Factor::other(w));
@@ -823,12 +824,12 @@ impl Simp<'_> {
         };
         let x = b.var;
         let s = &*self.store;
-        !terms::mentions(s, t.result, x)
-            && !t.factors.iter().any(|f| terms::mentions(s, f.term, x))
-            && !t.guards.iter().any(|&g| terms::mentions(s, g, x))
+        !vars::mentions(s, t.result, x)
+            && !t.factors.iter().any(|f| vars::mentions(s, f.term, x))
+            && !t.guards.iter().any(|&g| vars::mentions(s, g, x))
             && !t.binds[i + 1..]
                 .iter()
-                .any(|b| b.base.terms().iter().any(|&m| terms::mentions(s, m, x)))
+                .any(|b| b.base.terms().iter().any(|&m| vars::mentions(s, m, x)))
     }
 
     /// Is the draw from `base` a probability measure here (total mass 1)? A categorical
@@ -924,7 +925,7 @@ impl Simp<'_> {
         }
         // b must mention only variables bound before x
         let later: Vec<VarId> = t.binds[i..].iter().map(|b| b.var).collect();
-        if terms::mentions_any(self.store, b0, &later) {
+        if vars::mentions_any(self.store, b0, &later) {
             return None;
         }
         let base = t.binds[i].base.clone();
@@ -1066,7 +1067,7 @@ impl Simp<'_> {
         let mut rest = t.clone();
         let mut cs = Vec::new();
         rest.factors.retain(|f| {
-            if terms::mentions_any(self.store, f.term, &bound) {
+            if vars::mentions_any(self.store, f.term, &bound) {
                 true
             } else {
                 cs.push(f.term);

@@ -21,15 +21,12 @@ use std::rc::Rc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use slic_algebra::vars;
 use slic_algebra::{Dist, Node, Pattern, Store, TermId, Transform, Type, VarId};
 
 use crate::density::Densities;
 use crate::lin::{Base, Bind, Factor, LTerm, Lin};
 use crate::{prepare, terms};
-
-/// Stack headroom for recursion over measure nesting (grown on demand).
-const RED_ZONE: usize = 256 << 10;
-const STACK_SEGMENT: usize = 8 << 20;
 
 /// The most terms one sum may have (superpositions inside binds multiply).
 pub(crate) const MAX_TERMS: usize = 4096;
@@ -82,7 +79,7 @@ impl<'a> Integrator<'a> {
     }
 
     fn apply(&mut self, t: TermId, env: &Env) -> TermId {
-        terms::subst(self.store, t, env)
+        vars::substitute(self.store, t, env)
     }
 
     /// `m` under `env`; `want` names the variable a single primitive draw should bind.
@@ -92,7 +89,7 @@ impl<'a> Integrator<'a> {
             self.depth -= 1;
             return Err(Stop::TooDeep);
         }
-        let r = stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.lin_here(m, env, want));
+        let r = slic_algebra::stack::grow(|| self.lin_here(m, env, want));
         self.depth -= 1;
         let r = r?;
         if r.len() > MAX_TERMS {
@@ -419,8 +416,8 @@ impl<'a> Integrator<'a> {
         let mut elems: Vec<Vec<TermId>> = vec![Vec::new()];
         for k in 0..size {
             let kt = terms::int(self.store, k, &Type::Nat);
-            let bk = terms::subst1(self.store, body, i, kt);
-            let bk = terms::freshen(self.store, bk);
+            let bk = vars::substitute1(self.store, body, i, kt);
+            let bk = vars::freshen(self.store, bk);
             let xk = self.store.fresh_var(&format!("{hint}{k}"), elem.clone());
             let draws = self.lin(bk, env, Some(xk))?;
             let mut next = Vec::new();

@@ -169,14 +169,14 @@ impl Simp<'_> {
         let node = self.store.node(t).clone();
         match node {
             Node::Lam(x, body) => {
-                let body = stacker::maybe_grow(256 << 10, 8 << 20, || self.walk(body, depth + 1));
+                let body = slic_algebra::stack::grow(|| self.walk(body, depth + 1));
                 self.store.intern(Node::Lam(x, body), ty)
             }
             _ if contains_measure(self.store, t) => {
                 let ch = node.children();
                 let new: Vec<TermId> = ch
                     .iter()
-                    .map(|&c| stacker::maybe_grow(256 << 10, 8 << 20, || self.walk(c, depth + 1)))
+                    .map(|&c| slic_algebra::stack::grow(|| self.walk(c, depth + 1)))
                     .collect();
                 let r = if new == ch {
                     t
@@ -302,18 +302,9 @@ pub(crate) struct Unrecognised {
 
 /// Does `t` contain a measure-typed subterm (or a `simplify`)?
 fn contains_measure(store: &Store, t: TermId) -> bool {
-    let mut seen = rustc_hash::FxHashSet::default();
-    let mut work = vec![t];
-    while let Some(x) = work.pop() {
-        if !seen.insert(x) {
-            continue;
-        }
-        if store.ty(x).measure_of().is_some() {
-            return true;
-        }
-        work.extend(store.node(x).children());
-    }
-    false
+    store
+        .subterms(t)
+        .any(|x| store.ty(x).measure_of().is_some())
 }
 
 #[cfg(test)]

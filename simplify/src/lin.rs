@@ -17,9 +17,8 @@
 
 use rustc_hash::FxHashMap;
 
+use slic_algebra::vars;
 use slic_algebra::{Store, TermId, VarId};
-
-use crate::terms;
 
 /// The base measure a variable ranges over.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -150,10 +149,10 @@ impl LTerm {
             return;
         }
         for b in &mut self.binds {
-            b.base = b.base.map(&mut |t| terms::subst(store, t, map));
+            b.base = b.base.map(&mut |t| vars::substitute(store, t, map));
         }
         for f in &mut self.factors {
-            let new = terms::subst(store, f.term, map);
+            let new = vars::substitute(store, f.term, map);
             if new == f.term {
                 continue;
             }
@@ -162,15 +161,15 @@ impl LTerm {
             f.origin = match f.origin {
                 Origin::Prior { var, dist } if !map.contains_key(&var) => Origin::Prior {
                     var,
-                    dist: terms::subst(store, dist, map),
+                    dist: vars::substitute(store, dist, map),
                 },
                 _ => Origin::Other,
             };
             f.term = new;
         }
         for g in &mut self.guards {
-            *g = terms::subst(store, *g, map);
+            *g = vars::substitute(store, *g, map);
         }
-        self.result = terms::subst(store, self.result, map);
+        self.result = vars::substitute(store, self.result, map);
     }
 }

@@ -19,13 +19,10 @@
 use rustc_hash::FxHashMap;
 
 use slic_algebra::num::Rational;
+use slic_algebra::vars;
 use slic_algebra::{Node, Pattern, Prim, Store, TermId, Transform, Type, VarId};
 
 use crate::terms;
-
-/// Stack headroom for recursion over term nesting (grown on demand).
-const RED_ZONE: usize = 256 << 10;
-const STACK_SEGMENT: usize = 4 << 20;
 
 /// The most nodes [`Prepare`] visits before giving up (inlining can grow a term
 /// exponentially: a definition applied to itself twice, and so on).
@@ -63,7 +60,7 @@ impl<'s> Prepare<'s> {
             return Ok(r);
         }
         self.budget = self.budget.checked_sub(1).ok_or(TooBig)?;
-        let r = stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.prep_here(t))?;
+        let r = slic_algebra::stack::grow(|| self.prep_here(t))?;
         self.memo.insert(t, r);
         Ok(r)
     }
@@ -88,7 +85,7 @@ impl<'s> Prepare<'s> {
                 let f = self.prep(f)?;
                 let a = self.prep(a)?;
                 if matches!(self.store.node(f), Node::Lam(..)) {
-                    let copy = terms::freshen(self.store, f);
+                    let copy = vars::freshen(self.store, f);
                     if let Node::Lam(x, body) = *self.store.node(copy) {
                         let body = self.subst_copies(body, x, a)?;
                         return self.prep(body);
@@ -116,8 +113,8 @@ impl<'s> Prepare<'s> {
     /// `t` with `x` replaced by `value`, each occurrence getting its own copy of
     /// `value`'s binders.
     fn subst_copies(&mut self, t: TermId, x: VarId, value: TermId) -> Result<TermId, TooBig> {
-        if !terms::has_binders(self.store, value) {
-            return Ok(terms::subst1(self.store, t, x, value));
+        if !vars::has_binders(self.store, value) {
+            return Ok(vars::substitute1(self.store, t, x, value));
         }
         let mut memo = FxHashMap::default();
         self.copies_in(t, x, value, &mut memo)
@@ -130,7 +127,7 @@ impl<'s> Prepare<'s> {
         value: TermId,
         memo: &mut FxHashMap<TermId, TermId>,
     ) -> Result<TermId, TooBig> {
-        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+        slic_algebra::stack::grow(|| {
             if let Some(&r) = memo.get(&t) {
                 return Ok(r);
             }
@@ -139,7 +136,7 @@ impl<'s> Prepare<'s> {
             if let Node::Var(v) = node {
                 // no memo: every occurrence gets its own copy
                 return Ok(if v == x {
-                    terms::freshen(self.store, value)
+                    vars::freshen(self.store, value)
                 } else {
                     t
                 });
@@ -168,7 +165,7 @@ pub(crate) fn reduce(store: &mut Store, t: TermId) -> TermId {
 }
 
 fn reduce_in(store: &mut Store, t: TermId, memo: &mut FxHashMap<TermId, TermId>) -> TermId {
-    stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+    slic_algebra::stack::grow(|| {
         if let Some(&r) = memo.get(&t) {
             return r;
         }
@@ -218,7 +215,7 @@ fn step(store: &mut Store, t: TermId) -> Option<TermId> {
             let items: Vec<TermId> = (0..n)
                 .map(|k| {
                     let kt = terms::int(store, k, &vty);
-                    terms::subst1(store, body, v, kt)
+                    vars::substitute1(store, body, v, kt)
                 })
                 .collect();
             let ty = store.ty(t).clone();
@@ -279,7 +276,7 @@ fn step(store: &mut Store, t: TermId) -> Option<TermId> {
                 match match_pattern(store, p, e)? {
                     Some(binds) => {
                         let map: FxHashMap<VarId, TermId> = binds.into_iter().collect();
-                        return Some(terms::subst(store, *body, &map));
+                        return Some(vars::substitute(store, *body, &map));
                     }
                     None => continue,
                 }
@@ -301,7 +298,7 @@ fn step(store: &mut Store, t: TermId) -> Option<TermId> {
             let items: Vec<TermId> = (lo..hi)
                 .map(|k| {
                     let kt = terms::int(store, k, &vty);
-                    terms::subst1(store, body, v, kt)
+                    vars::substitute1(store, body, v, kt)
                 })
                 .collect();
             if items.len() == 1 {
@@ -383,21 +380,9 @@ fn literal_branches(store: &Store, t: TermId) -> Option<(TermId, TermId, TermId)
 
 /// Does `t` index a literal array anywhere?
 fn indexes_literal_array(store: &Store, t: TermId) -> bool {
-    let mut work = vec![t];
-    let mut seen = rustc_hash::FxHashSet::default();
-    while let Some(x) = work.pop() {
-        if !seen.insert(x) {
-            continue;
-        }
-        let node = store.node(x);
-        if let Node::Index(a, _) = node {
-            if matches!(store.node(*a), Node::ArrayLit(_)) {
-                return true;
-            }
-        }
-        work.extend(node.children());
-    }
-    false
+    store.subterms(t).any(|x| {
+        matches!(store.node(x), Node::Index(a, _) if matches!(store.node(*a), Node::ArrayLit(_)))
+    })
 }
 
 /// Does pattern `p` match the term `e`? `Some(Some(bindings))` yes, `Some(None)` no,

@@ -20,6 +20,7 @@ use rustc_hash::FxHashSet;
 
 use slic_algebra::assume::Context;
 use slic_algebra::num::Rational;
+use slic_algebra::vars;
 use slic_algebra::{canon, cond, Dist, Node, Prim, Store, TermId, Type, VarId};
 use slic_holonomic::Recognised;
 
@@ -240,11 +241,11 @@ impl Simp<'_> {
             let x = b.var;
             let (mine, rest): (Vec<Factor>, Vec<Factor>) = pool
                 .into_iter()
-                .partition(|f| terms::mentions(self.store, f.term, x));
+                .partition(|f| vars::mentions(self.store, f.term, x));
             pool = rest;
             let (gmine, grest): (Vec<TermId>, Vec<TermId>) = guards
                 .into_iter()
-                .partition(|&g| terms::mentions(self.store, g, x));
+                .partition(|&g| vars::mentions(self.store, g, x));
             guards = grest;
             // what is known around x: the other binds and the remaining guards
             let around = LTerm {
@@ -384,7 +385,7 @@ impl Simp<'_> {
                 return None;
             }
         };
-        if terms::mentions(self.store, rec.weight, x) {
+        if vars::mentions(self.store, rec.weight, x) {
             return None;
         }
         let d = rec.family.dist_term(self.store)?;
@@ -410,7 +411,7 @@ impl Simp<'_> {
         }
         let value = canon::canonicalize(self.store, ctx, value);
         let value = terms::coerce(self.store, value, &xty);
-        let inner = terms::subst1(self.store, inner, x, value);
+        let inner = vars::substitute1(self.store, inner, x, value);
         Some(self.bind(u, d, inner))
     }
 
@@ -622,11 +623,9 @@ fn path_cost(
     }
     *budget -= 1;
     let on_bound =
-        |c: TermId| usize::from(terms::vars_of(store, c).iter().any(|v| bound.contains(v)));
+        |c: TermId| usize::from(vars::free_vars(store, c).iter().any(|v| bound.contains(v)));
     let go = |x: TermId, budget: &mut usize| {
-        stacker::maybe_grow(64 << 10, 1 << 20, || {
-            path_cost(store, x, bound, budget, depth + 1)
-        })
+        slic_algebra::stack::grow(|| path_cost(store, x, bound, budget, depth + 1))
     };
     match store.node(t) {
         // a draw whose parameters depend on other draws is a conditional one: it costs

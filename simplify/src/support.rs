@@ -13,6 +13,7 @@
 use slic_algebra::assume::{Context, Tri};
 use slic_algebra::cond::{self, Comparison, Linear, Rel};
 use slic_algebra::num::Rational;
+use slic_algebra::vars;
 use slic_algebra::{Node, Prim, Store, TermId, Type, VarId};
 
 use crate::terms;
@@ -150,7 +151,7 @@ fn bound_of(store: &mut Store, g: TermId, x: VarId, discrete: bool) -> Option<Bo
     if others
         .terms
         .iter()
-        .any(|(a, _)| terms::mentions(store, *a, x))
+        .any(|(a, _)| vars::mentions(store, *a, x))
     {
         return None;
     }

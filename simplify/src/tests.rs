@@ -1,191 +1,59 @@
 //! Tests of the simplifier: tables of (input program, arguments, expected printed output)
-//! per rule, every one also checked by meaning (the reference interpreter integrates
-//! input and output against several test functions), by type (the output verifies and
-//! has the input's type) and for idempotence (simplifying the output changes nothing).
+//! per rule, every one also checked by meaning (the reference semantics' one judge,
+//! `slic_semantics::compare`), by type (the output verifies and has the input's type) and
+//! for idempotence (simplifying the output changes nothing). The expected outputs of the
+//! corpus cases are golden files beside them, checked by `tests/simplify.rs` only.
 
-use slic_algebra::{alpha, front, print, verify, Store, TermId, Type};
+use slic_algebra::vars::free_vars;
+use slic_algebra::{alpha, front, print, verify, Store, TermId};
 
-use slic_semantics::{EvalConfig, Interp, Rng, Value};
+use slic_semantics::compare::{compare_values, fingerprints};
+use slic_semantics::value::Env;
+use slic_semantics::{CompareConfig, Value, Verdict};
 
 use super::{simplify, SimplifyConfig};
 
-/// A number summarising a value (a weighted sum of its numeric leaves, booleans as 0/1),
-/// so that integrating functions of it tells measures apart.
-fn fingerprint(v: &Value) -> f64 {
-    fn walk(v: &Value, k: &mut f64, acc: &mut f64) {
-        match v {
-            Value::Pair(p) => {
-                walk(&p.0, k, acc);
-                walk(&p.1, k, acc);
-            }
-            Value::Array(xs) => xs.iter().for_each(|x| walk(x, k, acc)),
-            Value::Bool(b) => {
-                *acc += *k * f64::from(u8::from(*b));
-                *k += 1.0;
-            }
-            other => {
-                if let Some(x) = other.as_f64() {
-                    *acc += *k * x;
-                    *k += 1.0;
-                }
-            }
-        }
+/// The judge's verdict on `a` and `b` (closed programs, or functions of the JSON
+/// arguments `args`): the reference semantics' one comparison, `slic_semantics::compare`,
+/// applied component by component to pairs that hold measures (it judges a measure or
+/// plain data, not a mix of the two).
+fn judge(store: &Store, a: TermId, b: TermId, args: &str) -> Verdict {
+    let values = match slic_semantics::args_from_json(args, "the test's arguments", store.ty(a)) {
+        Ok(v) => v,
+        Err(why) => return Verdict::Unknown { why },
+    };
+    let apply = |t: TermId| {
+        let f = slic_semantics::eval(store, t, &Env::new())?;
+        slic_semantics::apply_args(store, &f, &values)
+    };
+    match (apply(a), apply(b)) {
+        (Ok(va), Ok(vb)) => judge_values(store, &va, &vb),
+        (Err(e), _) | (_, Err(e)) => Verdict::Unknown {
+            why: format!("evaluation failed: {e}"),
+        },
     }
-    let (mut k, mut acc) = (1.0, 0.0);
-    walk(v, &mut k, &mut acc);
-    acc
 }
 
-/// The test functions a meaning check integrates (of the fingerprint).
-const TESTS: [fn(f64) -> f64; 4] = [|_| 1.0, |x| x, |x| x * x, |x| (x / 2.0).cos() + 1.0];
+fn judge_values(store: &Store, a: &Value, b: &Value) -> Verdict {
+    if let (Value::Pair(p), Value::Pair(q)) = (a, b) {
+        if fingerprints(a).is_none() {
+            let first = judge_values(store, &p.0, &q.0);
+            return if first.is_equal() {
+                judge_values(store, &p.1, &q.1)
+            } else {
+                first
+            };
+        }
+    }
+    compare_values(store, a, b, &CompareConfig::default())
+}
 
-/// Do `a` and `b` (closed programs, or functions of `args`) denote the same measure?
+/// Do `a` and `b` mean the same on `args`? `Err` says why not (different, or undecided).
 fn same_meaning(store: &Store, a: TermId, b: TermId, args: &str) -> Result<(), String> {
-    let args: Vec<serde_json::Value> = serde_json::from_str(args).map_err(|e| e.to_string())?;
-    let mut params = Vec::new();
-    let mut ty = store.ty(a).clone();
-    while let Type::Fun(p, r) = ty {
-        params.push((*p).clone());
-        ty = (*r).clone();
+    match judge(store, a, b, args) {
+        Verdict::Equal { .. } => Ok(()),
+        v => Err(v.to_string()),
     }
-    if params.len() != args.len() {
-        return Err(format!("{} parameters, {} args", params.len(), args.len()));
-    }
-    let values = args
-        .iter()
-        .zip(&params)
-        .map(|(j, t)| slic_semantics::value_from_json(j, t))
-        .collect::<Result<Vec<_>, _>>()?;
-    let config = EvalConfig {
-        max_integrand_evals: 400_000,
-        ..EvalConfig::default()
-    };
-    let measure_of = |t| -> Result<Value, String> {
-        let mut it = Interp::new(store, config.clone());
-        let f = it
-            .eval(t, &slic_semantics::Env::new())
-            .map_err(|e| e.to_string())?;
-        it.apply_args(&f, &values).map_err(|e| e.to_string())
-    };
-    let (ma, mb) = (measure_of(a)?, measure_of(b)?);
-    if !matches!(ma, Value::Measure(_)) {
-        let (fa, fb) = (fingerprint(&ma), fingerprint(&mb));
-        return if (fa - fb).abs() <= 1e-9 * fa.abs().max(1.0) {
-            Ok(())
-        } else {
-            Err(format!("values differ: {fa} vs {fb}"))
-        };
-    }
-    let exact = |m: &Value, h: fn(f64) -> f64| -> Result<(f64, f64), String> {
-        let mut it = Interp::new(store, config.clone());
-        let e = it
-            .expect(m, &|_, v| Ok(h(fingerprint(v))))
-            .map_err(|e| e.to_string())?;
-        Ok((e.value, e.error))
-    };
-    let mut quadrature = true;
-    for h in TESTS {
-        match (exact(&ma, h), exact(&mb, h)) {
-            (Ok((x, ex)), Ok((y, ey))) => {
-                let tol = 1e-6 * x.abs().max(y.abs()).max(1e-12) + 10.0 * (ex + ey);
-                if (x - y).abs() > tol {
-                    return Err(format!("quadrature: {x} vs {y}"));
-                }
-            }
-            _ => {
-                quadrature = false;
-                break;
-            }
-        }
-    }
-    if quadrature {
-        return Ok(());
-    }
-    // importance sampling, 5 standard errors
-    let n = 20_000;
-    let stats = |m: &Value, seed: u64, h: fn(f64) -> f64| -> Result<(f64, f64), String> {
-        let mut it = Interp::new(store, config.clone());
-        let mut rng = Rng::seed_from_u64(seed);
-        let (mut s, mut s2) = (0.0, 0.0);
-        for _ in 0..n {
-            let (v, lw) = it.sample(m, &mut rng).map_err(|e| e.to_string())?;
-            let f = lw.exp() * h(fingerprint(&v));
-            s += f;
-            s2 += f * f;
-        }
-        let nf = f64::from(n);
-        let mean = s / nf;
-        Ok((mean, ((s2 / nf - mean * mean).max(0.0) / nf).sqrt()))
-    };
-    for h in TESTS {
-        let (x, ex) = stats(&ma, 11, h)?;
-        let (y, ey) = stats(&mb, 12, h)?;
-        let se = (ex * ex + ey * ey).sqrt();
-        if (x - y).abs() > 5.0 * se + 1e-12 {
-            return Err(format!("sampling: {x}±{ex} vs {y}±{ey}"));
-        }
-    }
-    Ok(())
-}
-
-/// The variables `t` uses that it does not bind.
-fn free_vars(store: &Store, t: TermId) -> Vec<slic_algebra::VarId> {
-    use slic_algebra::Node;
-    fn walk(
-        store: &Store,
-        t: TermId,
-        bound: &mut Vec<slic_algebra::VarId>,
-        out: &mut Vec<slic_algebra::VarId>,
-    ) {
-        let node = store.node(t);
-        match node {
-            Node::Var(v) => {
-                if !bound.contains(v) && !out.contains(v) {
-                    out.push(*v);
-                }
-            }
-            Node::Match(e, arms) => {
-                walk(store, *e, bound, out);
-                for (p, b) in arms {
-                    let mut vs = Vec::new();
-                    p.vars(&mut vs);
-                    let n = bound.len();
-                    bound.extend(vs);
-                    walk(store, *b, bound, out);
-                    bound.truncate(n);
-                }
-            }
-            _ => {
-                let ch = node.children();
-                // the binder scopes over its last child only (`x <~ m; k`: k), except a
-                // lambda's single child
-                match node.binder() {
-                    Some(v) => {
-                        let (scope, rest) = match ch.split_last() {
-                            Some((last, rest)) => (Some(*last), rest.to_vec()),
-                            None => (None, Vec::new()),
-                        };
-                        for c in rest {
-                            walk(store, c, bound, out);
-                        }
-                        bound.push(v);
-                        if let Some(c) = scope {
-                            walk(store, c, bound, out);
-                        }
-                        bound.pop();
-                    }
-                    None => {
-                        for c in ch {
-                            walk(store, c, bound, out);
-                        }
-                    }
-                }
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(store, t, &mut Vec::new(), &mut out);
-    out
 }
 
 /// Simplify `src`; check type, verification, meaning (on `args`) and idempotence, and
@@ -490,7 +358,7 @@ fn the_meaning_check_can_fail() {
     let mut store = Store::new();
     let a = front::load(&mut store, "fn m real: normal(m, 1)").expect("a");
     let b = front::load(&mut store, "fn m real: normal(m + 1/10, 1)").expect("b");
-    assert!(same_meaning(&store, a, b, "[0.5]").is_err());
+    assert!(judge(&store, a, b, "[0.5]").is_different());
     let c = front::load(
         &mut store,
         "weight(1/2, return true) <|> weight(1/2, return false)",
@@ -501,10 +369,10 @@ fn the_meaning_check_can_fail() {
         "weight(1/2, return true) <|> weight(1/3, return false)",
     )
     .expect("d");
-    assert!(same_meaning(&store, c, d, "[]").is_err());
+    assert!(judge(&store, c, d, "[]").is_different());
 }
 
-// -- the corpus cases of CASES.md 1-10 -------------------------------------------------
+// -- the whole corpus -----------------------------------------------------------------
 
 /// A `# key: value` header of a corpus file.
 fn header(text: &str, key: &str) -> Option<String> {
@@ -514,135 +382,10 @@ fn header(text: &str, key: &str) -> Option<String> {
         .find_map(|l| l.strip_prefix(&prefix).map(|v| v.trim().to_string()))
 }
 
-/// Corpus case `name` (in `corpus/cases/`) simplifies to `expect`, which means the same
-/// as the input and as the case's `.expected.hk`.
-fn check_case(name: &str, expect: &str) {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/cases");
-    let src = std::fs::read_to_string(dir.join(format!("{name}.hk"))).expect("case file");
-    let args = header(&src, "args").unwrap_or_else(|| "[]".to_string());
-    let started = std::time::Instant::now();
-    let (text, notes) = run(&src, &args);
-    let elapsed = started.elapsed();
-    assert_eq!(
-        text.trim_end(),
-        expect.trim_end(),
-        "{name}: notes {notes:?}"
-    );
-    assert!(notes.is_empty(), "{name}: {notes:?}");
-    if let Ok(expected) = std::fs::read_to_string(dir.join(format!("{name}.expected.hk"))) {
-        let mut store = Store::new();
-        let a = front::load(&mut store, &text).expect("output loads");
-        let b = front::load(&mut store, &expected).expect("expected file loads");
-        if let Err(e) = same_meaning(&store, a, b, &args) {
-            panic!("{name}: output and expected file differ: {e}");
-        }
-    }
-    // the issue's target is 50 ms per case; a debug build with the checks above running
-    // alongside gets ten times that
-    assert!(elapsed.as_millis() < 5000, "{name} took {elapsed:?}");
-}
-
-#[test]
-fn case_01_latent_elimination() {
-    check_case(
-        "01-latent-elimination",
-        "fn mu real:\ny <~ normal(mu, sqrt(2))\nz <~ normal(mu / 2 + y / 2, sqrt(6) / 2)\nreturn [y, z]",
-    );
-}
-
-#[test]
-fn case_02_normal_chain() {
-    check_case("02-normal-chain", "fn a real:\nnormal(a, sqrt(3))");
-}
-
-#[test]
-fn case_03_scale_mixture() {
-    check_case(
-        "03-scale-mixture",
-        "fn s1 prob:\nfn s2 prob:\nnormal(0, sqrt(s1 ^ 2 + s2 ^ 2))",
-    );
-}
-
-#[test]
-fn case_04_gaussian_posterior() {
-    check_case(
-        "04-gaussian-posterior",
-        "fn m0 real:
-fn s0 prob:
-fn s1 prob:
-fn x real:
-weight(exp(-(m0 ^ 2 - 2 * m0 * x + x ^ 2)
-               / (2 * (prob2real(s0) ^ 2 + prob2real(s1) ^ 2)))
-           * sqrt(1 / (2 * (s0 ^ 2 * pi + s1 ^ 2 * pi))),
-       normal((m0 * prob2real(s1) ^ 2 + prob2real(s0) ^ 2 * x)
-                  / (prob2real(s0) ^ 2 + prob2real(s1) ^ 2),
-              sqrt(s0 ^ 2 * s1 ^ 2 / (s0 ^ 2 + s1 ^ 2))))",
-    );
-}
-
-#[test]
-fn case_05_beta_bernoulli() {
-    check_case(
-        "05-beta-bernoulli",
-        "weight(1/2,
-       p <~ beta(2, 1)
-       return (p, true))
-    <|> weight(1/2,
-               p <~ beta(1, 2)
-               return (p, false))",
-    );
-}
-
-#[test]
-fn case_06_beta_categorical() {
-    check_case("06-beta-categorical", "categorical([3/1, 2])");
-}
-
-#[test]
-fn case_07_gamma_poisson() {
-    check_case(
-        "07-gamma-poisson",
-        "k <~ counting
-if 0 <= k:
-    k1 = int2nat(k)
-    weight(2 ** (-nat2real(k1)) / 2, return k1)
-else:
-    reject. measure(nat)",
-    );
-    check_case(
-        "07-gamma-poisson-posterior",
-        "fn a prob:
-fn b prob:
-fn k nat:
-weight(b ** k
-           * (1 / (b + 1)) ** (prob2real(a) + k)
-           * gammaFunc(prob2real(a) + k)
-           / (gammaFunc(nat2real(k) + 1) * gammaFunc(a)),
-       gamma(a + k, b / (b + 1)))",
-    );
-}
-
-#[test]
-fn case_08_density_recognition() {
-    check_case("08-lebesgue-indicator", "weight(2, uniform(3, 7))");
-    check_case(
-        "08-uniform-times-x",
-        "x <~ beta(2, 1)\nreturn 2 * prob2real(x)",
-    );
-}
-
-#[test]
-fn case_09_weights_and_reject() {
-    check_case(
-        "09-weights-and-reject",
-        "fn w1 prob:\nfn w2 prob:\nweight(w1 * w2, normal(0, 1))",
-    );
-}
-
-#[test]
-fn case_10_sum_of_exponentials() {
-    check_case("10-sum-of-exponentials", "fn alpha prob:\ngamma(2, alpha)");
-}
+/// Cases the judge cannot decide today (as in `tests/corpus.rs`). FIXME: five nested
+/// continuous integrals exceed quadrature, and prior importance sampling has an effective
+/// sample size of about 3 in 20,000 draws.
+const BEYOND_THE_JUDGE: &[&str] = &["cases/18-gmm-gibbs.hk"];
 
 /// Every corpus case and example: the output verifies, has the input's type, means the
 /// same on the file's example arguments and is a fixpoint (CASES.md 11-26 are the next issue's, but
@@ -652,9 +395,8 @@ fn every_corpus_program_keeps_its_meaning() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
     let mut files = Vec::new();
     for dir in ["cases", "examples"] {
-        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
-            continue;
-        };
+        let entries = std::fs::read_dir(root.join(dir))
+            .unwrap_or_else(|e| panic!("corpus/{dir} cannot be read: {e}"));
         for e in entries.flatten() {
             let p = e.path();
             let name = p
@@ -673,12 +415,14 @@ fn every_corpus_program_keeps_its_meaning() {
         let src = std::fs::read_to_string(f).expect("read");
         let args = header(&src, "args").unwrap_or_else(|| "[]".to_string());
         let mut store = Store::new();
-        let Ok(t) = front::load(&mut store, &src) else {
-            continue;
+        let t = match front::load(&mut store, &src) {
+            Ok(t) => t,
+            Err(e) => {
+                failures.push(format!("{}: does not load: {e:?}", f.display()));
+                continue;
+            }
         };
-        let started = std::time::Instant::now();
         let s = simplify(&mut store, t, &SimplifyConfig::default());
-        let took = started.elapsed();
         let text = print::print_term(&store, s.term);
         if let Err(e) = verify::verify(&store, s.term) {
             failures.push(format!("{}: does not verify: {e}\n{text}", f.display()));
@@ -691,8 +435,10 @@ fn every_corpus_program_keeps_its_meaning() {
         if !free_vars(&store, s.term).is_empty() {
             failures.push(format!("{}: unbound variables\n{text}", f.display()));
         }
-        if let Err(e) = same_meaning(&store, t, s.term, &args) {
-            failures.push(format!("{}: {e}\n{text}", f.display()));
+        match judge(&store, t, s.term, &args) {
+            Verdict::Equal { .. } => {}
+            Verdict::Unknown { .. } if BEYOND_THE_JUDGE.iter().any(|n| f.ends_with(n)) => {}
+            v => failures.push(format!("{}: {v}\n{text}", f.display())),
         }
         match front::load(&mut store, &text) {
             Ok(back) => {
@@ -709,9 +455,6 @@ fn every_corpus_program_keeps_its_meaning() {
                 "{}: output does not load: {e:?}\n{text}",
                 f.display()
             )),
-        }
-        if std::env::var_os("SLIC_TIMINGS").is_some() {
-            eprintln!("{:>8.1} ms {}", took.as_secs_f64() * 1e3, f.display());
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));

@@ -177,7 +177,7 @@ fn expand_betas(store: &mut Store, t: TermId, memo: &mut FxHashMap<TermId, TermI
     if let Some(&r) = memo.get(&t) {
         return r;
     }
-    stacker::maybe_grow(64 << 10, 1 << 20, || expand_here(store, t, memo))
+    slic_algebra::stack::grow(|| expand_here(store, t, memo))
 }
 
 fn expand_here(store: &mut Store, t: TermId, memo: &mut FxHashMap<TermId, TermId>) -> TermId {
@@ -246,7 +246,7 @@ fn replace(
     let ch = node.children();
     let new: Vec<TermId> = ch
         .iter()
-        .map(|&c| stacker::maybe_grow(64 << 10, 1 << 20, || replace(store, c, map, memo)))
+        .map(|&c| slic_algebra::stack::grow(|| replace(store, c, map, memo)))
         .collect();
     let r = if new == ch {
         t

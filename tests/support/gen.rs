@@ -18,7 +18,8 @@
 //! # Elaborated-normal form (what the generator never produces)
 //! The elaborator is the only producer of terms from text, so a printer can only be asked
 //! to round-trip terms that the elaborator could have produced from *some* text. These
-//! restrictions define that set, as the elaborator (`elab.rs`) implements CONTRACT.md:
+//! restrictions define that set, as the elaborator implements it (the module doc of
+//! `algebra/src/elab.rs` states the rules):
 //! - Literals: `Lit(v)` at type nat (integer `v >= 0`), int (integer), prob (`v >= 0`) or
 //!   real. Never `Coerce(_, Lit)` nor `Neg(Lit)`: a literal at a checked position is
 //!   re-typed and prefix signs and subtracted literals are folded (`x - 3` is
@@ -284,21 +285,6 @@ const PROB2: &[Ty] = &[Ty::Prob, Ty::Prob];
 const PROB_NAT: &[Ty] = &[Ty::Prob, Ty::Nat];
 const PROB_REAL: &[Ty] = &[Ty::Prob, Ty::Real];
 const BOOL2: &[Ty] = &[Ty::Bool, Ty::Bool];
-
-const TRIG: [Prim; 12] = [
-    Prim::Sin,
-    Prim::Cos,
-    Prim::Tan,
-    Prim::Asin,
-    Prim::Acos,
-    Prim::Atan,
-    Prim::Sinh,
-    Prim::Cosh,
-    Prim::Tanh,
-    Prim::Asinh,
-    Prim::Acosh,
-    Prim::Atanh,
-];
 
 const BOOL_BIN: [Prim; 5] = [Prim::Xor, Prim::Iff, Prim::Impl, Prim::Nand, Prim::Nor];
 
@@ -880,7 +866,8 @@ impl Gen<'_> {
                     .map(|a| self.expr(&a.ty(), Pos::ANY, d))
                     .collect::<Vec<_>>();
                 let p = if p == Prim::Sin {
-                    TRIG[self.below(TRIG.len())]
+                    let trig: Vec<Prim> = Prim::ALL.into_iter().filter(|p| p.is_trig()).collect();
+                    trig[self.below(trig.len())]
                 } else {
                     p
                 };

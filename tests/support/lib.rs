@@ -23,9 +23,10 @@ pub fn corpus_files(sub: &str) -> Vec<PathBuf> {
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
+    // a corpus directory that cannot be read fails the test that asked for it, rather
+    // than leaving it with nothing to check
+    let entries = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot read corpus directory {}: {e}", dir.display()));
     for e in entries.flatten() {
         let p = e.path();
         if p.is_dir() {
@@ -50,62 +51,17 @@ pub fn header_args(
     text: &str,
     ty: &slic_algebra::Type,
 ) -> Result<Vec<slic_semantics::Value>, String> {
-    let (params, _) = slic_semantics::compare::parameter_types(ty);
-    let json = match header(text, "args") {
-        None => Vec::new(),
-        Some(a) => match serde_json::from_str(&a) {
-            Ok(serde_json::Value::Array(xs)) => xs,
-            _ => return Err(format!("'# args: {a}' is not a JSON array")),
-        },
-    };
-    if json.len() != params.len() {
-        return Err(format!(
-            "the program takes {} arguments, '# args:' gives {}",
-            params.len(),
-            json.len()
-        ));
-    }
-    json.iter()
-        .zip(&params)
-        .map(|(j, t)| slic_semantics::value_from_json(j, t))
-        .collect()
+    let json = header(text, "args").unwrap_or_else(|| "[]".to_string());
+    slic_semantics::args_from_json(&json, "the '# args:' header", ty)
 }
 
-/// The names of the variables `t` uses but binds nowhere (for a closed program, none). A
-/// rewrite that drops a binder while a use of its variable survives shows up here even
-/// where the interpreter never reaches the use. Variables are unique per binder in the
-/// terms passes build, so "bound anywhere in `t`" stands for "bound around the use".
+/// The names of the free variables of `t` (for a closed program, none). A rewrite that
+/// drops a binder while a use of its variable survives shows up here even where the
+/// interpreter never reaches the use.
 pub fn unbound_vars(store: &slic_algebra::Store, t: slic_algebra::TermId) -> Vec<String> {
-    use slic_algebra::Node;
-    use std::collections::BTreeSet;
-    let (mut used, mut bound) = (BTreeSet::new(), BTreeSet::new());
-    let mut seen = std::collections::HashSet::new();
-    let mut work = vec![t];
-    while let Some(x) = work.pop() {
-        if !seen.insert(x) {
-            continue;
-        }
-        let node = store.node(x);
-        match node {
-            Node::Var(v) => {
-                used.insert(*v);
-            }
-            Node::Match(_, branches) => {
-                let mut vs = Vec::new();
-                for (p, _) in branches {
-                    p.vars(&mut vs);
-                }
-                bound.extend(vs);
-            }
-            _ => {}
-        }
-        if let Some(v) = node.binder() {
-            bound.insert(v);
-        }
-        work.extend(node.children());
-    }
-    used.difference(&bound)
-        .map(|v| store.var_name(*v).to_string())
+    slic_algebra::vars::free_vars(store, t)
+        .into_iter()
+        .map(|v| store.var_name(v).to_string())
         .collect()
 }
 

@@ -22,9 +22,6 @@ use crate::types::{Coercion, Type};
 use crate::{cond, piecewise};
 use rustc_hash::FxHashMap;
 
-const RED_ZONE: usize = 128 << 10;
-const STACK_SEGMENT: usize = 4 << 20;
-
 impl Canon<'_> {
     /// The canonical form of a numeric term.
     pub(crate) fn normal_of(&mut self, t: TermId) -> Normal {
@@ -34,7 +31,7 @@ impl Canon<'_> {
         if let Some(n) = self.memo.get(&key) {
             return n.clone();
         }
-        let n = stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.normal_here(t));
+        let n = crate::stack::grow(|| self.normal_here(t));
         self.memo.insert(key, n.clone());
         n
     }
@@ -281,7 +278,7 @@ impl Canon<'_> {
 
     /// The canonical form of any term.
     pub(crate) fn canon(&mut self, t: TermId) -> TermId {
-        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.canon_here(t))
+        crate::stack::grow(|| self.canon_here(t))
     }
 
     fn canon_here(&mut self, t: TermId) -> TermId {

@@ -1,5 +1,5 @@
 //! The laws beyond field arithmetic that canonical forms obey: exponentials, logarithms
-//! and powers with rational exponents (CANON.md, "Canonical forms").
+//! and powers with rational exponents.
 //!
 //! - `exp`: one `Exp` kernel per monomial (`e^a e^b = e^(a+b)`, `(e^a)^2 = e^(2a)`,
 //!   `e^0 = 1`); `k * log(b)` summands of an exponent leave it as powers `b^k`

@@ -3,7 +3,7 @@
 //! A numeric term is read bottom-up into a [`Normal`]: a rational function with rational
 //! coefficients over *kernels* ([`Kernel`]: atoms such as variables, `a[i]`, `log(x)`,
 //! unclosed sums; `e^s`; powers `b^r` of non-negative bases; `pi`), with the laws of
-//! CANON.md applied on the way (`exp(a)*exp(b) = exp(a+b)`, `log` of products, merging
+//! `laws` applied on the way (`exp(a)*exp(b) = exp(a+b)`, `log` of products, merging
 //! powers of one base, exact radicals, ...), then written back as a term of the requested
 //! type ([`Canon::to_term`]), coercions on the leaves. Two polynomially equal
 //! expressions get the same form, output order never depends on the order kernels were

@@ -1,6 +1,7 @@
 //! Writing a [`Normal`] back as a term of a requested numeric type (`Canon::to_term`).
 //!
-//! The output is what the elaborator would build from the printed text (CONTRACT.md):
+//! The output is what the elaborator would build from the printed text (the rules in
+//! the module doc of `elab`):
 //! flattened `Add`/`Mul`, `Neg` and `Recip` only as operands, negative constants folded
 //! into literals, safe coercions on the leaves. Summands are ordered by total degree
 //! (highest first) and then lexicographically in the structural order of their kernels

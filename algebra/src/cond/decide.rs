@@ -30,7 +30,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::{Comparison, Linear, Norm, Rel, RED_ZONE, STACK_SEGMENT};
+use super::{Comparison, Linear, Norm, Rel};
 use crate::assume::{Context, Fact, Tri};
 use crate::num::Rational;
 use crate::term::{Node, Prim, Store, TermId};
@@ -227,7 +227,7 @@ impl Knowledge {
 
     /// The value of a canonical condition.
     pub(crate) fn eval(&self, n: &mut Norm, t: TermId) -> Tri {
-        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.eval_here(n, t))
+        crate::stack::grow(|| self.eval_here(n, t))
     }
 
     fn eval_here(&self, n: &mut Norm, t: TermId) -> Tri {
@@ -278,7 +278,7 @@ impl Knowledge {
 
     /// `t` with every literal this knowledge decides replaced by its value, re-normalised.
     pub(crate) fn simplify(&self, n: &mut Norm, t: TermId) -> TermId {
-        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.simplify_here(n, t))
+        crate::stack::grow(|| self.simplify_here(n, t))
     }
 
     fn simplify_here(&self, n: &mut Norm, t: TermId) -> TermId {

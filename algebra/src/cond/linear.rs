@@ -27,10 +27,6 @@ pub struct Linear {
     pub terms: Vec<(TermId, Rational)>,
 }
 
-/// Stack headroom for the recursion over nested sums (grown on demand, never overflowed).
-const RED_ZONE: usize = 256 << 10;
-const STACK_SEGMENT: usize = 1 << 20;
-
 /// The linear form of a numeric term (see the module doc for what is an atom). Products
 /// of several non-literal factors with literal factors become one atom of the remaining
 /// factors (`2 * x * y` is `2 · (x * y)`), interned in `store` with the product's type.
@@ -45,7 +41,7 @@ fn form(store: &mut Store, t: TermId, memo: &mut FxHashMap<TermId, Linear>) -> L
     if let Some(l) = memo.get(&t) {
         return l.clone();
     }
-    let l = stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || form_here(store, t, memo));
+    let l = crate::stack::grow(|| form_here(store, t, memo));
     memo.insert(t, l.clone());
     l
 }

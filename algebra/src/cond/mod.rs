@@ -47,10 +47,6 @@ use crate::types::Type;
 use decide::Knowledge;
 pub use linear::{linear_form, strip_safe, Linear};
 
-/// Stack headroom for recursion over nested conditions (grown on demand).
-const RED_ZONE: usize = 256 << 10;
-const STACK_SEGMENT: usize = 1 << 20;
-
 /// The relation of a normalised comparison `form REL 0`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Rel {
@@ -264,7 +260,7 @@ impl Norm<'_> {
         if let Some(&r) = self.memo.get(&(t, neg)) {
             return r;
         }
-        let r = stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.norm_here(t, neg));
+        let r = crate::stack::grow(|| self.norm_here(t, neg));
         self.memo.insert((t, neg), r);
         r
     }

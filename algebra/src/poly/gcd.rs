@@ -42,10 +42,6 @@ pub const MAX_PRS_DEGREE: u32 = 2000;
 /// The most quotient terms a trial division (beyond [`MAX_PRS_DEGREE`]) may produce.
 pub const TRIAL_DIVISION_TERMS: usize = 10_000;
 
-/// Stack left when a recursive call moves to a new segment, and that segment's size.
-const RED_ZONE: usize = 64 << 10;
-const STACK_SEGMENT: usize = 1 << 20;
-
 /// The normalised greatest common divisor of `a` and `b` over Q (see the module doc).
 pub fn gcd(a: &Poly, b: &Poly) -> Poly {
     gcd_with(a, b, Method::Heuristic)
@@ -77,7 +73,7 @@ pub fn lcm(a: &Poly, b: &Poly) -> Poly {
 }
 
 fn gcd_rec(a: &Poly, b: &Poly, method: Method) -> Option<Poly> {
-    stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || gcd_inner(a, b, method))
+    crate::stack::grow(|| gcd_inner(a, b, method))
 }
 
 fn gcd_inner(a: &Poly, b: &Poly, method: Method) -> Option<Poly> {
@@ -423,10 +419,9 @@ mod tests {
         let big = format!("x^{} - 1", MAX_PRS_DEGREE + 2);
         check(&big, "x - 1", "x - 1");
         check(&big, &format!("x^{} - 1", MAX_PRS_DEGREE + 2), &big);
-        // and huge degrees stop at once (here the true gcd is 1 as well)
-        let t = std::time::Instant::now();
+        // and huge degrees stop before any dense work (here the true gcd is 1 as well):
+        // a dense step on degree 4e9 would exhaust memory rather than return
         check("x^4000000000 + 1", "x^3 + 1", "1");
         check("x^4000000000*y + 1", "x^3*y^2 + x + y", "1");
-        assert!(t.elapsed().as_secs() < 5);
     }
 }

@@ -34,7 +34,7 @@ const ATTEMPTS: usize = 6;
 /// integer contents times the primitive gcd, sign unspecified), or `None` when the
 /// heuristic gives up.
 pub(super) fn gcd_heuristic(a: &Poly, b: &Poly) -> Option<Poly> {
-    stacker::maybe_grow(64 << 10, 1 << 20, || heu(a, b))
+    crate::stack::grow(|| heu(a, b))
 }
 
 fn int(c: &Rational) -> Option<BigInt> {

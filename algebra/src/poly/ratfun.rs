@@ -1,7 +1,7 @@
 //! Rational functions over Q: [`RatFun`], a quotient of polynomials kept in lowest terms.
 //!
 //! Why: the canonical form of a numeric expression is a rational function over kernels
-//! (see CANON.md), and two equal expressions must get equal forms. Every constructor and
+//! (see the module doc of `canon`), and two equal expressions must get equal forms. Every constructor and
 //! operation therefore returns the normal form: numerator and denominator coprime (divided
 //! by their gcd) and the denominator's leading coefficient in the backend's term order
 //! (lex for [`Poly`]) equal to 1, constants moved into the numerator. So structural

@@ -111,11 +111,6 @@ impl Doc {
     }
 }
 
-/// Stack that must be left before a recursion step runs on the current stack.
-pub(crate) const RED_ZONE: usize = 128 << 10;
-/// Size of each extra stack segment.
-pub(crate) const STACK_SEGMENT: usize = 4 << 20;
-
 impl Drop for Doc {
     // The derived drop recurses once per nesting level; take the children out instead.
     fn drop(&mut self) {
@@ -154,9 +149,7 @@ impl Renderer {
     }
 
     fn layout(&mut self, d: &Doc, indent: usize, flat: bool) {
-        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
-            self.layout_here(d, indent, flat)
-        });
+        crate::stack::grow(|| self.layout_here(d, indent, flat));
     }
 
     fn layout_here(&mut self, d: &Doc, indent: usize, flat: bool) {

@@ -43,7 +43,7 @@ fn instantiate(s: &mut Store, t: TermId, env: &[(VarId, V)]) -> TermId {
                 s.intern(Node::ArrayLit(ls), ty)
             }
         };
-        t = substitute(s, t, *v, lit);
+        t = crate::vars::substitute1(s, t, *v, lit);
     }
     t
 }

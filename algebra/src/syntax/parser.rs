@@ -15,12 +15,13 @@
 //! collected in a loop and folded into nested `Let`/`Bind`/`Def` afterwards; any
 //! construct that would build a tree deeper than the limit (long `^` chains, chained
 //! `a[i][j]...`, long tuples, repeated annotations) is refused. Each nesting step checks
-//! the remaining stack and moves to a fresh segment when it runs low (`grow`, using `stacker`), so the
+//! the remaining stack and moves to a fresh segment when it runs low (`crate::stack::grow`), so the
 //! limit holds on small thread stacks and in unoptimised builds too. The first error stops
 //! the parse (recovery would mostly report follow-on noise).
 //!
 //! It must not resolve names, check types or fold literals: that is the elaborator's job.
 
+use crate::stack::grow;
 use num_bigint::{BigInt, BigUint};
 use num_rational::BigRational;
 use num_traits::One;
@@ -46,24 +47,6 @@ const MAX_EXPONENT: i64 = 10_000;
 const FREE: i64 = -1;
 
 type PResult<T> = Result<T, Box<Diagnostic>>;
-
-/// Stack that must be left before a nesting step runs on the current stack. One nesting
-/// level costs a few KiB of stack in release builds and up to ~20 KiB unoptimised, so
-/// [`MAX_DEPTH`] levels do not fit in a 2 MiB thread stack: [`grow`] moves the parse to a
-/// fresh heap-allocated stack segment when the current one runs low.
-const RED_ZONE: usize = if cfg!(debug_assertions) {
-    256 << 10
-} else {
-    64 << 10
-};
-
-/// Size of each extra stack segment.
-const STACK_SEGMENT: usize = 4 << 20;
-
-/// Run `f`, on a new stack segment if the current stack is nearly used up.
-fn grow<R>(f: impl FnOnce() -> R) -> R {
-    stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, f)
-}
 
 /// Parse a whole `.hk` file (one program is one block) into its surface tree.
 ///
@@ -1904,33 +1887,11 @@ mod tests {
     }
 
     #[test]
-    fn ten_thousand_statements_parse_flat_and_fast() {
+    fn ten_thousand_statements_parse_flat() {
+        // how fast is for the benchmarks (benches/frontend.rs); here, that it parses
         let text = long_program(10_000);
-        let start = std::time::Instant::now();
-        let parsed = parse(&text);
-        let took = start.elapsed();
-        // Later runs show the cost once the allocator has its memory (the first run also
-        // pays for page faults).
-        let (mut lex_best, mut parse_best) = (took, took);
-        for _ in 0..4 {
-            let start = std::time::Instant::now();
-            let toks = lexer::lex(&text);
-            lex_best = lex_best.min(start.elapsed());
-            drop(toks);
-            let start = std::time::Instant::now();
-            let again = parse(&text);
-            parse_best = parse_best.min(start.elapsed());
-            assert!(again.is_ok());
-        }
-        eprintln!("warm: lex {lex_best:?}, lex+parse {parse_best:?}");
-        let e = parsed.unwrap_or_else(|d| panic!("{:?}", d[0]));
+        let e = parse(&text).unwrap_or_else(|d| panic!("{:?}", d[0]));
         assert_eq!(count_statements(&e), 10_000);
-        // Generous even unoptimised; release builds take a few milliseconds.
-        assert!(took.as_secs_f64() < 2.0, "took {took:?}");
-        eprintln!(
-            "10,000 statements ({} bytes) parsed in {took:?}",
-            text.len()
-        );
     }
 
     #[test]
@@ -1941,10 +1902,7 @@ mod tests {
             write!(text, " {op} y{i}").unwrap_or(());
         }
         text.push_str("\nx\n");
-        let start = std::time::Instant::now();
-        let parsed = parse(&text);
-        let took = start.elapsed();
-        let e = parsed.unwrap_or_else(|d| panic!("{:?}", d[0]));
+        let e = parse(&text).unwrap_or_else(|d| panic!("{:?}", d[0]));
         let ExprKind::Let(_, rhs, _) = &e.kind else {
             panic!("not a let: {}", sx(&e))
         };
@@ -1958,8 +1916,6 @@ mod tests {
         assert_eq!(rest.len(), 100_000);
         assert!(rest.iter().all(|(_, e)| matches!(e.kind, ExprKind::Var(_))));
         assert_eq!(rest[1].0, ChainOp::Sub);
-        assert!(took.as_secs_f64() < 2.0, "took {took:?}");
-        eprintln!("100,000-term line parsed in {took:?}");
     }
 
     #[test]

@@ -29,7 +29,7 @@
 use slic_algebra::assume::{Context, Tri};
 use slic_algebra::canon::{Canon, Kernel, Normal};
 use slic_algebra::poly::{Monomial, Poly};
-use slic_algebra::{cond, sums, Node, Prim, Rational, Store, TermId, Type, VarId};
+use slic_algebra::{cond, Node, Prim, Rational, Store, TermId, Type, VarId};
 
 use super::Miss;
 use crate::diff::{self, MAX_DEPTH};
@@ -442,7 +442,7 @@ impl Session<'_> {
             let x = self.x;
             let ty = self.store().var_type(x).clone();
             let p = terms::coerce(self.store(), c.point, &ty);
-            let at = sums::substitute(self.store(), ratio, x, p);
+            let at = slic_algebra::vars::substitute1(self.store(), ratio, x, p);
             n = self.form(at)?;
             if !diff::free_of(&self.canon, &n, self.x) {
                 return Err(Miss::Unproved);

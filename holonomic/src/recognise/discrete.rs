@@ -21,7 +21,7 @@
 use slic_algebra::assume::{Context, Tri};
 use slic_algebra::canon::{Canon, Kernel, Normal};
 use slic_algebra::poly::Poly;
-use slic_algebra::{cond, eval, sums};
+use slic_algebra::{cond, eval};
 use slic_algebra::{Coercion, Node, Prim, Rational, Store, TermId, Type, VarId};
 
 use super::Miss;
@@ -98,7 +98,7 @@ fn value_at(
     offset: &Normal,
 ) -> Result<Normal, Miss> {
     let at = point(cx, x, origin, offset)?;
-    let g = sums::substitute(cx.store_mut(), f, x, at);
+    let g = slic_algebra::vars::substitute1(cx.store_mut(), f, x, at);
     let n = cx.normal(g).map_err(canon_miss)?;
     Ok(fold_constants(cx, n))
 }
@@ -120,7 +120,7 @@ fn on_ray(
         Direction::Down => un.neg(),
     };
     let at = point(cx, x, &origin, &step)?;
-    let g = sums::substitute(cx.store_mut(), f, x, at);
+    let g = slic_algebra::vars::substitute1(cx.store_mut(), f, x, at);
     let r = ratio(cx, g, u)?;
     let ku = r.k;
     let max = max_terms();
@@ -248,7 +248,7 @@ fn categorical(
         let it = cx.store_mut().var_term(i);
         let inn = cx.normal(it).map_err(canon_miss)?;
         let at = point(cx, x, &lo_n, &inn)?;
-        Ok((i, sums::substitute(cx.store_mut(), f, x, at)))
+        Ok((i, slic_algebra::vars::substitute1(cx.store_mut(), f, x, at)))
     };
     let (i, body) = loop_over(cx, "i")?;
     let array = cx
