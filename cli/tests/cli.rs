@@ -54,9 +54,55 @@ fn type_errors_name_file_line_column_and_show_the_line() {
 
 #[test]
 fn missing_file_is_a_user_error() {
-    let o = slic(&["check", "no/such/file.hk"]);
+    for cmd in ["check", "fmt", "simplify", "sample"] {
+        let o = slic(&[cmd, "no/such/file.hk"]);
+        assert_eq!(o.status.code(), Some(1), "{cmd}");
+        assert!(stderr(&o).contains("no/such/file.hk"), "{}", stderr(&o));
+    }
+    let f = temp_file("exists.hk", b"normal(0, 1)\n");
+    let o = slic(&["equiv", f.to_str().unwrap(), "no/such/file.hk"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("no/such/file.hk"), "{}", stderr(&o));
+}
+
+/// Every mistake on the command line is a user error (exit 1, message on stderr), never
+/// the internal-error code 2 that clap would use on its own (issue: trustworthy verdicts).
+#[test]
+fn bad_command_lines_exit_1() {
+    let f = temp_file("args.hk", b"normal(0, 1)\n");
+    let f = f.to_str().unwrap();
+    let cases: [(&[&str], &str); 8] = [
+        (&["check", f, "--bogus"], "--bogus"),
+        (&["frobnicate"], "frobnicate"),
+        (&["check"], "required"),
+        (&[], "Usage"),
+        (&["sample", "-n", "0", f], "0"),
+        (&["sample", "--samples"], "value is required"),
+        (&["sample", "--seed", "-3", f], "-3"),
+        (&["simplify", "--timeout", "abc", f], "abc"),
+    ];
+    for (args, says) in cases {
+        let o = slic(args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "{args:?}: {}", stdout(&o));
+    }
+}
+
+#[test]
+fn help_and_version_go_to_stdout_and_exit_0() {
+    for args in [
+        &["--help"][..],
+        &["-h"],
+        &["sample", "--help"],
+        &["--version"],
+    ] {
+        let o = slic(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        assert!(!stdout(&o).is_empty(), "{args:?}");
+        assert!(stderr(&o).is_empty(), "{args:?}: {}", stderr(&o));
+    }
+    assert!(stdout(&slic(&["--version"])).starts_with("slic-cas "));
 }
 
 #[test]
