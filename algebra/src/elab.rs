@@ -69,7 +69,7 @@ pub(crate) mod tests;
 
 use rustc_hash::FxHashMap;
 
-use crate::diag::{Diagnostic, Span};
+use crate::diag::{Diagnostic, Span, SpanMap};
 use crate::syntax::ast::{ChainOp, Expr, ExprKind, TypeExpr, TypeExprKind};
 use crate::term::{Node, Prim, Store, TermId, VarId};
 use crate::types::{Coercion, Type};
@@ -81,10 +81,24 @@ pub const MAX_DEPTH: usize = 256;
 /// Type-checks `program` and builds its core term in `store`. On failure returns every
 /// error found (at least one), in source order of discovery.
 pub fn elaborate(store: &mut Store, program: &Expr) -> Result<TermId, Vec<Diagnostic>> {
+    run(Elab::new(store), program).map(|(t, _)| t)
+}
+
+/// Like [`elaborate`], also returning where in the source each term came from (see
+/// [`SpanMap`]), so that errors found later (at run time) can point at the source.
+pub fn elaborate_with_spans(
+    store: &mut Store,
+    program: &Expr,
+) -> Result<(TermId, SpanMap), Vec<Diagnostic>> {
     let mut cx = Elab::new(store);
+    cx.spans = Some(SpanMap::default());
+    run(cx, program).map(|(t, spans)| (t, spans.unwrap_or_default()))
+}
+
+fn run(mut cx: Elab<'_>, program: &Expr) -> Result<(TermId, Option<SpanMap>), Vec<Diagnostic>> {
     let result = cx.infer(program);
     match result {
-        Ok(term) if cx.errors.is_empty() => Ok(term),
+        Ok(term) if cx.errors.is_empty() => Ok((term, cx.spans)),
         _ => {
             if cx.errors.is_empty() {
                 // Every failure path records a diagnostic; this only guards that invariant.
@@ -123,6 +137,9 @@ struct Elab<'s> {
     /// The argument position being checked for a named function: a fit failure at exactly
     /// this span is reported as `'f' expects T, found U`.
     who: Option<(Span, String)>,
+    /// Where each term came from, when the caller asked for it (recording costs a hash
+    /// insert per expression, which plain type-checking need not pay).
+    spans: Option<SpanMap>,
 }
 
 impl<'s> Elab<'s> {
@@ -134,6 +151,7 @@ impl<'s> Elab<'s> {
             depth: 0,
             too_deep_reported: false,
             who: None,
+            spans: None,
         }
     }
 
@@ -251,6 +269,14 @@ impl<'s> Elab<'s> {
         self.depth += 1;
         let r = self.elab_node(e, expected);
         self.depth -= 1;
+        if let (Ok(t), Some(spans)) = (&r, self.spans.as_mut()) {
+            spans.record(*t, e.span);
+            // a coercion inserted by fitting has the span of what it wraps, and run-time
+            // errors (an index out of range) happen in the wrapped term
+            if let Node::Coerce(_, inner) = self.store.node(*t) {
+                spans.record(*inner, e.span);
+            }
+        }
         r
     }
 

@@ -1,6 +1,9 @@
 //! Rendering of library diagnostics for a terminal: `error: message`, then
 //! `file:line:col`, the source line and a caret under the span (codespan-reporting's rich
 //! style, without colour so the output is stable in logs and tests).
+//!
+//! A file that is not UTF-8 is shown with each invalid byte written as `\xNN`, so a
+//! diagnostic never sends raw invalid bytes to the terminal (which could garble it).
 
 use codespan_reporting::diagnostic::{Diagnostic as Report, Label};
 use codespan_reporting::files::SimpleFile;
@@ -29,6 +32,49 @@ pub fn render(file_name: &str, source: &str, diagnostics: &[Diagnostic]) -> Stri
     out
 }
 
+/// The bytes of a file as text for display: valid UTF-8 unchanged, each invalid byte
+/// written as `\xNN` (four characters).
+pub fn display_text(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
+/// [`render`] for diagnostics whose spans are byte offsets into `bytes`, which need not
+/// be UTF-8: spans are moved to the same places in [`display_text`].
+pub fn render_bytes(file_name: &str, bytes: &[u8], diagnostics: &[Diagnostic]) -> String {
+    let text = display_text(bytes);
+    if text.len() == bytes.len() {
+        // no escapes (each adds three bytes): offsets are unchanged
+        return render(file_name, &text, diagnostics);
+    }
+    // offsets of invalid bytes in `bytes`, ascending
+    let mut invalid = Vec::new();
+    let mut at = 0;
+    for chunk in bytes.utf8_chunks() {
+        at += chunk.valid().len();
+        invalid.extend(at..at + chunk.invalid().len());
+        at += chunk.invalid().len();
+    }
+    let moved = |offset: u32| {
+        let o = offset as usize;
+        o + 3 * invalid.partition_point(|&i| i < o)
+    };
+    let shown: Vec<Diagnostic> = diagnostics
+        .iter()
+        .map(|d| Diagnostic {
+            span: slic_algebra::Span::new(moved(d.span.start), moved(d.span.end)),
+            ..d.clone()
+        })
+        .collect();
+    render(file_name, &text, &shown)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -43,5 +89,26 @@ mod tests {
         assert!(text.contains("t.hk:2:12"), "{text}");
         assert!(text.contains("return log(x)"), "{text}");
         assert!(text.contains('^'), "{text}");
+    }
+
+    #[test]
+    fn invalid_bytes_are_escaped_and_underlined() {
+        let bytes = b"x = 1\nre\xfeturn \xff\xff x\n";
+        assert_eq!(display_text(bytes), "x = 1\nre\\xfeturn \\xff\\xff x\n");
+        // the second of the two 0xff bytes
+        let d = Diagnostic::new(Span::new(15, 16), "file is not valid UTF-8");
+        let text = render_bytes("t.hk", bytes, &[d]);
+        assert!(text.contains("t.hk:2:16"), "{text}");
+        assert!(text.contains("re\\xfeturn \\xff\\xff x"), "{text}");
+        // the caret line: the whole escape of that byte is underlined, nothing else
+        let carets = text.lines().find(|l| l.contains('^')).unwrap_or("");
+        assert_eq!(carets.trim_start_matches(|c| c != '^'), "^^^^", "{text}");
+        assert_eq!(
+            carets.find('^'),
+            text.lines()
+                .find(|l| l.contains("re\\x"))
+                .and_then(|l| l.rfind("\\xff")),
+            "{text}"
+        );
     }
 }
