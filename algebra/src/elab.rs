@@ -63,6 +63,7 @@
 mod block;
 mod call;
 mod forms;
+mod hints;
 mod lit;
 #[cfg(test)]
 pub(crate) mod tests;
@@ -167,7 +168,9 @@ impl<'s> Elab<'s> {
             Some((s, name)) if *s == span => format!("'{name}' expects {want}, found {have}"),
             _ => format!("expected {want}, found {have}"),
         };
-        self.err(span, message)
+        let failed = self.err(span, message);
+        self.add_note(hints::type_hint(Some(want), have));
+        failed
     }
 
     // ---- scopes ------------------------------------------------------------------------
@@ -414,7 +417,7 @@ impl<'s> Elab<'s> {
                 "bool" => Ok(Type::Bool),
                 other => match type_constructor_arity(other) {
                     Some(n) => Err(self.type_arity(t.span, other, n, 0)),
-                    None => Err(self.err(t.span, format!("unknown type '{other}'"))),
+                    None => Err(self.unknown_type(t.span, other)),
                 },
             },
             TypeExprKind::App(name, args) => {
@@ -423,7 +426,7 @@ impl<'s> Elab<'s> {
                         "nat" | "int" | "prob" | "real" | "unit" | "bool" => {
                             self.type_arity(t.span, name, 0, args.len())
                         }
-                        other => self.err(t.span, format!("unknown type '{other}'")),
+                        other => self.unknown_type(t.span, other),
                     });
                 };
                 if args.len() != want {
