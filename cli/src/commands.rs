@@ -46,19 +46,19 @@ struct Loaded {
     source: Source,
 }
 
-/// A file's name and text, and where each of its terms came from.
+/// A file's name and contents, and where each of its terms came from.
 struct Source {
     name: String,
-    text: String,
+    bytes: Vec<u8>,
     spans: SpanMap,
 }
 
 impl Source {
     /// One diagnostic rendered `file:line:col` with the source line.
     fn render(&self, d: &Diagnostic) -> Failure {
-        Failure::User(report::render(
+        Failure::User(report::render_bytes(
             &self.name,
-            &self.text,
+            &self.bytes,
             std::slice::from_ref(d),
         ))
     }
@@ -104,11 +104,7 @@ fn read_into(store: &mut Store, path: &Path) -> Result<(TermId, Source), Failure
     let bytes = std::fs::read(path)
         .map_err(|e| Failure::User(format!("error: cannot read {name}: {e}")))?;
     match front::load_bytes_with_spans(store, &bytes) {
-        Ok((term, spans)) => {
-            // the program loaded, so the bytes are UTF-8 and the text is exactly them
-            let text = report::display_text(&bytes);
-            Ok((term, Source { name, text, spans }))
-        }
+        Ok((term, spans)) => Ok((term, Source { name, bytes, spans })),
         Err(diagnostics) => Err(Failure::User(report::render_bytes(
             &name,
             &bytes,

@@ -2,8 +2,9 @@
 //! `file:line:col`, the source line and a caret under the span (codespan-reporting's rich
 //! style, without colour so the output is stable in logs and tests).
 //!
-//! A file that is not UTF-8 is shown with each invalid byte written as `\xNN`, so a
-//! diagnostic never sends raw invalid bytes to the terminal (which could garble it).
+//! A file that is not UTF-8 is shown with each invalid byte written as `\xNN`, and so is
+//! each control character (`\x1b`), so a diagnostic never sends raw invalid bytes or
+//! terminal escapes to the terminal.
 
 use codespan_reporting::diagnostic::{Diagnostic as Report, Label};
 use codespan_reporting::files::SimpleFile;
@@ -32,38 +33,49 @@ pub fn render(file_name: &str, source: &str, diagnostics: &[Diagnostic]) -> Stri
     out
 }
 
-/// The bytes of a file as text for display: valid UTF-8 unchanged, each invalid byte
-/// written as `\xNN` (four characters).
-pub fn display_text(bytes: &[u8]) -> String {
+/// The bytes of a file as text for display: valid UTF-8 unchanged, except that each
+/// invalid byte and each control character other than tab, newline and carriage return
+/// is written as `\xNN` (four characters), so that nothing in a file can garble or
+/// drive the terminal. Also returns the offsets in `bytes` of the escaped bytes,
+/// ascending.
+fn escape(bytes: &[u8]) -> (String, Vec<usize>) {
     let mut out = String::with_capacity(bytes.len());
+    let mut escaped = Vec::new();
+    let mut at = 0;
+    let mut push_escape = |out: &mut String, at: usize, b: u8| {
+        out.push_str(&format!("\\x{b:02x}"));
+        escaped.push(at);
+    };
     for chunk in bytes.utf8_chunks() {
-        out.push_str(chunk.valid());
-        for b in chunk.invalid() {
-            out.push_str(&format!("\\x{b:02x}"));
+        for c in chunk.valid().chars() {
+            match u8::try_from(c) {
+                Ok(b) if b.is_ascii_control() && !matches!(b, b'\t' | b'\n' | b'\r') => {
+                    push_escape(&mut out, at, b)
+                }
+                _ => out.push(c),
+            }
+            at += c.len_utf8();
+        }
+        for &b in chunk.invalid() {
+            push_escape(&mut out, at, b);
+            at += 1;
         }
     }
-    out
+    (out, escaped)
 }
 
 /// [`render`] for diagnostics whose spans are byte offsets into `bytes`, which need not
-/// be UTF-8: spans are moved to the same places in [`display_text`].
+/// be UTF-8 and may hold control characters: they are shown escaped (see [`escape`]) and
+/// the spans are moved to the same places in the escaped text.
 pub fn render_bytes(file_name: &str, bytes: &[u8], diagnostics: &[Diagnostic]) -> String {
-    let text = display_text(bytes);
-    if text.len() == bytes.len() {
-        // no escapes (each adds three bytes): offsets are unchanged
+    let (text, escaped) = escape(bytes);
+    if escaped.is_empty() {
         return render(file_name, &text, diagnostics);
     }
-    // offsets of invalid bytes in `bytes`, ascending
-    let mut invalid = Vec::new();
-    let mut at = 0;
-    for chunk in bytes.utf8_chunks() {
-        at += chunk.valid().len();
-        invalid.extend(at..at + chunk.invalid().len());
-        at += chunk.invalid().len();
-    }
+    // each escape turns one byte into four characters
     let moved = |offset: u32| {
         let o = offset as usize;
-        o + 3 * invalid.partition_point(|&i| i < o)
+        o + 3 * escaped.partition_point(|&i| i < o)
     };
     let shown: Vec<Diagnostic> = diagnostics
         .iter()
@@ -94,7 +106,7 @@ mod tests {
     #[test]
     fn invalid_bytes_are_escaped_and_underlined() {
         let bytes = b"x = 1\nre\xfeturn \xff\xff x\n";
-        assert_eq!(display_text(bytes), "x = 1\nre\\xfeturn \\xff\\xff x\n");
+        assert_eq!(escape(bytes).0, "x = 1\nre\\xfeturn \\xff\\xff x\n");
         // the second of the two 0xff bytes
         let d = Diagnostic::new(Span::new(15, 16), "file is not valid UTF-8");
         let text = render_bytes("t.hk", bytes, &[d]);
@@ -110,5 +122,16 @@ mod tests {
                 .and_then(|l| l.rfind("\\xff")),
             "{text}"
         );
+    }
+
+    #[test]
+    fn control_characters_are_escaped_tabs_are_not() {
+        let bytes = "\tθ \x1b[31m x\r\n".as_bytes();
+        assert_eq!(escape(bytes), ("\tθ \\x1b[31m x\r\n".to_string(), vec![4]));
+        // a span after the escape moves by three: `x` is byte 10, shown at column 13
+        let d = Diagnostic::new(Span::new(10, 11), "unknown name 'x'");
+        let text = render_bytes("t.hk", bytes, &[d]);
+        assert!(text.contains("t.hk:1:13"), "{text}");
+        assert!(!text.contains('\x1b'), "{text}");
     }
 }
