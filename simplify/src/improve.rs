@@ -681,24 +681,35 @@ impl Simp<'_> {
             }
         }
         // every latent variable left in place says why (issue: notes in a user's words)
+        let rounds = format!("the simplifier stopped after {MAX_ROUNDS} rounds");
+        self.note_latent(&t, |x, out_of_time| {
+            match failed.iter().find(|(v, _)| *v == x) {
+                Some((_, why)) => why.clone(),
+                None if out_of_time => "the time budget ran out first".to_string(),
+                None => rounds.clone(),
+            }
+        });
+        Some(t)
+    }
+
+    /// A note for each latent variable of `t` (see [`crate::LeftInPlace`]), saying why it
+    /// is still drawn: `why(x, out of time)`.
+    pub(crate) fn note_latent(&mut self, t: &LTerm, why: impl Fn(VarId, bool) -> String) {
         for i in 0..t.binds.len() {
-            if !self.latent(&t, i) {
+            if !self.latent(t, i) {
                 continue;
             }
             let x = t.binds[i].var;
-            let why = match failed.iter().find(|(v, _)| *v == x) {
-                Some((_, why)) => why.clone(),
-                None if self.out_of_time => "the time budget ran out first".to_string(),
-                None => format!("the simplifier stopped after {MAX_ROUNDS} rounds"),
-            };
             let name = self.store.var_name(x).to_string();
             self.left.push(crate::LeftInPlace {
-                note: format!("`{name}` could not be integrated out: {why}"),
+                note: format!(
+                    "`{name}` could not be integrated out: {}",
+                    why(x, self.out_of_time)
+                ),
                 name,
                 latent: true,
             });
         }
-        Some(t)
     }
 
     /// The `i`-th bind of `t` integrated out: `Ok(None)` when the term is zero, `Err`

@@ -224,6 +224,9 @@ impl Simp<'_> {
             return input;
         }
         if self.expired("reading the measure") {
+            for t in &lin {
+                self.note_latent(t, |_, _| "the time budget ran out first".to_string());
+            }
             return input;
         }
         let plain = self.normalise_all(lin);

@@ -517,6 +517,14 @@ fn an_expired_deadline_still_gives_an_equivalent_program() {
         "{:?}",
         s.notes
     );
+    // the latent variable left in place says so, once
+    let about_x: Vec<&String> = s.notes.iter().filter(|n| n.contains("`x`")).collect();
+    assert_eq!(
+        about_x,
+        ["`x` could not be integrated out: the time budget ran out first"],
+        "{:?}",
+        s.notes
+    );
     verify::verify(&store, s.term).expect("verifies");
     same_meaning(&store, t, s.term, "[0.5]").expect("same meaning");
 }
