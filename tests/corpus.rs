@@ -10,9 +10,15 @@ use slic_suite::{corpus_files, header, with_big_stack};
 fn load_file(path: &std::path::Path) -> (Store, Result<slic_algebra::TermId, String>) {
     let bytes = std::fs::read(path).expect("read corpus file");
     let mut store = Store::new();
+    // an error's notes (hints such as "did you mean ...") count as part of its text
     let r = front::load_bytes(&mut store, &bytes).map_err(|ds| {
         ds.iter()
-            .map(|d| d.message.clone())
+            .map(|d| {
+                std::iter::once(d.message.clone())
+                    .chain(d.notes.clone())
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            })
             .collect::<Vec<_>>()
             .join("; ")
     });

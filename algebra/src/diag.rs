@@ -3,9 +3,15 @@
 //! `line:col`, the source line and a caret).
 //!
 //! [`LineIndex`] turns byte offsets into 1-based line and column numbers (columns count
-//! characters, not bytes, so a caret under `θ` lands right).
+//! characters, not bytes, so a caret under `θ` lands right). [`SpanMap`] remembers where
+//! the elaborator found each term, so that later stages (the interpreter's run-time
+//! errors, unimplemented transforms) can point into the source too.
 
 use std::fmt;
+
+use rustc_hash::FxHashMap;
+
+use crate::term::TermId;
 
 /// A half-open byte range `[start, end)` in a source text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -63,6 +69,34 @@ impl Diagnostic {
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
+    }
+}
+
+/// The source span of each term the elaborator built, for the terms' first occurrence:
+/// terms are hash-consed and carry no spans, so two equal subexpressions share one term
+/// and the earlier one's position is kept.
+#[derive(Clone, Debug, Default)]
+pub struct SpanMap {
+    spans: FxHashMap<TermId, Span>,
+}
+
+impl SpanMap {
+    /// Where `t` was written, if the elaborator built it from source text.
+    pub fn get(&self, t: TermId) -> Option<Span> {
+        self.spans.get(&t).copied()
+    }
+
+    /// Records `t` at `span` unless it was seen earlier.
+    pub fn record(&mut self, t: TermId, span: Span) {
+        self.spans.entry(t).or_insert(span);
+    }
+
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
     }
 }
 

@@ -63,13 +63,14 @@
 mod block;
 mod call;
 mod forms;
+mod hints;
 mod lit;
 #[cfg(test)]
 pub(crate) mod tests;
 
 use rustc_hash::FxHashMap;
 
-use crate::diag::{Diagnostic, Span};
+use crate::diag::{Diagnostic, Span, SpanMap};
 use crate::syntax::ast::{ChainOp, Expr, ExprKind, TypeExpr, TypeExprKind};
 use crate::term::{Node, Prim, Store, TermId, VarId};
 use crate::types::{Coercion, Type};
@@ -81,10 +82,24 @@ pub const MAX_DEPTH: usize = 256;
 /// Type-checks `program` and builds its core term in `store`. On failure returns every
 /// error found (at least one), in source order of discovery.
 pub fn elaborate(store: &mut Store, program: &Expr) -> Result<TermId, Vec<Diagnostic>> {
+    run(Elab::new(store), program).map(|(t, _)| t)
+}
+
+/// Like [`elaborate`], also returning where in the source each term came from (see
+/// [`SpanMap`]), so that errors found later (at run time) can point at the source.
+pub fn elaborate_with_spans(
+    store: &mut Store,
+    program: &Expr,
+) -> Result<(TermId, SpanMap), Vec<Diagnostic>> {
     let mut cx = Elab::new(store);
+    cx.spans = Some(SpanMap::default());
+    run(cx, program).map(|(t, spans)| (t, spans.unwrap_or_default()))
+}
+
+fn run(mut cx: Elab<'_>, program: &Expr) -> Result<(TermId, Option<SpanMap>), Vec<Diagnostic>> {
     let result = cx.infer(program);
     match result {
-        Ok(term) if cx.errors.is_empty() => Ok(term),
+        Ok(term) if cx.errors.is_empty() => Ok((term, cx.spans)),
         _ => {
             if cx.errors.is_empty() {
                 // Every failure path records a diagnostic; this only guards that invariant.
@@ -123,6 +138,9 @@ struct Elab<'s> {
     /// The argument position being checked for a named function: a fit failure at exactly
     /// this span is reported as `'f' expects T, found U`.
     who: Option<(Span, String)>,
+    /// Where each term came from, when the caller asked for it (recording costs a hash
+    /// insert per expression, which plain type-checking need not pay).
+    spans: Option<SpanMap>,
 }
 
 impl<'s> Elab<'s> {
@@ -134,6 +152,7 @@ impl<'s> Elab<'s> {
             depth: 0,
             too_deep_reported: false,
             who: None,
+            spans: None,
         }
     }
 
@@ -149,7 +168,9 @@ impl<'s> Elab<'s> {
             Some((s, name)) if *s == span => format!("'{name}' expects {want}, found {have}"),
             _ => format!("expected {want}, found {have}"),
         };
-        self.err(span, message)
+        let failed = self.err(span, message);
+        self.add_note(hints::type_hint(Some(want), have));
+        failed
     }
 
     // ---- scopes ------------------------------------------------------------------------
@@ -251,6 +272,14 @@ impl<'s> Elab<'s> {
         self.depth += 1;
         let r = self.elab_node(e, expected);
         self.depth -= 1;
+        if let (Ok(t), Some(spans)) = (&r, self.spans.as_mut()) {
+            spans.record(*t, e.span);
+            // a coercion inserted by fitting has the span of what it wraps, and run-time
+            // errors (an index out of range) happen in the wrapped term
+            if let Node::Coerce(_, inner) = self.store.node(*t) {
+                spans.record(*inner, e.span);
+            }
+        }
         r
     }
 
@@ -388,7 +417,7 @@ impl<'s> Elab<'s> {
                 "bool" => Ok(Type::Bool),
                 other => match type_constructor_arity(other) {
                     Some(n) => Err(self.type_arity(t.span, other, n, 0)),
-                    None => Err(self.err(t.span, format!("unknown type '{other}'"))),
+                    None => Err(self.unknown_type(t.span, other)),
                 },
             },
             TypeExprKind::App(name, args) => {
@@ -397,7 +426,7 @@ impl<'s> Elab<'s> {
                         "nat" | "int" | "prob" | "real" | "unit" | "bool" => {
                             self.type_arity(t.span, name, 0, args.len())
                         }
-                        other => self.err(t.span, format!("unknown type '{other}'")),
+                        other => self.unknown_type(t.span, other),
                     });
                 };
                 if args.len() != want {

@@ -2,7 +2,7 @@
 //! the command-line tool and the tests use; it only chains `syntax::decode`,
 //! `syntax::parse` and `elab::elaborate` and adds no behaviour of its own.
 
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, SpanMap};
 use crate::term::{Store, TermId};
 use crate::{elab, syntax};
 
@@ -25,6 +25,32 @@ pub fn load(store: &mut Store, text: &str) -> Result<TermId, Vec<Diagnostic>> {
 pub fn load_bytes(store: &mut Store, bytes: &[u8]) -> Result<TermId, Vec<Diagnostic>> {
     let text = syntax::decode(bytes).map_err(|d| vec![d])?;
     load(store, text)
+}
+
+/// Like [`load`], also returning the source span of each elaborated term (first
+/// occurrence), for errors found after elaboration.
+///
+/// ```
+/// use slic_algebra::{front, Store};
+/// let mut store = Store::new();
+/// let (t, spans) = front::load_with_spans(&mut store, "x = 1\nreturn x").unwrap();
+/// assert!(spans.get(t).is_some());
+/// ```
+pub fn load_with_spans(
+    store: &mut Store,
+    text: &str,
+) -> Result<(TermId, SpanMap), Vec<Diagnostic>> {
+    let program = syntax::parse(text)?;
+    elab::elaborate_with_spans(store, &program)
+}
+
+/// [`load_with_spans`] for the raw bytes of a file (which must be UTF-8).
+pub fn load_bytes_with_spans(
+    store: &mut Store,
+    bytes: &[u8],
+) -> Result<(TermId, SpanMap), Vec<Diagnostic>> {
+    let text = syntax::decode(bytes).map_err(|d| vec![d])?;
+    load_with_spans(store, text)
 }
 
 #[cfg(test)]

@@ -37,10 +37,11 @@ pub mod sums;
 pub mod syntax;
 pub mod term;
 pub mod types;
+pub mod unsupported;
 pub mod vars;
 pub mod verify;
 
-pub use diag::{Diagnostic, LineIndex, Span};
+pub use diag::{Diagnostic, LineIndex, Span, SpanMap};
 pub use num::Rational;
 pub use term::{Dist, Node, Pattern, Prim, Store, TermId, Transform, VarId, VarInfo};
 pub use types::{Coercion, Type};

@@ -113,3 +113,18 @@ pub struct EquivArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
 }
+
+/// What a command-line parse failure means for the process: `--help` and `--version` are
+/// answers (stdout, exit 0); everything else (an unknown flag, a missing or bad value, no
+/// subcommand) is the user's mistake, exit 1 like any other user error (the README
+/// reserves 2 for bugs, and clap's own `exit()` would use 2).
+pub fn exit_for(e: &clap::Error) -> std::process::ExitCode {
+    // clap prints help and version to stdout and errors to stderr; if even that fails
+    // there is nowhere left to report it
+    let _ = e.print();
+    if e.use_stderr() {
+        std::process::ExitCode::from(1)
+    } else {
+        std::process::ExitCode::SUCCESS
+    }
+}

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use slic_algebra::{front, print, Store, TermId};
+use slic_algebra::{front, print, unsupported, Diagnostic, SpanMap, Store, TermId};
 
 use crate::args::{Cli, Command, EquivArgs, FmtArgs, SampleArgs, SimplifyArgs};
 use crate::report;
@@ -38,28 +38,79 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
     }
 }
 
-/// A program read from a file and elaborated into `store`.
+/// A program read from a file and elaborated into `store`, with what is needed to point
+/// into its source later (run-time errors of `sample`).
 struct Loaded {
     store: Store,
     term: TermId,
+    source: Source,
 }
 
+/// A file's name and contents, and where each of its terms came from.
+struct Source {
+    name: String,
+    bytes: Vec<u8>,
+    spans: SpanMap,
+}
+
+impl Source {
+    /// One diagnostic rendered `file:line:col` with the source line.
+    fn render(&self, d: &Diagnostic) -> Failure {
+        Failure::User(report::render_bytes(
+            &self.name,
+            &self.bytes,
+            std::slice::from_ref(d),
+        ))
+    }
+}
+
+/// Reads and elaborates a program for the commands that only read it (`check`, `fmt`).
 fn load(path: &Path) -> Result<Loaded, Failure> {
     let mut store = Store::new();
-    let term = load_into(&mut store, path)?;
-    Ok(Loaded { store, term })
+    let (term, source) = read_into(&mut store, path)?;
+    Ok(Loaded {
+        store,
+        term,
+        source,
+    })
+}
+
+/// Like [`load`], for the commands that give the program a meaning (`simplify`,
+/// `sample`): a transform slic-cas does not implement yet is an error, not skipped.
+fn load_runnable(path: &Path) -> Result<Loaded, Failure> {
+    let l = load(path)?;
+    refuse_unimplemented(&l.store, l.term, &l.source)?;
+    Ok(l)
 }
 
 /// Reads and elaborates a program into an existing store (so that two programs can be
-/// compared); errors are rendered `file:line:col` diagnostics.
+/// compared), refusing unimplemented transforms; errors are rendered `file:line:col`
+/// diagnostics.
 fn load_into(store: &mut Store, path: &Path) -> Result<TermId, Failure> {
+    let (term, source) = read_into(store, path)?;
+    refuse_unimplemented(store, term, &source)?;
+    Ok(term)
+}
+
+fn refuse_unimplemented(store: &Store, term: TermId, source: &Source) -> Result<(), Failure> {
+    match unsupported::first_unimplemented(store, term, &source.spans) {
+        Some(d) => Err(source.render(&d)),
+        None => Ok(()),
+    }
+}
+
+fn read_into(store: &mut Store, path: &Path) -> Result<(TermId, Source), Failure> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path)
         .map_err(|e| Failure::User(format!("error: cannot read {name}: {e}")))?;
-    front::load_bytes(store, &bytes).map_err(|diagnostics| {
-        let text = String::from_utf8_lossy(&bytes);
-        Failure::User(report::render(&name, &text, &diagnostics))
-    })
+    match front::load_bytes_with_spans(store, &bytes) {
+        Ok((term, spans)) => Ok((term, Source { name, bytes, spans })),
+        Err(diagnostics) => Err(Failure::User(report::render_bytes(
+            &name,
+            &bytes,
+            &diagnostics,
+        ))),
+    }
 }
 
 fn check(path: &Path) -> Result<(), Failure> {
@@ -82,7 +133,7 @@ fn fmt(a: &FmtArgs) -> Result<(), Failure> {
 }
 
 fn simplify(a: &SimplifyArgs) -> Result<(), Failure> {
-    let mut l = load(&a.file)?;
+    let mut l = load_runnable(&a.file)?;
     let config = slic_simplify::SimplifyConfig {
         deadline: a
             .timeout
@@ -121,7 +172,7 @@ fn simplify(a: &SimplifyArgs) -> Result<(), Failure> {
 const SAMPLE_MAX_DEPTH: usize = 50_000;
 
 fn sample(a: &SampleArgs) -> Result<(), Failure> {
-    let l = load(&a.file)?;
+    let l = load_runnable(&a.file)?;
     let name = a.file.display().to_string();
     let user = |msg: String| Failure::User(format!("error: {name}: {msg}"));
     let values = match a.args.as_deref() {
@@ -138,11 +189,21 @@ fn sample(a: &SampleArgs) -> Result<(), Failure> {
         ..slic_semantics::EvalConfig::default()
     };
     let mut interp = slic_semantics::Interp::new(&l.store, config);
-    let eval_error = |e: slic_semantics::EvalError| user(e.to_string());
+    // a run-time error points at the term where it happened, when the term has a span
+    let eval_error =
+        |interp: &slic_semantics::Interp<'_>, e: slic_semantics::EvalError| match interp
+            .error_site(&e)
+            .and_then(|t| l.source.spans.get(t))
+        {
+            Some(span) => l.source.render(&Diagnostic::new(span, e.to_string())),
+            None => user(e.to_string()),
+        };
     let program = interp
         .eval(l.term, &slic_semantics::Env::new())
-        .map_err(eval_error)?;
-    let measure = interp.apply_args(&program, &values).map_err(eval_error)?;
+        .map_err(|e| eval_error(&interp, e))?;
+    let measure = interp
+        .apply_args(&program, &values)
+        .map_err(|e| eval_error(&interp, e))?;
     if !matches!(measure, slic_semantics::Value::Measure(_)) {
         let mut t = l.store.ty(l.term);
         for _ in &params {
@@ -160,13 +221,15 @@ fn sample(a: &SampleArgs) -> Result<(), Failure> {
     if a.summary {
         let mut draws = Vec::with_capacity(usize::try_from(a.samples).unwrap_or(0).min(1 << 24));
         for _ in 0..a.samples {
-            draws.push(interp.sample(&measure, &mut rng).map_err(eval_error)?);
+            let draw = interp.sample(&measure, &mut rng);
+            draws.push(draw.map_err(|e| eval_error(&interp, e))?);
         }
         let summary = slic_semantics::Summary::from_samples(&draws);
         writeln!(out, "{}", summary.to_json())?;
     } else {
         for _ in 0..a.samples {
-            let (v, lw) = interp.sample(&measure, &mut rng).map_err(eval_error)?;
+            let draw = interp.sample(&measure, &mut rng);
+            let (v, lw) = draw.map_err(|e| eval_error(&interp, e))?;
             let line = serde_json::json!({
                 "value": slic_semantics::value_to_json(&v),
                 "log_weight": json_number(lw),

@@ -2,9 +2,10 @@
 //! diagnostics. No algorithm lives here: every command is a few calls into the library
 //! crates (`slic-algebra` for reading and printing terms, `slic-semantics` for sampling, `slic-simplify` and `slic-equiv` for the transforms and verdicts).
 //!
-//! Exit codes: 0 success, 1 a user error (bad input, reported as `file:line:col` with the
-//! source line), 2 an internal error (a bug in slic-cas; never expected). `equiv` also
-//! exits 1 when the programs differ and 3 when it cannot decide.
+//! Exit codes: 0 success (also `--help` and `--version`), 1 a user error (bad arguments,
+//! or bad input reported as `file:line:col` with the source line), 2 an internal error (a
+//! bug in slic-cas; never expected). `equiv` also exits 1 when the programs differ and 3
+//! when it cannot decide.
 //! The work runs on a thread with a large stack because term depth follows program
 //! length (a 10,000-line program is a 10,000-deep chain of binds).
 
@@ -14,7 +15,7 @@ mod report;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::Parser as _;
 
 /// Terms and syntax trees are many small allocations; mimalloc makes the front end about
 /// a quarter faster than the system allocator (benches/frontend.rs).
@@ -25,7 +26,10 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const WORKER_STACK_BYTES: usize = 512 * 1024 * 1024;
 
 fn main() -> ExitCode {
-    let cli = args::Cli::parse();
+    let cli = match args::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return args::exit_for(&e),
+    };
     // A panic is a bug in slic-cas, never the user's fault: report it as internal.
     std::panic::set_hook(Box::new(|info| {
         eprintln!("internal error: {info}");

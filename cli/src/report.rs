@@ -1,6 +1,10 @@
 //! Rendering of library diagnostics for a terminal: `error: message`, then
 //! `file:line:col`, the source line and a caret under the span (codespan-reporting's rich
 //! style, without colour so the output is stable in logs and tests).
+//!
+//! A file that is not UTF-8 is shown with each invalid byte written as `\xNN`, and so is
+//! each control character (`\x1b`), so a diagnostic never sends raw invalid bytes or
+//! terminal escapes to the terminal.
 
 use codespan_reporting::diagnostic::{Diagnostic as Report, Label};
 use codespan_reporting::files::SimpleFile;
@@ -29,6 +33,60 @@ pub fn render(file_name: &str, source: &str, diagnostics: &[Diagnostic]) -> Stri
     out
 }
 
+/// The bytes of a file as text for display: valid UTF-8 unchanged, except that each
+/// invalid byte and each control character other than tab, newline and carriage return
+/// is written as `\xNN` (four characters), so that nothing in a file can garble or
+/// drive the terminal. Also returns the offsets in `bytes` of the escaped bytes,
+/// ascending.
+fn escape(bytes: &[u8]) -> (String, Vec<usize>) {
+    let mut out = String::with_capacity(bytes.len());
+    let mut escaped = Vec::new();
+    let mut at = 0;
+    let mut push_escape = |out: &mut String, at: usize, b: u8| {
+        out.push_str(&format!("\\x{b:02x}"));
+        escaped.push(at);
+    };
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match u8::try_from(c) {
+                Ok(b) if b.is_ascii_control() && !matches!(b, b'\t' | b'\n' | b'\r') => {
+                    push_escape(&mut out, at, b)
+                }
+                _ => out.push(c),
+            }
+            at += c.len_utf8();
+        }
+        for &b in chunk.invalid() {
+            push_escape(&mut out, at, b);
+            at += 1;
+        }
+    }
+    (out, escaped)
+}
+
+/// [`render`] for diagnostics whose spans are byte offsets into `bytes`, which need not
+/// be UTF-8 and may hold control characters: they are shown escaped (see [`escape`]) and
+/// the spans are moved to the same places in the escaped text.
+pub fn render_bytes(file_name: &str, bytes: &[u8], diagnostics: &[Diagnostic]) -> String {
+    let (text, escaped) = escape(bytes);
+    if escaped.is_empty() {
+        return render(file_name, &text, diagnostics);
+    }
+    // each escape turns one byte into four characters
+    let moved = |offset: u32| {
+        let o = offset as usize;
+        o + 3 * escaped.partition_point(|&i| i < o)
+    };
+    let shown: Vec<Diagnostic> = diagnostics
+        .iter()
+        .map(|d| Diagnostic {
+            span: slic_algebra::Span::new(moved(d.span.start), moved(d.span.end)),
+            ..d.clone()
+        })
+        .collect();
+    render(file_name, &text, &shown)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -43,5 +101,37 @@ mod tests {
         assert!(text.contains("t.hk:2:12"), "{text}");
         assert!(text.contains("return log(x)"), "{text}");
         assert!(text.contains('^'), "{text}");
+    }
+
+    #[test]
+    fn invalid_bytes_are_escaped_and_underlined() {
+        let bytes = b"x = 1\nre\xfeturn \xff\xff x\n";
+        assert_eq!(escape(bytes).0, "x = 1\nre\\xfeturn \\xff\\xff x\n");
+        // the second of the two 0xff bytes
+        let d = Diagnostic::new(Span::new(15, 16), "file is not valid UTF-8");
+        let text = render_bytes("t.hk", bytes, &[d]);
+        assert!(text.contains("t.hk:2:16"), "{text}");
+        assert!(text.contains("re\\xfeturn \\xff\\xff x"), "{text}");
+        // the caret line: the whole escape of that byte is underlined, nothing else
+        let carets = text.lines().find(|l| l.contains('^')).unwrap_or("");
+        assert_eq!(carets.trim_start_matches(|c| c != '^'), "^^^^", "{text}");
+        assert_eq!(
+            carets.find('^'),
+            text.lines()
+                .find(|l| l.contains("re\\x"))
+                .and_then(|l| l.rfind("\\xff")),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn control_characters_are_escaped_tabs_are_not() {
+        let bytes = "\tθ \x1b[31m x\r\n".as_bytes();
+        assert_eq!(escape(bytes), ("\tθ \\x1b[31m x\r\n".to_string(), vec![4]));
+        // a span after the escape moves by three: `x` is byte 10, shown at column 13
+        let d = Diagnostic::new(Span::new(10, 11), "unknown name 'x'");
+        let text = render_bytes("t.hk", bytes, &[d]);
+        assert!(text.contains("t.hk:1:13"), "{text}");
+        assert!(!text.contains('\x1b'), "{text}");
     }
 }

@@ -28,6 +28,30 @@ pub enum Miss {
     Budget,
 }
 
+/// In user words, as what the density is: the simplifier writes "its density (...) is
+/// {miss}" (issue: notes in a user's words, no internal names).
+impl std::fmt::Display for Miss {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Miss::NotHolonomic => f.write_str(
+                "not holonomic (no linear differential or recurrence equation with polynomial \
+                 coefficients could be derived for it)",
+            ),
+            Miss::Order(n) => write!(
+                f,
+                "a mixture or other form whose equation has order {n}, and no known family has \
+                 one of that order"
+            ),
+            Miss::NoFamily => f.write_str("not one of the known families"),
+            Miss::Unproved => f.write_str(
+                "of a known family, but a condition on its parameters (such as a positive \
+                 variance or shape, or a ratio below one) could not be proved",
+            ),
+            Miss::Budget => f.write_str("too large to analyse within the size budget"),
+        }
+    }
+}
+
 /// `f(x) dx = weight · law` for the variable `x` ranging over `support`, exactly, or why
 /// not. `f` is a prob term; the answer's terms are free of `x`.
 pub fn recognise(

@@ -12,6 +12,11 @@
 //! every recursive call and tail positions (`let` bodies, branches, applications) loop
 //! instead of recursing, so long `let` chains cost no stack.
 //!
+//! Where an error happened: terms carry no source positions, so the interpreter remembers
+//! the innermost term whose evaluation raised the error of the current top-level call
+//! ([`Interp::error_site`]); the CLI maps that term back to `file:line:col` through the
+//! elaborator's span map.
+//!
 //! This module must not sample or call the random number generator.
 
 use std::rc::Rc;
@@ -75,6 +80,9 @@ pub struct Interp<'s> {
     pub(crate) depth: usize,
     evals: u64,
     pub(crate) dims: usize,
+    /// The innermost term at which the current top-level call failed, with the error it
+    /// raised (kept to tell this error from an older one; see [`Interp::error_site`]).
+    site: Option<(TermId, EvalError)>,
 }
 
 /// Is this node a measure constructor (evaluates to a measure value as it stands)?
@@ -345,7 +353,29 @@ impl<'s> Interp<'s> {
             depth: 0,
             evals: 0,
             dims: 0,
+            site: None,
         }
+    }
+
+    /// The term at which `error` was raised, if it is the error this interpreter's last
+    /// top-level call (`eval`, `apply`, `sample`, ...) failed with: the innermost
+    /// primitive, index, coercion, loop or primitive measure whose evaluation failed.
+    pub fn error_site(&self, error: &EvalError) -> Option<TermId> {
+        match &self.site {
+            Some((t, e)) if e == error => Some(*t),
+            _ => None,
+        }
+    }
+
+    /// Records `t` as where `r` failed, unless a term inside it already was (the first
+    /// recorded is the innermost, since errors propagate outwards).
+    pub(crate) fn at<T>(&mut self, t: TermId, r: EvalResult<T>) -> EvalResult<T> {
+        if let Err(e) = &r {
+            if self.site.is_none() {
+                self.site = Some((t, e.clone()));
+            }
+        }
+        r
     }
 
     pub fn store(&self) -> &'s Store {
@@ -362,6 +392,7 @@ impl<'s> Interp<'s> {
         if self.depth == 0 && self.dims == 0 {
             self.iterations = 0;
             self.evals = 0;
+            self.site = None;
         }
     }
 
@@ -580,6 +611,12 @@ impl<'s> Interp<'s> {
     /// builds the arms share one result slot and the frame stays small.
     #[inline(never)]
     fn ev_node(&mut self, t: TermId, env: &Env) -> EvalResult<Value> {
+        let r = self.ev_node_inner(t, env);
+        self.at(t, r)
+    }
+
+    #[inline(never)]
+    fn ev_node_inner(&mut self, t: TermId, env: &Env) -> EvalResult<Value> {
         let node = self.store.node(t);
         match node {
             Node::Pair(..) | Node::Left(_) | Node::Right(_) | Node::Just(_) => {

@@ -152,14 +152,18 @@ impl<'s> Interp<'s> {
                     for a in args {
                         vals.push(self.ev(*a, &env)?);
                     }
-                    let pm = PrimMeasure::new(*d, &vals)?;
+                    // bad parameters and unsampleable measures are reported at the draw
+                    let pm = PrimMeasure::new(*d, &vals);
+                    let pm = self.at(t, pm)?;
                     let Some(r) = rng.as_deref_mut() else {
                         return Ok(None);
                     };
                     if matches!(pm, PrimMeasure::Lebesgue { .. } | PrimMeasure::Counting) {
-                        return Err(EvalError::Unsampleable { measure: pm.name() });
+                        let e = Err(EvalError::Unsampleable { measure: pm.name() });
+                        return self.at(t, e);
                     }
-                    return Ok(Some(match pm.sample(r)? {
+                    let drawn = pm.sample(r);
+                    return Ok(Some(match self.at(t, drawn)? {
                         Some(v) => (v, lw),
                         None => (self.placeholder(term), f64::NEG_INFINITY),
                     }));

@@ -644,7 +644,7 @@ impl Simp<'_> {
     /// `None` when the term turns out to be zero.
     fn eliminate(&mut self, mut t: LTerm) -> Option<LTerm> {
         let mut failed: Vec<(VarId, String)> = Vec::new();
-        for _ in 0..MAX_ROUNDS {
+        'rounds: for _ in 0..MAX_ROUNDS {
             // draws nothing depends on go first (last to first: dropping one can free an
             // earlier one), so no integral is attempted with them still in the way
             let mut progressed = false;
@@ -664,7 +664,7 @@ impl Simp<'_> {
                 }
                 let name = self.store.var_name(x).to_string();
                 if self.expired(&format!("integrating out {name}")) {
-                    return Some(t);
+                    break 'rounds;
                 }
                 match self.integrate_out(&t, i) {
                     Ok(None) => return None,
@@ -681,13 +681,36 @@ impl Simp<'_> {
                 break;
             }
         }
-        for (x, why) in failed {
-            let name = self.store.var_name(x).to_string();
-            self.note(format!(
-                "the latent variable {name} was not integrated out: {why}"
-            ));
-        }
+        // every latent variable left in place says why (issue: notes in a user's words)
+        let rounds = format!("the simplifier stopped after {MAX_ROUNDS} rounds");
+        self.note_latent(&t, |x, out_of_time| {
+            match failed.iter().find(|(v, _)| *v == x) {
+                Some((_, why)) => why.clone(),
+                None if out_of_time => "the time budget ran out first".to_string(),
+                None => rounds.clone(),
+            }
+        });
         Some(t)
+    }
+
+    /// A note for each latent variable of `t` (see [`crate::LeftInPlace`]), saying why it
+    /// is still drawn: `why(x, out of time)`.
+    pub(crate) fn note_latent(&mut self, t: &LTerm, why: impl Fn(VarId, bool) -> String) {
+        for i in 0..t.binds.len() {
+            if !self.latent(t, i) {
+                continue;
+            }
+            let x = t.binds[i].var;
+            let name = self.store.var_name(x).to_string();
+            self.left.push(crate::LeftInPlace {
+                note: format!(
+                    "`{name}` could not be integrated out: {}",
+                    why(x, self.out_of_time)
+                ),
+                name,
+                latent: true,
+            });
+        }
     }
 
     /// The `i`-th bind of `t` integrated out: `Ok(None)` when the term is zero, `Err`
@@ -725,13 +748,18 @@ impl Simp<'_> {
                     }
                     base
                 }
-                Base::Opaque(_) => return Err("an opaque draw depends on it".to_string()),
+                Base::Opaque(_) => {
+                    return Err(
+                        "a later draw from a measure with no known density depends on it"
+                            .to_string(),
+                    )
+                }
                 other => other,
             };
             let (discrete, lo, hi) = match base {
                 Base::Lebesgue { lo, hi } => (false, lo, hi),
                 Base::Counting { lo, hi } => (true, lo, hi),
-                _ => return Err("a later draw has no interval".to_string()),
+                _ => return Err("a later draw that depends on it has no known support".to_string()),
             };
             let y = self.store.var_term(b.var);
             let mut keep_lo = lo;
@@ -777,7 +805,7 @@ impl Simp<'_> {
         };
         let iv = self
             .base_interval(x, &base)
-            .ok_or_else(|| "it is drawn from an opaque measure".to_string())?;
+            .ok_or_else(|| "it is drawn from a measure with no known density".to_string())?;
         let (mine, others): (Vec<Factor>, Vec<Factor>) = t2
             .factors
             .iter()
@@ -805,9 +833,9 @@ impl Simp<'_> {
         } else {
             slic_holonomic::integrate(self.store, &ctx, f, x, &support)
         }
-        .map_err(|m| format!("{m:?}"))?;
+        .map_err(|m| format!("its density{} is {m}", crate::shown(self.store, f)))?;
         if vars::mentions(self.store, w, x) {
-            return Err("the integral still mentions it".to_string());
+            return Err("its integral could not be written without it".to_string());
         }
         t2.factors.push(Factor::other(w));
         if let Some(g) = r.interval.nonempty(self.store, &ctx) {

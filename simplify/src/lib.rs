@@ -55,8 +55,10 @@ pub struct SimplifyConfig {
 #[derive(Clone, Debug)]
 pub struct Simplified {
     pub term: TermId,
-    /// One line per step that stopped short ("budget exhausted while ...", "the density
-    /// of x was not recognised: ..."), for the command's stderr.
+    /// One line per step that stopped short ("stopped: time budget exhausted while ...")
+    /// and exactly one per variable left drawn that a step tried to remove or name
+    /// ("`x` could not be integrated out: its density (...) is not holonomic ..."), in the
+    /// user's words, for the command's stderr.
     pub notes: Vec<String>,
 }
 
@@ -84,12 +86,12 @@ pub fn simplify(store: &mut Store, t: TermId, config: &SimplifyConfig) -> Simpli
         deadline: config.deadline,
         notes: Vec::new(),
         out_of_time: false,
-        unrecognised: Vec::new(),
+        left: Vec::new(),
     };
     let first = s.walk(prepared, 0);
     // nothing improved: the program as written (its definitions kept), canonical
     if first == canon::canonicalize(s.store, &Context::new(), prepared) {
-        s.unrecognised_notes();
+        s.left_notes();
         let term = canon::canonicalize(s.store, &Context::new(), t);
         return Simplified {
             term,
@@ -103,14 +105,14 @@ pub fn simplify(store: &mut Store, t: TermId, config: &SimplifyConfig) -> Simpli
         if s.out_of_time {
             break;
         }
-        s.unrecognised.clear();
+        s.left.clear();
         let next = s.walk(term, 0);
         if alpha::alpha_eq(s.store, next, term) {
             break;
         }
         term = next;
     }
-    s.unrecognised_notes();
+    s.left_notes();
     Simplified {
         term,
         notes: s.notes,
@@ -132,8 +134,9 @@ pub(crate) struct Simp<'s> {
     pub notes: Vec<String>,
     /// The deadline has passed (noted once).
     pub out_of_time: bool,
-    /// Densities the rebuilds so far could not name.
-    pub unrecognised: Vec<Unrecognised>,
+    /// Variables this pass leaves drawn although it tried to remove them or name their
+    /// law, with why (one note each at the end).
+    pub left: Vec<LeftInPlace>,
 }
 
 impl Simp<'_> {
@@ -221,14 +224,17 @@ impl Simp<'_> {
             return input;
         }
         if self.expired("reading the measure") {
+            for t in &lin {
+                self.note_latent(t, |_, _| "the time budget ran out first".to_string());
+            }
             return input;
         }
         let plain = self.normalise_all(lin);
         let improved = self.improve(plain.clone());
-        let mut candidates: Vec<(TermId, Vec<Unrecognised>)> = Vec::new();
-        let start = self.unrecognised.len();
+        let mut candidates: Vec<(TermId, Vec<LeftInPlace>)> = Vec::new();
+        let start = self.left.len();
         let out = self.rebuild(&improved, &elem);
-        candidates.push((out, self.unrecognised.split_off(start)));
+        candidates.push((out, self.left.split_off(start)));
         // the plain sum is rebuilt only if it could rank above the improved one: it has
         // at least one draw per bind on its longest path (rebuilding tries recognition,
         // which is the costly part)
@@ -237,7 +243,7 @@ impl Simp<'_> {
         if improved != plain && !self.out_of_time && (improved_cost.0, improved_cost.1) > (lower, 0)
         {
             let out = self.rebuild(&plain, &elem);
-            candidates.push((out, self.unrecognised.split_off(start)));
+            candidates.push((out, self.left.split_off(start)));
         }
         candidates.push((input, Vec::new()));
         let mut best = 0;
@@ -255,37 +261,22 @@ impl Simp<'_> {
             }
         }
         let (chosen, misses) = candidates.swap_remove(best);
-        self.unrecognised.extend(misses);
+        self.left.extend(misses);
         chosen
     }
 
-    /// The notes for densities that stayed weights, one per reason.
-    fn unrecognised_notes(&mut self) {
-        let misses = std::mem::take(&mut self.unrecognised);
-        let mut reasons: Vec<String> = Vec::new();
-        for u in &misses {
-            if !reasons.contains(&u.why) {
-                reasons.push(u.why.clone());
+    /// One note per variable left in place: why it was not integrated out if it is
+    /// latent, else why its density was not recognised (the first reason found).
+    fn left_notes(&mut self) {
+        let left = std::mem::take(&mut self.left);
+        let mut named: Vec<&str> = Vec::new();
+        for latent in [true, false] {
+            for l in left.iter().filter(|l| l.latent == latent) {
+                if !named.contains(&l.name.as_str()) {
+                    named.push(&l.name);
+                    self.note(l.note.clone());
+                }
             }
-        }
-        for why in reasons {
-            let mut names: Vec<&str> = misses
-                .iter()
-                .filter(|u| u.why == why)
-                .map(|u| u.name.as_str())
-                .collect();
-            names.dedup();
-            let shown = names.len().min(5);
-            let more = names.len() - shown;
-            let list = names[..shown].join(", ");
-            let tail = if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            };
-            self.note(format!(
-                "not recognised ({why}): the density of {list}{tail} stays a weight"
-            ));
         }
     }
 }
@@ -293,11 +284,25 @@ impl Simp<'_> {
 /// The most draws one term may have for the simplifier to try improving it.
 const MAX_BINDS: usize = 200;
 
-/// A density rebuilding could not name (for the notes).
+/// A variable still drawn in the output although a step tried to integrate it out
+/// (`latent`) or to name its law, and the note that says why, in the user's words.
 #[derive(Clone, Debug)]
-pub(crate) struct Unrecognised {
+pub(crate) struct LeftInPlace {
     pub name: String,
-    pub why: String,
+    pub note: String,
+    pub latent: bool,
+}
+
+/// ` (proportional to `f`)` for a note, when `f` prints on one short line; else nothing
+/// (a note is one line, and a long density would bury the reason).
+pub(crate) fn shown(store: &Store, f: TermId) -> String {
+    let text = slic_algebra::print::print_term(store, f);
+    let text = text.trim();
+    if text.contains('\n') || text.chars().count() > 60 {
+        String::new()
+    } else {
+        format!(" (proportional to `{text}`)")
+    }
 }
 
 /// Does `t` contain a measure-typed subterm (or a `simplify`)?

@@ -378,9 +378,14 @@ impl Simp<'_> {
         let rec: Recognised = match slic_holonomic::recognise(self.store, ctx, f, x, &sup) {
             Ok(rec) => rec,
             Err(miss) => {
-                self.unrecognised.push(crate::Unrecognised {
+                let note = format!(
+                    "the density of `{name}`{} is {miss}, so it stays a weight",
+                    crate::shown(self.store, f)
+                );
+                self.left.push(crate::LeftInPlace {
                     name,
-                    why: format!("{miss:?}"),
+                    note,
+                    latent: false,
                 });
                 return None;
             }

@@ -332,6 +332,42 @@ fn unrecognised_densities_stay_as_weights() {
     assert!(text.contains("normal(0, 1)"), "{text}");
 }
 
+// -- notes: what was not done and why, in the user's words -----------------------------
+
+/// `src` (a function of `args`) simplifies with exactly these notes, each containing its
+/// text; every variable left in place gets one note, and no note names an internal type.
+fn check_notes(src: &str, args: &str, expect: &[&str]) {
+    let (text, notes) = run(src, args);
+    assert_eq!(notes.len(), expect.len(), "{notes:#?}\n{text}");
+    for (note, want) in notes.iter().zip(expect) {
+        assert!(note.contains(want), "{note}\nwanted: {want}");
+        for internal in ["NoFamily", "NotHolonomic", "Unproved", "Budget", "Order("] {
+            assert!(!note.contains(internal), "{note}");
+        }
+    }
+}
+
+#[test]
+fn notes_say_what_was_not_done_and_why() {
+    #[rustfmt::skip]
+    let table: [(&str, &str, &[&str]); 6] = [
+        ("fn y real:\nx <~ normal(0, 1)\nweight(exp(x * x * x / 100 - x * x), return y)", "[0.5]",
+         &["`x` could not be integrated out: its density (proportional to `exp(x ^ 3 / 100 - 3 * x ^ 2 / 2) / (sqrt(2) * sqrt(pi))`) is not one of the known families"]),
+        ("fn y real:\nx <~ normal(0, 1)\nweight(real2prob(erf(x) + 2), return y)", "[0.5]",
+         &["`x` could not be integrated out: its density is not holonomic"]),
+        ("fn s real:\nx <~ normal(0, 1)\ny <~ normal(x, real2prob(s))\nreturn y", "[1.5]",
+         &["`x` could not be integrated out: its density is of a known family, but a condition on its parameters"]),
+        ("x <~ lebesgue(-inf, inf)\nweight(exp(-x * x * x * x), return x)", "[]",
+         &["the density of `x` (proportional to `exp(-x ^ 4)`) is not one of the known families, so it stays a weight"]),
+        ("fn y real:\na <~ normal(0, 1)\nb <~ normal(0, 1)\nweight(real2prob(erf(a) + erf(b) + 3), return y)", "[0.5]",
+         &["`a` could not be integrated out", "`b` could not be integrated out"]),
+        ("x <~ normal(0, 1)\ny <~ normal(x, 1)\nreturn y", "[]", &[]),
+    ];
+    for (src, args, expect) in table {
+        check_notes(src, args, expect);
+    }
+}
+
 // -- budgets ---------------------------------------------------------------------------
 
 #[test]
@@ -346,6 +382,14 @@ fn an_expired_deadline_still_gives_an_equivalent_program() {
     let s = simplify(&mut store, t, &config);
     assert!(
         s.notes.iter().any(|n| n.contains("time budget")),
+        "{:?}",
+        s.notes
+    );
+    // the latent variable left in place says so, once
+    let about_x: Vec<&String> = s.notes.iter().filter(|n| n.contains("`x`")).collect();
+    assert_eq!(
+        about_x,
+        ["`x` could not be integrated out: the time budget ran out first"],
         "{:?}",
         s.notes
     );

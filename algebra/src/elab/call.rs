@@ -15,7 +15,7 @@ use crate::types::{Coercion, Type};
 const NOT_IMPLEMENTED: [&str; 6] = ["expect", "disint", "disint_m", "mh", "mcmc", "reparam"];
 
 /// Built-in names handled here rather than through `Prim`/`Dist`/`Coercion`, with arity.
-const CONSTRUCTORS: [(&str, usize); 9] = [
+pub(super) const CONSTRUCTORS: [(&str, usize); 9] = [
     ("dirac", 1),
     ("weight", 2),
     ("factor", 1),
@@ -104,7 +104,7 @@ impl Elab<'_> {
                             .or(Coercion::from_name(name).map(|_| 1));
                         return Err(match arity {
                             Some(n) => self.err(span, format!("'{name}' {}, found 0", takes(n))),
-                            None => self.err(span, format!("unknown name '{name}'")),
+                            None => self.unknown_name(span, name),
                         });
                     }
                 }
@@ -221,7 +221,7 @@ impl Elab<'_> {
                 span,
                 format!("'{name}' is not a function; write it without arguments"),
             )),
-            _ => Err(self.err(span, format!("unknown name '{name}'"))),
+            _ => Err(self.unknown_name(span, name)),
         }
     }
 

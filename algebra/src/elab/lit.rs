@@ -140,10 +140,12 @@ impl Elab<'_> {
     }
 
     pub(super) fn not_numeric(&mut self, span: Span, ty: &Type, who: Option<&str>) -> Failed {
-        match who {
+        let failed = match who {
             Some(name) => self.err(span, format!("'{name}' expects a number, found {ty}")),
             None => self.err(span, format!("expected a number, found {ty}")),
-        }
+        };
+        self.add_note(super::hints::type_hint(None, ty));
+        failed
     }
 
     pub(super) fn num_type(&self, n: &Num) -> Type {

@@ -526,3 +526,39 @@ mod random {
         }
     }
 }
+
+/// Hints on errors (issue: trustworthy verdicts): the note each program's first error
+/// carries, or `None` for an error that must have no hint (no far-fetched guesses).
+#[rustfmt::skip]
+const HINTS: &[(&str, Option<&str>)] = &[
+    ("nromal(0, 1)", Some("did you mean 'normal'?")),
+    ("fn sigma prob: normal(0, sigm)", Some("did you mean 'sigma'?")),
+    ("fn x real: return lgo(x)", Some("did you mean 'log'?")),
+    ("x <~ normal(0, 1)\nreturn x + y", None),
+    ("fn x rael: return x", Some("did you mean 'real'?")),
+    ("fn s real: normal(0, s)", Some("convert it with 'real2prob(...)'")),
+    ("fn n int: categorical(array i of n: 1)", Some("convert it with 'int2nat(...)'")),
+    ("x = normal(0, 1)\nreturn x + 1", Some("bind it with '<~'")),
+    ("x = normal(0, 1)\ny <~ normal(x, 1)\nreturn y", Some("bind it with '<~'")),
+    ("log(true)", None),
+];
+
+#[test]
+fn errors_carry_hints() {
+    let mut bad = Vec::new();
+    for &(src, want) in HINTS {
+        let mut s = Store::new();
+        let notes = match load(&mut s, src) {
+            Ok(_) => vec!["(no error)".to_string()],
+            Err(errs) => errs[0].notes.clone(),
+        };
+        let ok = match want {
+            Some(w) => notes.len() == 1 && notes[0].contains(w),
+            None => notes.is_empty(),
+        };
+        if !ok {
+            bad.push(format!("{src:?}: want {want:?}, got {notes:?}"));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
