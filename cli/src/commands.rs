@@ -163,7 +163,7 @@ fn sample(a: &SampleArgs) -> Result<(), Failure> {
             draws.push(interp.sample(&measure, &mut rng).map_err(eval_error)?);
         }
         let summary = slic_semantics::Summary::from_samples(&draws);
-        writeln!(out, "{}", summary.to_json())?;
+        writeln!(out, "{summary}")?;
     } else {
         for _ in 0..a.samples {
             let (v, lw) = interp.sample(&measure, &mut rng).map_err(eval_error)?;
