@@ -225,7 +225,7 @@ fn sample(a: &SampleArgs) -> Result<(), Failure> {
             draws.push(draw.map_err(|e| eval_error(&interp, e))?);
         }
         let summary = slic_semantics::Summary::from_samples(&draws);
-        writeln!(out, "{}", summary.to_json())?;
+        writeln!(out, "{summary}")?;
     } else {
         for _ in 0..a.samples {
             let draw = interp.sample(&measure, &mut rng);

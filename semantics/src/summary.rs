@@ -8,12 +8,20 @@
 //! most [`MAX_DISTINCT`] of them. Weights are handled in log space (log-sum-exp), so
 //! very large or small weights lose no precision.
 //!
+//! The printed summary ([`Summary`]'s `Display`, what `slic-cas sample --summary` shows)
+//! lists `probs` in the order of the values, not of their text: `2` before `10`, `-1`
+//! before `0`, pairs and arrays lexicographically by their numbers ([`value_order`]).
+//! A `serde_json` object always sorts its keys as strings, so that text is written here
+//! rather than by [`Summary::to_json`].
+//!
 //! Numeric features: numbers are themselves (prob on the linear scale), booleans are 0/1,
 //! arrays and pairs are element-wise lists (nested as the value is). A value with another
 //! shape (unit, either, maybe, functions), samples of differing shapes, or zero total
 //! weight give `null` moments. Only draws with positive weight are summarised.
 
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
+use std::fmt;
 
 use serde_json::{json, Map, Value as Json};
 
@@ -202,6 +210,96 @@ impl Summary {
     }
 }
 
+/// The summary as one line of JSON, like `to_json().to_string()` but with the `probs`
+/// table in the order of its values ([`value_order`]).
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let json = self.to_json();
+        let Json::Object(fields) = &json else {
+            return write!(f, "{json}");
+        };
+        f.write_str("{")?;
+        for (i, (key, value)) in fields.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{}:", Json::String(key.clone()))?;
+            match (key.as_str(), &self.probs) {
+                ("probs", Some(table)) => {
+                    let mut entries: Vec<(&String, &f64)> = table.iter().collect();
+                    entries.sort_by(|a, b| value_order(a.0, b.0));
+                    f.write_str("{")?;
+                    for (j, (k, p)) in entries.into_iter().enumerate() {
+                        if j > 0 {
+                            f.write_str(",")?;
+                        }
+                        write!(f, "{}:{}", Json::String(k.clone()), json!(p))?;
+                    }
+                    f.write_str("}")?;
+                }
+                _ => write!(f, "{value}")?,
+            }
+        }
+        f.write_str("}")
+    }
+}
+
+/// The order of two `probs` keys (JSON texts of values) by what they denote: numbers
+/// (and the strings `"-inf"`, `"inf"`, `"nan"` that stand for non-finite ones) by value,
+/// booleans `false` first, arrays (arrays and pairs) lexicographically, element by element
+/// and then by length; values of different kinds, or text that is not JSON, by kind and
+/// then by text, so that the order is total and deterministic.
+pub fn value_order(a: &str, b: &str) -> Ordering {
+    match (
+        serde_json::from_str::<Json>(a),
+        serde_json::from_str::<Json>(b),
+    ) {
+        (Ok(x), Ok(y)) => json_order(&x, &y).then_with(|| a.cmp(b)),
+        _ => a.cmp(b),
+    }
+}
+
+fn json_order(a: &Json, b: &Json) -> Ordering {
+    match (a, b) {
+        (Json::Array(xs), Json::Array(ys)) => xs
+            .iter()
+            .zip(ys)
+            .map(|(x, y)| json_order(x, y))
+            .find(|o| o.is_ne())
+            .unwrap_or_else(|| xs.len().cmp(&ys.len())),
+        _ => match (as_number(a), as_number(b)) {
+            (Some(x), Some(y)) => x.total_cmp(&y),
+            _ => kind_rank(a).cmp(&kind_rank(b)),
+        },
+    }
+}
+
+/// A JSON value as the number it stands for, if it is one (booleans are 0 and 1).
+fn as_number(v: &Json) -> Option<f64> {
+    match v {
+        Json::Number(n) => n.as_f64(),
+        Json::Bool(b) => Some(f64::from(u8::from(*b))),
+        Json::String(s) => match s.as_str() {
+            "inf" => Some(f64::INFINITY),
+            "-inf" => Some(f64::NEG_INFINITY),
+            "nan" => Some(f64::NAN),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn kind_rank(v: &Json) -> u8 {
+    match v {
+        Json::Null => 0,
+        Json::Bool(_) => 1,
+        Json::Number(_) => 2,
+        Json::String(_) => 3,
+        Json::Array(_) => 4,
+        Json::Object(_) => 5,
+    }
+}
+
 /// Self-normalised weighted mean and (population) standard deviation.
 fn moments(samples: &[(&Value, f64)]) -> (Option<Moment>, Option<Moment>) {
     let mut feats = Vec::with_capacity(samples.len());
@@ -260,6 +358,48 @@ mod tests {
         };
         assert!((m - 0.25).abs() < 1e-12, "{m}");
         assert!(s.mass.is_infinite());
+    }
+
+    /// The keys of `probs` in the order the printed summary lists them.
+    fn printed_keys(samples: &[(Value, f64)]) -> Vec<String> {
+        let text = Summary::from_samples(samples).to_string();
+        let start = text.find("\"probs\":{").map_or(text.len(), |i| i + 9);
+        let end = text[start..].find('}').map_or(text.len(), |i| start + i);
+        text[start..end]
+            .split(',')
+            .filter_map(|kv| {
+                kv.rsplit_once(':')
+                    .map(|(k, _)| k.trim_matches('"').to_string())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn printed_probs_sort_by_value() {
+        let nat = |k: u64| (Value::Nat(k), 0.0);
+        let keys = printed_keys(&[nat(10), nat(2), nat(1), nat(2), nat(0)]);
+        assert_eq!(keys, ["0", "1", "2", "10"]);
+        let real = |x: f64| (Value::Real(x), 0.0);
+        let keys = printed_keys(&[real(10.5), real(-2.0), real(9.0), real(f64::INFINITY)]);
+        assert_eq!(keys, ["-2.0", "9.0", "10.5", "inf"]);
+        let pair = |a: u64, b: u64| (Value::pair(Value::Nat(a), Value::Nat(b)), 0.0);
+        let keys = printed_keys(&[pair(10, 1), pair(2, 30), pair(2, 4)]);
+        assert_eq!(keys, ["[2,4]", "[2,30]", "[10,1]"]);
+        let arr = |xs: &[u64]| {
+            (
+                Value::array(xs.iter().map(|&x| Value::Nat(x)).collect()),
+                0.0,
+            )
+        };
+        let keys = printed_keys(&[arr(&[3, 1]), arr(&[3]), arr(&[11]), arr(&[2, 100])]);
+        assert_eq!(keys, ["[2,100]", "[3]", "[3,1]", "[11]"]);
+    }
+
+    #[test]
+    fn printed_summary_is_the_json_object() {
+        let s = Summary::from_samples(&[(Value::Nat(10), 0.0), (Value::Nat(9), 0.5)]);
+        let reread: Json = serde_json::from_str(&s.to_string()).unwrap_or(Json::Null);
+        assert_eq!(reread, s.to_json());
     }
 
     #[test]
