@@ -144,8 +144,12 @@ fn check(g: &GenTerm, seed: u64) -> Result<Outcome, TestCaseError> {
         return Ok(Outcome::Skipped);
     }
     match compare_values(&store, &a, &b, &judge_config()) {
-        Verdict::Equal { .. } if matches!(a, Value::Measure(_)) => Ok(Outcome::ComparedMeasure),
-        Verdict::Equal { .. } => Ok(Outcome::ComparedValue),
+        Verdict::Equal { .. } | Verdict::NoDifferenceFound { .. }
+            if matches!(a, Value::Measure(_)) =>
+        {
+            Ok(Outcome::ComparedMeasure)
+        }
+        Verdict::Equal { .. } | Verdict::NoDifferenceFound { .. } => Ok(Outcome::ComparedValue),
         Verdict::Unknown { .. } => Ok(Outcome::Skipped),
         different @ Verdict::Different { .. } => {
             Err(TestCaseError::fail(format!("{different}\n{}", show())))
