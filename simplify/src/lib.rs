@@ -260,8 +260,19 @@ impl Simp<'_> {
                 best_cost = cost;
             }
         }
+        let kept_input = best + 1 == candidates.len();
         let (chosen, misses) = candidates.swap_remove(best);
         self.left.extend(misses);
+        if kept_input {
+            // the latent variables of the input are all still drawn; those the improved
+            // form had removed need a note too (the ones it could not have theirs already)
+            for t in &plain {
+                self.note_latent(t, |_, _| {
+                    "the result was not simpler than the program as written, which is kept"
+                        .to_string()
+                });
+            }
+        }
         chosen
     }
 
