@@ -396,7 +396,7 @@ impl<'s> Elab<'s> {
     }
 
     fn not_implemented(&mut self, name: &str, span: Span) -> Failed {
-        self.err(span, format!("transform '{name}' is not implemented"))
+        self.err(span, format!("transform '{name}' is not implemented yet"))
     }
 
     // ---- types -------------------------------------------------------------------------
