@@ -168,9 +168,7 @@ impl<'s> Elab<'s> {
             Some((s, name)) if *s == span => format!("'{name}' expects {want}, found {have}"),
             _ => format!("expected {want}, found {have}"),
         };
-        let failed = self.err(span, message);
-        self.add_note(hints::type_hint(Some(want), have));
-        failed
+        self.err(span, message)
     }
 
     // ---- scopes ------------------------------------------------------------------------
@@ -225,7 +223,9 @@ impl<'s> Elab<'s> {
             }
             return Ok(self.store.intern(Node::Coerce(c, t), want.clone()));
         }
-        Err(self.mismatch(span, want, &have))
+        let failed = self.mismatch(span, want, &have);
+        self.hint_for(t, Some(want));
+        Err(failed)
     }
 
     /// Fits `t` to the expected type, if there is one.
@@ -396,7 +396,7 @@ impl<'s> Elab<'s> {
     }
 
     fn not_implemented(&mut self, name: &str, span: Span) -> Failed {
-        self.err(span, format!("transform '{name}' is not implemented"))
+        self.err(span, format!("transform '{name}' is not implemented yet"))
     }
 
     // ---- types -------------------------------------------------------------------------

@@ -24,14 +24,14 @@ fn implemented(t: Transform) -> bool {
 
 /// The unimplemented transform in `term` that comes first in the source (by the span
 /// `spans` gives it; a term without a span counts as being at the start), as an error
-/// naming it: ``'summarize' is not implemented yet``. `None` when there is none.
+/// naming it: ``transform 'summarize' is not implemented yet``. `None` when there is none.
 ///
 /// ```
 /// use slic_algebra::{front, unsupported, Store};
 /// let mut store = Store::new();
 /// let (t, spans) = front::load_with_spans(&mut store, "summarize(normal(0, 1))").unwrap();
 /// let d = unsupported::first_unimplemented(&store, t, &spans).unwrap();
-/// assert_eq!(d.message, "'summarize' is not implemented yet");
+/// assert_eq!(d.message, "transform 'summarize' is not implemented yet");
 /// assert_eq!((d.span.start, d.span.end), (0, 23));
 /// ```
 pub fn first_unimplemented(store: &Store, term: TermId, spans: &SpanMap) -> Option<Diagnostic> {
@@ -56,7 +56,11 @@ pub fn first_unimplemented(store: &Store, term: TermId, spans: &SpanMap) -> Opti
         work.extend(node.children());
     }
     first.map(|(span, tr)| {
-        Diagnostic::new(span, format!("'{}' is not implemented yet", tr.name())).with_note(
+        Diagnostic::new(
+            span,
+            format!("transform '{}' is not implemented yet", tr.name()),
+        )
+        .with_note(
             "slic-cas can check and format this program, but not sample, simplify or compare it",
         )
     })
@@ -85,18 +89,21 @@ mod tests {
         check(
             "x <~ summarize(normal(0, 1))\nreturn x",
             Some((
-                "'summarize' is not implemented yet",
+                "transform 'summarize' is not implemented yet",
                 "summarize(normal(0, 1))",
             )),
         );
         check(
             "fn a real:\nx <~ normal(a, 1)\ny <~ summarize(normal(x, 1))\nz <~ summarize(normal(y, 2))\nreturn z",
-            Some(("'summarize' is not implemented yet", "summarize(normal(x, 1))")),
+            Some(("transform 'summarize' is not implemented yet", "summarize(normal(x, 1))")),
         );
         // inside a function that is never applied still counts: the program contains it
         check(
             "def f(m measure(real)) measure(real):\n    summarize(m)\nnormal(0, 1)",
-            Some(("'summarize' is not implemented yet", "summarize(m)")),
+            Some((
+                "transform 'summarize' is not implemented yet",
+                "summarize(m)",
+            )),
         );
     }
 }

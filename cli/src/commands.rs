@@ -1,6 +1,9 @@
 //! The commands: each reads its input, calls the library, and prints. User mistakes come
 //! back as [`Failure::User`] with a rendered message (exit 1); anything else is a bug
-//! ([`Failure::Internal`], exit 2).
+//! ([`Failure::Internal`], exit 2). The commands that give a program a meaning
+//! (`simplify`, `sample`, `equiv`) refuse a transform that is not implemented yet
+//! (`slic_algebra::unsupported`); `sample` renders a run-time error at the term where it
+//! happened, through the span map the front end returns.
 
 use std::io::Write;
 use std::path::Path;

@@ -508,7 +508,7 @@ fn unimplemented_transforms_are_refused_where_meaning_matters() {
         let e = stderr(&o);
         assert_eq!(o.status.code(), Some(1), "{argv:?}: {e}");
         assert!(
-            e.contains("'summarize' is not implemented yet"),
+            e.contains("transform 'summarize' is not implemented yet"),
             "{argv:?}: {e}"
         );
         assert!(e.contains("summarize.hk:3:6"), "{argv:?}: {e}");

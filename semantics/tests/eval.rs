@@ -773,3 +773,36 @@ fn measures_evaluate_to_values_without_sampling() {
     let bad = b.normal(0.0, 0.0);
     assert!(matches!(b.eval(bad), Ok(Value::Measure(_))));
 }
+
+/// The interpreter names the innermost term where an error happened, which the span map of
+/// the front end turns into the source text (issue: run-time errors carry file:line:col).
+#[test]
+fn errors_name_the_term_where_they_happened() {
+    #[rustfmt::skip]
+    let table: [(&str, &str, &str); 4] = [
+        ("x = [1, 2]\ny = 3\nx[y] + 1", "x[y]", "index 3 is out of bounds"),
+        ("fn t real:\nz = real2prob(t - 5) + 1\nz", "real2prob(t - 5)", "negative number -4"),
+        ("fn t real:\nsummate i from 0 to 3: [t, 2][i]", "[t, 2][i]", "index 2 is out of bounds"),
+        ("fn t real:\nt + 1", "", ""),
+    ];
+    for (src, at, says) in table {
+        let mut store = slic_algebra::Store::new();
+        let (t, spans) = slic_algebra::front::load_with_spans(&mut store, src).expect("loads");
+        let mut interp = Interp::new(&store, EvalConfig::default());
+        let r = interp
+            .eval(t, &slic_semantics::Env::new())
+            .and_then(|f| interp.apply_args(&f, &[Value::Real(1.0)]));
+        match r {
+            Ok(v) => assert!(at.is_empty(), "{src}: no error, value {v:?}"),
+            Err(e) => {
+                assert!(e.to_string().contains(says), "{src}: {e}");
+                let site = interp.error_site(&e).and_then(|s| spans.get(s));
+                let shown = site.map(|s| &src[s.range()]);
+                assert_eq!(shown, Some(at), "{src}");
+                // a different error is not taken for this one
+                let other = EvalError::NoMatch { value: "x".into() };
+                assert_eq!(interp.error_site(&other), None);
+            }
+        }
+    }
+}

@@ -833,7 +833,7 @@ impl Simp<'_> {
         } else {
             slic_holonomic::integrate(self.store, &ctx, f, x, &support)
         }
-        .map_err(|m| format!("its density{} is {m}", crate::shown(self.store, f)))?;
+        .map_err(|m| format!("its density{} is {m}", self.shown(f)))?;
         if vars::mentions(self.store, w, x) {
             return Err("its integral could not be written without it".to_string());
         }

@@ -38,8 +38,9 @@ mod tidy;
 
 use std::time::Instant;
 
+use rustc_hash::FxHashSet;
 use slic_algebra::assume::Context;
-use slic_algebra::{alpha, canon, Node, Store, TermId};
+use slic_algebra::{alpha, canon, Node, Store, TermId, VarId};
 
 use density::Densities;
 
@@ -87,7 +88,9 @@ pub fn simplify(store: &mut Store, t: TermId, config: &SimplifyConfig) -> Simpli
         notes: Vec::new(),
         out_of_time: false,
         left: Vec::new(),
+        visible: FxHashSet::default(),
     };
+    s.visible = terms::vars_of(s.store, prepared);
     let first = s.walk(prepared, 0);
     // nothing improved: the program as written (its definitions kept), canonical
     if first == canon::canonicalize(s.store, &Context::new(), prepared) {
@@ -106,6 +109,7 @@ pub fn simplify(store: &mut Store, t: TermId, config: &SimplifyConfig) -> Simpli
             break;
         }
         s.left.clear();
+        s.visible = terms::vars_of(s.store, term);
         let next = s.walk(term, 0);
         if alpha::alpha_eq(s.store, next, term) {
             break;
@@ -137,6 +141,10 @@ pub(crate) struct Simp<'s> {
     /// Variables this pass leaves drawn although it tried to remove them or name their
     /// law, with why (one note each at the end).
     pub left: Vec<LeftInPlace>,
+    /// The variables of the term being simplified: a note may show a density only if it
+    /// mentions no others (the simplifier's own, such as the variable of a final draw,
+    /// would be names the user never wrote).
+    pub visible: FxHashSet<VarId>,
 }
 
 impl Simp<'_> {
@@ -260,8 +268,19 @@ impl Simp<'_> {
                 best_cost = cost;
             }
         }
+        let kept_input = best + 1 == candidates.len();
         let (chosen, misses) = candidates.swap_remove(best);
         self.left.extend(misses);
+        if kept_input {
+            // the latent variables of the input are all still drawn; those the improved
+            // form had removed need a note too (the ones it could not have theirs already)
+            for t in &plain {
+                self.note_latent(t, |_, _| {
+                    "the result was not simpler than the program as written, which is kept"
+                        .to_string()
+                });
+            }
+        }
         chosen
     }
 
@@ -293,15 +312,21 @@ pub(crate) struct LeftInPlace {
     pub latent: bool,
 }
 
-/// ` (proportional to `f`)` for a note, when `f` prints on one short line; else nothing
-/// (a note is one line, and a long density would bury the reason).
-pub(crate) fn shown(store: &Store, f: TermId) -> String {
-    let text = slic_algebra::print::print_term(store, f);
-    let text = text.trim();
-    if text.contains('\n') || text.chars().count() > 60 {
-        String::new()
-    } else {
-        format!(" (proportional to `{text}`)")
+impl Simp<'_> {
+    /// ` (proportional to `f`)` for a note, when `f` prints on one short line and
+    /// mentions only variables of the program (see [`Simp::visible`]); else nothing (a
+    /// note is one line, and a long density would bury the reason).
+    pub(crate) fn shown(&self, f: TermId) -> String {
+        if !terms::vars_of(self.store, f).is_subset(&self.visible) {
+            return String::new();
+        }
+        let text = slic_algebra::print::print_term(self.store, f);
+        let text = text.trim();
+        if text.contains('\n') || text.chars().count() > 60 {
+            String::new()
+        } else {
+            format!(" (proportional to `{text}`)")
+        }
     }
 }
 

@@ -380,7 +380,7 @@ impl Simp<'_> {
             Err(miss) => {
                 let note = format!(
                     "the density of `{name}`{} is {miss}, so it stays a weight",
-                    crate::shown(self.store, f)
+                    self.shown(f)
                 );
                 self.left.push(crate::LeftInPlace {
                     name,

@@ -7,7 +7,7 @@
 use super::call::CONSTRUCTORS;
 use super::{Elab, Failed};
 use crate::diag::Span;
-use crate::term::{Dist, Prim};
+use crate::term::{Dist, Node, Prim, TermId};
 use crate::types::{Coercion, Type};
 
 /// Names a program can use without binding them, besides `Prim`, `Dist` and `Coercion`.
@@ -72,17 +72,28 @@ fn did_you_mean(name: &str) -> String {
 }
 
 /// What to write when a value of type `have` is given where `want` (`None`: any number)
-/// is expected, if there is one clear fix.
-pub(super) fn type_hint(want: Option<&Type>, have: &Type) -> Option<String> {
+/// is expected, if there is one clear fix. `var` names the value when it is a variable;
+/// `literal` says it is a literal (whose value is plain to see, so a conversion that
+/// "holds if the value is never negative" would be no help).
+fn type_hint(want: Option<&Type>, have: &Type, var: Option<&str>, literal: bool) -> Option<String> {
     if let Type::Measure(elem) = have {
         if !matches!(want, Some(Type::Measure(_))) {
-            return Some(format!(
-                "this is a measure over {elem}, not a value; to use a value drawn from it, bind \
-                 it with '<~' (x <~ m) instead of '=' (x = m)"
-            ));
+            return Some(match var {
+                Some(x) => format!(
+                    "'{x}' is a measure over {elem}, not a value; to use a value drawn from \
+                     it, bind it with '<~' ({x} <~ ...) instead of '=' ({x} = ...)"
+                ),
+                None => format!(
+                    "this is a measure over {elem}, not a value; bind a value drawn from it \
+                     with '<~' first (x <~ ...) and use x"
+                ),
+            });
         }
     }
     let want = want?;
+    if literal {
+        return None;
+    }
     // the conversions that can fail at run time: the user must say that they hold
     let c = Coercion::ALL.into_iter().find(|c| {
         &c.from_type() == have && &c.to_type() == want && Coercion::safe(have, want).is_none()
@@ -97,12 +108,28 @@ pub(super) fn type_hint(want: Option<&Type>, have: &Type) -> Option<String> {
     }
 }
 
+impl Elab<'_> {
+    /// Adds the hint (if any) for the term `t` given where `want` was expected to the last
+    /// error.
+    pub(super) fn hint_for(&mut self, t: TermId, want: Option<&Type>) {
+        let have = self.store.ty(t);
+        let (var, literal) = match self.store.node(t) {
+            Node::Var(v) => (Some(self.store.var_name(*v)), false),
+            Node::Lit(_) => (None, true),
+            _ => (None, false),
+        };
+        let note = type_hint(want, have, var, literal);
+        self.add_note(note);
+    }
+}
+
 /// The candidate closest to `name` by edit distance, if it is close enough to be a
-/// likely typo: at most one edit for short names, a third of the length for longer ones.
+/// likely typo: at most one edit for short names, one per four characters for longer
+/// ones (so `normalise` is not taken for a misspelt `normal`).
 /// Ties go to the alphabetically first, so the hint is deterministic.
 fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     let n = name.chars().count();
-    let limit = (n / 3).max(1);
+    let limit = (n / 4).max(1);
     candidates
         .filter(|c| *c != name)
         .map(|c| (edit_distance(name, c), c))
@@ -160,12 +187,16 @@ mod tests {
 
     #[test]
     fn only_close_names_are_suggested() {
-        let names = ["normal", "beta", "gamma", "sigma", "mu"];
+        let names = ["normal", "beta", "gamma", "sigma", "mu", "x"];
         for (typo, want) in [
             ("nromal", Some("normal")),
             ("sigm", Some("sigma")),
             ("bta", Some("beta")),
-            ("m", None),
+            ("gmama", Some("gamma")),
+            ("sgmia", None),
+            // one letter more is a likely slip; a different one-letter name is not
+            ("m", Some("mu")),
+            ("y", None),
             ("xyz", None),
             ("normalise", None),
             ("mu", None),

@@ -130,7 +130,9 @@ impl Elab<'_> {
         let t = self.infer(e)?;
         let ty = self.ty(t);
         if !ty.is_numeric() {
-            return Err(self.not_numeric(e.span, &ty, who));
+            let failed = self.not_numeric(e.span, &ty, who);
+            self.hint_for(t, None);
+            return Err(failed);
         }
         Ok(Num::Term(t, e.span))
     }
@@ -140,12 +142,10 @@ impl Elab<'_> {
     }
 
     pub(super) fn not_numeric(&mut self, span: Span, ty: &Type, who: Option<&str>) -> Failed {
-        let failed = match who {
+        match who {
             Some(name) => self.err(span, format!("'{name}' expects a number, found {ty}")),
             None => self.err(span, format!("expected a number, found {ty}")),
-        };
-        self.add_note(super::hints::type_hint(None, ty));
-        failed
+        }
     }
 
     pub(super) fn num_type(&self, n: &Num) -> Type {

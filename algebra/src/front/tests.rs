@@ -538,9 +538,11 @@ const HINTS: &[(&str, Option<&str>)] = &[
     ("fn x rael: return x", Some("did you mean 'real'?")),
     ("fn s real: normal(0, s)", Some("convert it with 'real2prob(...)'")),
     ("fn n int: categorical(array i of n: 1)", Some("convert it with 'int2nat(...)'")),
-    ("x = normal(0, 1)\nreturn x + 1", Some("bind it with '<~'")),
+    ("x = normal(0, 1)\nreturn x + 1", Some("'x' is a measure over real, not a value; to use a value drawn from it, bind it with '<~' (x <~ ...)")),
     ("x = normal(0, 1)\ny <~ normal(x, 1)\nreturn y", Some("bind it with '<~'")),
     ("log(true)", None),
+    ("plate i of -1: normal(0, 1)", None),
+    ("y = 1 + (return 2)\nreturn y", Some("bind a value drawn from it with '<~' first")),
 ];
 
 #[test]
