@@ -19,13 +19,19 @@
 //! ```
 //!
 //! # Literals and the elaborator's checking positions
-//! A literal prints in its *bare* form (`3`, `-3`, `1/2`) only where the elaborator checks
-//! it against its own type (argument of `normal`, operand of a sum with a non-literal
-//! operand, ...): the elaborator then re-types it. Elsewhere it prints in the *exact* form
-//! whose natural type is its type (nat `3`, int `+3`, prob `3/1`, real `+3/1`). Every
-//! `doc` call says whether its position is such a checked position (`checked`); a
-//! non-literal printed in an unchecked position always infers its own type, which is what
-//! n-ary operators and `if` rely on when they let their literal operands print bare.
+//! A literal prints one way: its value, an integer as an integer and a fraction as `a/b`
+//! in lowest terms, with `-` when negative (`3`, `-3`, `1/2`, `-5/2`; never `3/1` or
+//! `+0/1`). Read alone, that text has a *natural* type (`3` nat, `-3` int, `1/2` prob,
+//! `-1/2` real). Where the elaborator checks the literal against its own type (argument of
+//! `normal`, operand of a sum with a non-literal operand, element of a checked array,
+//! ...) it re-types the literal, so the value is all that prints. Elsewhere a literal
+//! whose natural type is not its type says its type: a non-negative int with a sign
+//! (`+3`, as Hakaru writes ints), any other with an annotation (`3. prob`,
+//! `(1/2. real) + 2`), and an array literal made only of literals is annotated as a whole
+//! (`[1, 0, 2]. array(prob)`), so that its elements print as values too. Every `doc` call
+//! says whether its position is such a checked position (`checked`); a non-literal
+//! printed in an unchecked position always infers its own type, which is what n-ary
+//! operators and `if` rely on when they let their literal operands print bare.
 //!
 //! # Coercions
 //! Unsafe coercions (`int2nat`, `real2prob`, `real2int`) always print. A safe one,
@@ -180,34 +186,49 @@ fn is_zero_lit(store: &Store, t: TermId) -> bool {
     matches!(store.node(t), Node::Lit(v) if v.is_zero())
 }
 
-/// The text of a literal and its precedence (see the module doc for the two forms).
+/// The text of a literal and its precedence (see "Literals" in the module doc): its value
+/// (`3`, `-3`, `1/2`, `-1/2`), where the position does not fix the type and the value
+/// alone would be read at another type signed (`+3`, an int) or annotated (`3. prob`).
 fn lit_text(v: &Rational, ty: &Type, checked: bool) -> (String, u8) {
-    let neg = v.is_negative();
     let a = v.abs();
-    let int = a.is_integer();
-    let mag = if int {
-        a.numer().to_string()
+    let (mag, prec) = if a.is_integer() {
+        (a.numer().to_string(), P_POSTFIX)
     } else {
-        format!("{}/{}", a.numer(), a.denom())
+        (format!("{}/{}", a.numer(), a.denom()), P_FRAC)
     };
-    let over_one = if int { format!("{mag}/1") } else { mag.clone() };
-    let sign = if neg { "-" } else { "+" };
-    if checked || !ty.is_numeric() {
-        return if neg {
-            (format!("-{mag}"), P_PREFIX)
-        } else if int {
-            (mag, P_POSTFIX)
-        } else {
-            (mag, P_FRAC)
+    let (text, prec) = if v.is_negative() {
+        (format!("-{mag}"), P_PREFIX)
+    } else {
+        (mag, prec)
+    };
+    if checked || !ty.is_numeric() || implicit::natural_type(v) == *ty {
+        (text, prec)
+    } else if *ty == Type::Int && a.is_integer() {
+        // a signed integer is an int: `+3`, as Hakaru writes it
+        (format!("+{text}"), P_PREFIX)
+    } else {
+        (format!("{text}. {ty}"), P_ANN)
+    }
+}
+
+/// Whether `t` is an array literal made only of literals, at an unchecked position, that
+/// prints annotated (`[1, 0, 2]. array(prob)`): the elements' values alone would give the
+/// array another type (the join of their natural types is not the element type).
+fn annotated_lits(store: &Store, t: TermId, checked: bool) -> bool {
+    let (Node::ArrayLit(xs), Some(elem)) = (store.node(t), store.ty(t).array_of()) else {
+        return false;
+    };
+    if checked || xs.is_empty() {
+        return false;
+    }
+    let mut join = Some(Type::Nat);
+    for &x in xs {
+        let Node::Lit(v) = store.node(x) else {
+            return false;
         };
+        join = join.and_then(|j| j.join(&implicit::natural_type(v)));
     }
-    match ty {
-        Type::Nat if !neg && int => (mag, P_POSTFIX),
-        Type::Prob if !neg => (over_one, P_FRAC),
-        Type::Int if int => (format!("{sign}{mag}"), P_PREFIX),
-        // reals, and values outside their type (ill-typed terms)
-        _ => (format!("{sign}{over_one}"), P_PREFIX),
-    }
+    join.as_ref() != Some(elem)
 }
 
 /// Which arguments of a fixed-type built-in the elaborator checks against their type.
@@ -283,6 +304,16 @@ impl Printer<'_> {
         implicit_arg(self.store, t).unwrap_or(t)
     }
 
+    /// An argument the elaborator checks against its own type, as `call` takes it: a
+    /// literal prints as its value (re-typed there), anything else as `at_check` says.
+    fn checked_arg(&self, t: TermId) -> (TermId, bool) {
+        if is_lit(self.store, t) {
+            (t, true)
+        } else {
+            (self.at_check(t), false)
+        }
+    }
+
     /// The precedence of the form `doc` prints for `t`.
     fn prec(&self, t: TermId, checked: bool) -> u8 {
         let s = self.store;
@@ -290,7 +321,7 @@ impl Printer<'_> {
         match s.node(t) {
             Node::Lit(v) => lit_text(v, s.ty(t), checked).1,
             Node::Left(_) | Node::Right(_) | Node::Nothing | Node::Reject => P_ANN,
-            Node::ArrayLit(xs) if xs.is_empty() => P_ANN,
+            Node::ArrayLit(xs) if xs.is_empty() || annotated_lits(s, t, checked) => P_ANN,
             Node::Prim(p, args) => match p {
                 Prim::Add if args.len() >= 2 => P_ADD,
                 Prim::Mul if args.len() >= 2 => P_MUL,
@@ -385,11 +416,11 @@ impl Printer<'_> {
             }
             // `left(e). T` checks `e` against its side of `T`.
             Node::Left(e) => {
-                let d = self.call("left", &[(self.at_check(*e), false)]);
+                let d = self.call("left", &[self.checked_arg(*e)]);
                 Self::annotated(d, ty)
             }
             Node::Right(e) => {
-                let d = self.call("right", &[(self.at_check(*e), false)]);
+                let d = self.call("right", &[self.checked_arg(*e)]);
                 Self::annotated(d, ty)
             }
             Node::Just(e) => {
@@ -400,13 +431,14 @@ impl Printer<'_> {
             Node::Reject => Self::annotated(Doc::text("reject"), ty),
             Node::Prim(p, args) => self.prim(*p, args, ty),
             Node::Coerce(c, e) => {
-                // The argument of a coercion call is checked against its source type.
-                let e = if *s.ty(*e) == c.from_type() {
-                    self.at_check(*e)
+                // The argument of a coercion call is checked against its source type: a
+                // literal of that type prints as its value (`real2prob(2)`).
+                let arg = if *s.ty(*e) == c.from_type() {
+                    self.checked_arg(*e)
                 } else {
-                    *e
+                    (*e, false)
                 };
-                self.call(c.name(), &[(e, false)])
+                self.call(c.name(), &[arg])
             }
             Node::Let(..) | Node::Bind(..) => self.block(t, checked, false),
             Node::Lam(v, body) => {
@@ -427,9 +459,22 @@ impl Printer<'_> {
                     return Self::annotated(Doc::text("[]"), ty);
                 }
                 let lits: Vec<bool> = xs.iter().map(|&x| is_lit(s, x)).collect();
-                let ck = nary_checked(&lits);
-                // Checked: each element is checked against the element type; inferred:
-                // the elements are joined.
+                // Only literals, inferred, some not of the element type by themselves:
+                // annotate the array, which checks every element (so each prints as its
+                // value, rather than the first one annotated).
+                if annotated_lits(s, t, checked) {
+                    let d = self.doc_inner(t, true);
+                    return Self::annotated(d, ty);
+                }
+                // Checked: each element is checked against the element type (literals
+                // print bare); inferred: the elements are joined.
+                // (Only literals and not annotated: their join is the element type, so
+                // each prints as its value too.)
+                let ck = if checked || lits.iter().all(|&l| l) {
+                    vec![true; xs.len()]
+                } else {
+                    nary_checked(&lits)
+                };
                 let shown = match ty.array_of() {
                     Some(_) if checked => xs.iter().map(|&x| self.at_check(x)).collect(),
                     Some(elem) => {
