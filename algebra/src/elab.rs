@@ -81,10 +81,23 @@ pub const MAX_DEPTH: usize = 256;
 /// Type-checks `program` and builds its core term in `store`. On failure returns every
 /// error found (at least one), in source order of discovery.
 pub fn elaborate(store: &mut Store, program: &Expr) -> Result<TermId, Vec<Diagnostic>> {
+    elaborate_with_binders(store, program).map(|(t, _)| t)
+}
+
+/// The variable each block statement bound, keyed by the span of the name it binds.
+pub type Statements = Vec<(Span, VarId)>;
+
+/// [`elaborate`], also returning the variable each block statement (`x = e`, `x <~ m`,
+/// `def f`, `fn x T`) bound, keyed by the span of its name: how `fmt` finds, in the core
+/// term, the statements that comments were written next to.
+pub fn elaborate_with_binders(
+    store: &mut Store,
+    program: &Expr,
+) -> Result<(TermId, Statements), Vec<Diagnostic>> {
     let mut cx = Elab::new(store);
     let result = cx.infer(program);
     match result {
-        Ok(term) if cx.errors.is_empty() => Ok(term),
+        Ok(term) if cx.errors.is_empty() => Ok((term, cx.statements)),
         _ => {
             if cx.errors.is_empty() {
                 // Every failure path records a diagnostic; this only guards that invariant.
@@ -123,6 +136,8 @@ struct Elab<'s> {
     /// The argument position being checked for a named function: a fit failure at exactly
     /// this span is reported as `'f' expects T, found U`.
     who: Option<(Span, String)>,
+    /// The variable bound by each block statement, by the span of its name.
+    statements: Statements,
 }
 
 impl<'s> Elab<'s> {
@@ -134,6 +149,7 @@ impl<'s> Elab<'s> {
             depth: 0,
             too_deep_reported: false,
             who: None,
+            statements: Vec::new(),
         }
     }
 

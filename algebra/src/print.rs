@@ -58,6 +58,14 @@
 //!
 //! So `prob2real(∞)` prints `∞` at a checked real position and `-∞` as a negation.
 //!
+//! # Comments
+//! Core terms carry no comments; `print_with_comments` (for `slic-cas fmt`) takes a side
+//! table that names, for each comment, the statement (by the variable it binds) or final
+//! expression it belongs to (see `comments`). A comment line prints before its anchor at
+//! the anchor's column; comments that ended a line print at the end of the anchor's first
+//! line (`Doc::trail`), and any text the layout would put after one moves to the next
+//! line, so a comment never swallows code.
+//!
 //! # Names
 //! Variables print with their hints, renamed with numeric suffixes where a hint would
 //! capture or shadow another variable or hide a built-in (see `names`).
@@ -66,9 +74,12 @@
 //! 10,000-statement programs print without deep recursion; other recursion follows term
 //! nesting and moves to a fresh stack segment when the stack runs low.
 
+mod comments;
 mod doc;
 mod implicit;
 mod names;
+
+pub use comments::{Anchor, Comments, Note};
 
 use crate::num::Rational;
 use rustc_hash::FxHashSet;
@@ -104,10 +115,23 @@ pub fn print_term(store: &Store, t: TermId) -> String {
 
 /// Print a term as a `.hk` file: deterministic, ending in a newline.
 pub fn print_with(store: &Store, t: TermId, opts: &PrintOptions) -> String {
+    print_with_comments(store, t, opts, Comments::default())
+}
+
+/// Print a term as a `.hk` file with the comments of the program it was read from
+/// (`slic-cas fmt`): each before or after the statement it belongs to, as the table says,
+/// and those whose statement the term does not contain at the end.
+pub fn print_with_comments(
+    store: &Store,
+    t: TermId,
+    opts: &PrintOptions,
+    comments: Comments,
+) -> String {
     let mut p = Printer {
         store,
         opts,
         names: Names::default(),
+        comments,
     };
     for v in free_vars(store, t) {
         p.names.bind(v, store.var_name(v));
@@ -115,6 +139,10 @@ pub fn print_with(store: &Store, t: TermId, opts: &PrintOptions) -> String {
     let d = p.top(t);
     let mut s = d.render(opts.width);
     s.push('\n');
+    for note in p.comments.take_rest() {
+        s.push_str(&note.text);
+        s.push('\n');
+    }
     s
 }
 
@@ -268,6 +296,8 @@ struct Printer<'a> {
     store: &'a Store,
     opts: &'a PrintOptions,
     names: Names,
+    /// The comments not printed yet (empty except for `fmt`).
+    comments: Comments,
 }
 
 impl Printer<'_> {
@@ -984,16 +1014,20 @@ impl Printer<'_> {
     /// A block: statements one per line at one column, then the final expression.
     /// Walks the statement chain iteratively. In the file's top block (`file`), `fn x T:`
     /// headers also print one per line at the block's column, their bodies continuing the
-    /// block (as Hakaru prints a file's parameters).
+    /// block (as Hakaru prints a file's parameters). Comments anchored at a statement
+    /// print on the lines before it and at the end of its last line; those of the final
+    /// expression likewise.
     fn block(&mut self, t: TermId, checked: bool, file: bool) -> Doc {
         let s = self.store;
         let mut items = Vec::new();
         let mut bound = 0usize;
+        let mut last = None;
         let mut cur = t;
         let mut chk = checked;
         loop {
             match s.node(cur) {
                 Node::Let(v, e, body) => {
+                    self.comments_before(Anchor::Stmt(*v), &mut items);
                     let chosen = self.names.choose(s.var_name(*v));
                     self.names.reserve(&chosen.name);
                     let stmt = if let Node::Lam(..) = s.node(*e) {
@@ -1007,20 +1041,25 @@ impl Printer<'_> {
                     self.names.release(&chosen.name);
                     self.names.bind_chosen(*v, chosen);
                     bound += 1;
-                    items.push(stmt);
+                    items.push(self.with_trailing(Anchor::Stmt(*v), stmt));
                     items.push(Doc::hard());
+                    last = Some(*v);
                     cur = *body;
                     chk = false;
                 }
                 Node::Lam(v, body) if file => {
+                    self.comments_before(Anchor::Stmt(*v), &mut items);
                     let name = self.names.bind(*v, s.var_name(*v));
-                    items.push(Doc::text(format!("fn {name} {}:", s.var_type(*v))));
+                    let head = Doc::text(format!("fn {name} {}:", s.var_type(*v)));
+                    items.push(self.with_trailing(Anchor::Stmt(*v), head));
                     items.push(Doc::hard());
                     bound += 1;
+                    last = Some(*v);
                     cur = *body;
                     chk = false;
                 }
                 Node::Bind(v, m, k) => {
+                    self.comments_before(Anchor::Stmt(*v), &mut items);
                     let chosen = self.names.choose(s.var_name(*v));
                     self.names.reserve(&chosen.name);
                     let stmt = Doc::concat(vec![
@@ -1030,12 +1069,25 @@ impl Printer<'_> {
                     self.names.release(&chosen.name);
                     self.names.bind_chosen(*v, chosen);
                     bound += 1;
-                    items.push(stmt);
+                    items.push(self.with_trailing(Anchor::Stmt(*v), stmt));
                     items.push(Doc::hard());
+                    last = Some(*v);
                     cur = *k;
                 }
                 _ => {
-                    items.push(self.doc(cur, P_BLOCK, chk));
+                    let anchor = match last {
+                        Some(v) => Some(Anchor::Tail(v)),
+                        None if file => Some(Anchor::Top),
+                        None => None,
+                    };
+                    if let Some(a) = anchor {
+                        self.comments_before(a, &mut items);
+                    }
+                    let d = self.doc(cur, P_BLOCK, chk);
+                    items.push(match anchor {
+                        Some(a) => self.with_trailing(a, d),
+                        None => d,
+                    });
                     break;
                 }
             }
@@ -1044,6 +1096,25 @@ impl Printer<'_> {
             self.names.unbind();
         }
         Doc::align(Doc::concat(items))
+    }
+
+    /// The comment lines anchored before `a`, each followed by a line break.
+    fn comments_before(&mut self, a: Anchor, items: &mut Vec<Doc>) {
+        for note in self.comments.take_before(a) {
+            items.push(Doc::comment(note.text));
+            items.push(Doc::hard());
+        }
+    }
+
+    /// `d` (the anchor `a` printed) with the comments that end `a`'s lines, joined, at
+    /// the end of its first line.
+    fn with_trailing(&mut self, a: Anchor, d: Doc) -> Doc {
+        let notes = self.comments.take_trailing(a);
+        if notes.is_empty() {
+            return d;
+        }
+        let texts: Vec<String> = notes.into_iter().map(|n| n.text).collect();
+        Doc::trail(format!(" {}", texts.join(" ")), d)
     }
 
     /// `def f(x T, y U) R:` and the body, for `f = fn x T: fn y U: body`.

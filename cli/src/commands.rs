@@ -53,10 +53,19 @@ fn load(path: &Path) -> Result<Loaded, Failure> {
 /// Reads and elaborates a program into an existing store (so that two programs can be
 /// compared); errors are rendered `file:line:col` diagnostics.
 fn load_into(store: &mut Store, path: &Path) -> Result<TermId, Failure> {
+    load_with(path, |bytes| front::load_bytes(store, bytes))
+}
+
+/// Reads a file and runs `front` (a loader of the front end) on its bytes; errors are
+/// rendered `file:line:col` diagnostics.
+fn load_with<T>(
+    path: &Path,
+    front: impl FnOnce(&[u8]) -> Result<T, Vec<slic_algebra::Diagnostic>>,
+) -> Result<T, Failure> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path)
         .map_err(|e| Failure::User(format!("error: cannot read {name}: {e}")))?;
-    front::load_bytes(store, &bytes).map_err(|diagnostics| {
+    front(&bytes).map_err(|diagnostics| {
         let text = String::from_utf8_lossy(&bytes);
         Failure::User(report::render(&name, &text, &diagnostics))
     })
@@ -69,13 +78,18 @@ fn check(path: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
+/// `slic-cas fmt`: the program as written, comments included (see
+/// `front::load_with_comments`), in canonical layout.
 fn fmt(a: &FmtArgs) -> Result<(), Failure> {
-    let l = load(&a.file)?;
+    let mut store = Store::new();
+    let (term, comments) = load_with(&a.file, |bytes| {
+        front::load_bytes_with_comments(&mut store, bytes)
+    })?;
     let options = print::PrintOptions {
         ascii: a.ascii,
         ..print::PrintOptions::default()
     };
-    let text = print::print_with(&l.store, l.term, &options);
+    let text = print::print_with_comments(&store, term, &options, comments);
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     Ok(())
