@@ -82,7 +82,7 @@ pub const MAX_DEPTH: usize = 256;
 /// Type-checks `program` and builds its core term in `store`. On failure returns every
 /// error found (at least one), in source order of discovery.
 pub fn elaborate(store: &mut Store, program: &Expr) -> Result<TermId, Vec<Diagnostic>> {
-    run(Elab::new(store), program).map(|(t, _)| t)
+    run(Elab::new(store), program).map(|done| done.term)
 }
 
 /// Like [`elaborate`], also returning where in the source each term came from (see
@@ -93,13 +93,37 @@ pub fn elaborate_with_spans(
 ) -> Result<(TermId, SpanMap), Vec<Diagnostic>> {
     let mut cx = Elab::new(store);
     cx.spans = Some(SpanMap::default());
-    run(cx, program).map(|(t, spans)| (t, spans.unwrap_or_default()))
+    run(cx, program).map(|done| (done.term, done.spans.unwrap_or_default()))
 }
 
-fn run(mut cx: Elab<'_>, program: &Expr) -> Result<(TermId, Option<SpanMap>), Vec<Diagnostic>> {
+/// The variable each block statement bound, keyed by the span of the name it binds.
+pub type Statements = Vec<(Span, VarId)>;
+
+/// [`elaborate`], also returning the variable each block statement (`x = e`, `x <~ m`,
+/// `def f`, `fn x T`) bound, keyed by the span of its name: how `fmt` finds, in the core
+/// term, the statements that comments were written next to.
+pub fn elaborate_with_binders(
+    store: &mut Store,
+    program: &Expr,
+) -> Result<(TermId, Statements), Vec<Diagnostic>> {
+    run(Elab::new(store), program).map(|done| (done.term, done.statements))
+}
+
+/// What a successful elaboration leaves: the term and the side tables recorded on the way.
+struct Elaborated {
+    term: TermId,
+    spans: Option<SpanMap>,
+    statements: Statements,
+}
+
+fn run(mut cx: Elab<'_>, program: &Expr) -> Result<Elaborated, Vec<Diagnostic>> {
     let result = cx.infer(program);
     match result {
-        Ok(term) if cx.errors.is_empty() => Ok((term, cx.spans)),
+        Ok(term) if cx.errors.is_empty() => Ok(Elaborated {
+            term,
+            spans: cx.spans,
+            statements: cx.statements,
+        }),
         _ => {
             if cx.errors.is_empty() {
                 // Every failure path records a diagnostic; this only guards that invariant.
@@ -141,6 +165,8 @@ struct Elab<'s> {
     /// Where each term came from, when the caller asked for it (recording costs a hash
     /// insert per expression, which plain type-checking need not pay).
     spans: Option<SpanMap>,
+    /// The variable bound by each block statement, by the span of its name.
+    statements: Statements,
 }
 
 impl<'s> Elab<'s> {
@@ -153,6 +179,7 @@ impl<'s> Elab<'s> {
             too_deep_reported: false,
             who: None,
             spans: None,
+            statements: Vec::new(),
         }
     }
 

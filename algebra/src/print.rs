@@ -19,13 +19,19 @@
 //! ```
 //!
 //! # Literals and the elaborator's checking positions
-//! A literal prints in its *bare* form (`3`, `-3`, `1/2`) only where the elaborator checks
-//! it against its own type (argument of `normal`, operand of a sum with a non-literal
-//! operand, ...): the elaborator then re-types it. Elsewhere it prints in the *exact* form
-//! whose natural type is its type (nat `3`, int `+3`, prob `3/1`, real `+3/1`). Every
-//! `doc` call says whether its position is such a checked position (`checked`); a
-//! non-literal printed in an unchecked position always infers its own type, which is what
-//! n-ary operators and `if` rely on when they let their literal operands print bare.
+//! A literal prints one way: its value, an integer as an integer and a fraction as `a/b`
+//! in lowest terms, with `-` when negative (`3`, `-3`, `1/2`, `-5/2`; never `3/1` or
+//! `+0/1`). Read alone, that text has a *natural* type (`3` nat, `-3` int, `1/2` prob,
+//! `-1/2` real). Where the elaborator checks the literal against its own type (argument of
+//! `normal`, operand of a sum with a non-literal operand, element of a checked array,
+//! ...) it re-types the literal, so the value is all that prints. Elsewhere a literal
+//! whose natural type is not its type says its type: a non-negative int with a sign
+//! (`+3`, as Hakaru writes ints), any other with an annotation (`3. prob`,
+//! `(1/2. real) + 2`), and an array literal made only of literals is annotated as a whole
+//! (`[1, 0, 2]. array(prob)`), so that its elements print as values too. Every `doc` call
+//! says whether its position is such a checked position (`checked`); a non-literal
+//! printed in an unchecked position always infers its own type, which is what n-ary
+//! operators and `if` rely on when they let their literal operands print bare.
 //!
 //! # Coercions
 //! Unsafe coercions (`int2nat`, `real2prob`, `real2int`) always print. A safe one,
@@ -52,6 +58,14 @@
 //!
 //! So `prob2real(∞)` prints `∞` at a checked real position and `-∞` as a negation.
 //!
+//! # Comments
+//! Core terms carry no comments; `print_with_comments` (for `slic-cas fmt`) takes a side
+//! table that names, for each comment, the statement (by the variable it binds) or final
+//! expression it belongs to (see `comments`). A comment line prints before its anchor at
+//! the anchor's column; comments that ended a line print at the end of the anchor's first
+//! line (`Doc::trail`), and any text the layout would put after one moves to the next
+//! line, so a comment never swallows code.
+//!
 //! # Names
 //! Variables print with their hints, renamed with numeric suffixes where a hint would
 //! capture or shadow another variable or hide a built-in (see `names`).
@@ -60,9 +74,12 @@
 //! 10,000-statement programs print without deep recursion; other recursion follows term
 //! nesting and moves to a fresh stack segment when the stack runs low.
 
+mod comments;
 mod doc;
 mod implicit;
 mod names;
+
+pub use comments::{Anchor, Comments, Note};
 
 use crate::num::Rational;
 
@@ -97,10 +114,23 @@ pub fn print_term(store: &Store, t: TermId) -> String {
 
 /// Print a term as a `.hk` file: deterministic, ending in a newline.
 pub fn print_with(store: &Store, t: TermId, opts: &PrintOptions) -> String {
+    print_with_comments(store, t, opts, Comments::default())
+}
+
+/// Print a term as a `.hk` file with the comments of the program it was read from
+/// (`slic-cas fmt`): each before or after the statement it belongs to, as the table says,
+/// and those whose statement the term does not contain at the end.
+pub fn print_with_comments(
+    store: &Store,
+    t: TermId,
+    opts: &PrintOptions,
+    comments: Comments,
+) -> String {
     let mut p = Printer {
         store,
         opts,
         names: Names::default(),
+        comments,
     };
     for v in crate::vars::free_vars(store, t) {
         p.names.bind(v, store.var_name(v));
@@ -108,6 +138,10 @@ pub fn print_with(store: &Store, t: TermId, opts: &PrintOptions) -> String {
     let d = p.top(t);
     let mut s = d.render(opts.width);
     s.push('\n');
+    for note in p.comments.take_rest() {
+        s.push_str(&note.text);
+        s.push('\n');
+    }
     s
 }
 
@@ -144,34 +178,49 @@ fn is_zero_lit(store: &Store, t: TermId) -> bool {
     matches!(store.node(t), Node::Lit(v) if v.is_zero())
 }
 
-/// The text of a literal and its precedence (see the module doc for the two forms).
+/// The text of a literal and its precedence (see "Literals" in the module doc): its value
+/// (`3`, `-3`, `1/2`, `-1/2`), where the position does not fix the type and the value
+/// alone would be read at another type signed (`+3`, an int) or annotated (`3. prob`).
 fn lit_text(v: &Rational, ty: &Type, checked: bool) -> (String, u8) {
-    let neg = v.is_negative();
     let a = v.abs();
-    let int = a.is_integer();
-    let mag = if int {
-        a.numer().to_string()
+    let (mag, prec) = if a.is_integer() {
+        (a.numer().to_string(), P_POSTFIX)
     } else {
-        format!("{}/{}", a.numer(), a.denom())
+        (format!("{}/{}", a.numer(), a.denom()), P_FRAC)
     };
-    let over_one = if int { format!("{mag}/1") } else { mag.clone() };
-    let sign = if neg { "-" } else { "+" };
-    if checked || !ty.is_numeric() {
-        return if neg {
-            (format!("-{mag}"), P_PREFIX)
-        } else if int {
-            (mag, P_POSTFIX)
-        } else {
-            (mag, P_FRAC)
+    let (text, prec) = if v.is_negative() {
+        (format!("-{mag}"), P_PREFIX)
+    } else {
+        (mag, prec)
+    };
+    if checked || !ty.is_numeric() || implicit::natural_type(v) == *ty {
+        (text, prec)
+    } else if *ty == Type::Int && a.is_integer() {
+        // a signed integer is an int: `+3`, as Hakaru writes it
+        (format!("+{text}"), P_PREFIX)
+    } else {
+        (format!("{text}. {ty}"), P_ANN)
+    }
+}
+
+/// Whether `t` is an array literal made only of literals, at an unchecked position, that
+/// prints annotated (`[1, 0, 2]. array(prob)`): the elements' values alone would give the
+/// array another type (the join of their natural types is not the element type).
+fn annotated_lits(store: &Store, t: TermId, checked: bool) -> bool {
+    let (Node::ArrayLit(xs), Some(elem)) = (store.node(t), store.ty(t).array_of()) else {
+        return false;
+    };
+    if checked || xs.is_empty() {
+        return false;
+    }
+    let mut join = Some(Type::Nat);
+    for &x in xs {
+        let Node::Lit(v) = store.node(x) else {
+            return false;
         };
+        join = join.and_then(|j| j.join(&implicit::natural_type(v)));
     }
-    match ty {
-        Type::Nat if !neg && int => (mag, P_POSTFIX),
-        Type::Prob if !neg => (over_one, P_FRAC),
-        Type::Int if int => (format!("{sign}{mag}"), P_PREFIX),
-        // reals, and values outside their type (ill-typed terms)
-        _ => (format!("{sign}{over_one}"), P_PREFIX),
-    }
+    join.as_ref() != Some(elem)
 }
 
 /// Which arguments of a fixed-type built-in the elaborator checks against their type.
@@ -211,6 +260,8 @@ struct Printer<'a> {
     store: &'a Store,
     opts: &'a PrintOptions,
     names: Names,
+    /// The comments not printed yet (empty except for `fmt`).
+    comments: Comments,
 }
 
 impl Printer<'_> {
@@ -247,6 +298,16 @@ impl Printer<'_> {
         implicit_arg(self.store, t).unwrap_or(t)
     }
 
+    /// An argument the elaborator checks against its own type, as `call` takes it: a
+    /// literal prints as its value (re-typed there), anything else as `at_check` says.
+    fn checked_arg(&self, t: TermId) -> (TermId, bool) {
+        if is_lit(self.store, t) {
+            (t, true)
+        } else {
+            (self.at_check(t), false)
+        }
+    }
+
     /// The precedence of the form `doc` prints for `t`.
     fn prec(&self, t: TermId, checked: bool) -> u8 {
         let s = self.store;
@@ -254,7 +315,7 @@ impl Printer<'_> {
         match s.node(t) {
             Node::Lit(v) => lit_text(v, s.ty(t), checked).1,
             Node::Left(_) | Node::Right(_) | Node::Nothing | Node::Reject => P_ANN,
-            Node::ArrayLit(xs) if xs.is_empty() => P_ANN,
+            Node::ArrayLit(xs) if xs.is_empty() || annotated_lits(s, t, checked) => P_ANN,
             Node::Prim(p, args) => match p {
                 Prim::Add if args.len() >= 2 => P_ADD,
                 Prim::Mul if args.len() >= 2 => P_MUL,
@@ -347,11 +408,11 @@ impl Printer<'_> {
             }
             // `left(e). T` checks `e` against its side of `T`.
             Node::Left(e) => {
-                let d = self.call("left", &[(self.at_check(*e), false)]);
+                let d = self.call("left", &[self.checked_arg(*e)]);
                 Self::annotated(d, ty)
             }
             Node::Right(e) => {
-                let d = self.call("right", &[(self.at_check(*e), false)]);
+                let d = self.call("right", &[self.checked_arg(*e)]);
                 Self::annotated(d, ty)
             }
             Node::Just(e) => {
@@ -362,13 +423,14 @@ impl Printer<'_> {
             Node::Reject => Self::annotated(Doc::text("reject"), ty),
             Node::Prim(p, args) => self.prim(*p, args, ty),
             Node::Coerce(c, e) => {
-                // The argument of a coercion call is checked against its source type.
-                let e = if *s.ty(*e) == c.from_type() {
-                    self.at_check(*e)
+                // The argument of a coercion call is checked against its source type: a
+                // literal of that type prints as its value (`real2prob(2)`).
+                let arg = if *s.ty(*e) == c.from_type() {
+                    self.checked_arg(*e)
                 } else {
-                    *e
+                    (*e, false)
                 };
-                self.call(c.name(), &[(e, false)])
+                self.call(c.name(), &[arg])
             }
             Node::Let(..) | Node::Bind(..) => self.block(t, checked, false),
             Node::Lam(v, body) => {
@@ -389,9 +451,22 @@ impl Printer<'_> {
                     return Self::annotated(Doc::text("[]"), ty);
                 }
                 let lits: Vec<bool> = xs.iter().map(|&x| is_lit(s, x)).collect();
-                let ck = nary_checked(&lits);
-                // Checked: each element is checked against the element type; inferred:
-                // the elements are joined.
+                // Only literals, inferred, some not of the element type by themselves:
+                // annotate the array, which checks every element (so each prints as its
+                // value, rather than the first one annotated).
+                if annotated_lits(s, t, checked) {
+                    let d = self.doc_inner(t, true);
+                    return Self::annotated(d, ty);
+                }
+                // Checked: each element is checked against the element type (literals
+                // print bare); inferred: the elements are joined.
+                // (Only literals and not annotated: their join is the element type, so
+                // each prints as its value too.)
+                let ck = if checked || lits.iter().all(|&l| l) {
+                    vec![true; xs.len()]
+                } else {
+                    nary_checked(&lits)
+                };
                 let shown = match ty.array_of() {
                     Some(_) if checked => xs.iter().map(|&x| self.at_check(x)).collect(),
                     Some(elem) => {
@@ -901,16 +976,20 @@ impl Printer<'_> {
     /// A block: statements one per line at one column, then the final expression.
     /// Walks the statement chain iteratively. In the file's top block (`file`), `fn x T:`
     /// headers also print one per line at the block's column, their bodies continuing the
-    /// block (as Hakaru prints a file's parameters).
+    /// block (as Hakaru prints a file's parameters). Comments anchored at a statement
+    /// print on the lines before it and at the end of its last line; those of the final
+    /// expression likewise.
     fn block(&mut self, t: TermId, checked: bool, file: bool) -> Doc {
         let s = self.store;
         let mut items = Vec::new();
         let mut bound = 0usize;
+        let mut last = None;
         let mut cur = t;
         let mut chk = checked;
         loop {
             match s.node(cur) {
                 Node::Let(v, e, body) => {
+                    self.comments_before(Anchor::Stmt(*v), &mut items);
                     let chosen = self.names.choose(s.var_name(*v));
                     self.names.reserve(&chosen.name);
                     let stmt = if let Node::Lam(..) = s.node(*e) {
@@ -924,20 +1003,25 @@ impl Printer<'_> {
                     self.names.release(&chosen.name);
                     self.names.bind_chosen(*v, chosen);
                     bound += 1;
-                    items.push(stmt);
+                    items.push(self.with_trailing(Anchor::Stmt(*v), stmt));
                     items.push(Doc::hard());
+                    last = Some(*v);
                     cur = *body;
                     chk = false;
                 }
                 Node::Lam(v, body) if file => {
+                    self.comments_before(Anchor::Stmt(*v), &mut items);
                     let name = self.names.bind(*v, s.var_name(*v));
-                    items.push(Doc::text(format!("fn {name} {}:", s.var_type(*v))));
+                    let head = Doc::text(format!("fn {name} {}:", s.var_type(*v)));
+                    items.push(self.with_trailing(Anchor::Stmt(*v), head));
                     items.push(Doc::hard());
                     bound += 1;
+                    last = Some(*v);
                     cur = *body;
                     chk = false;
                 }
                 Node::Bind(v, m, k) => {
+                    self.comments_before(Anchor::Stmt(*v), &mut items);
                     let chosen = self.names.choose(s.var_name(*v));
                     self.names.reserve(&chosen.name);
                     let stmt = Doc::concat(vec![
@@ -947,12 +1031,25 @@ impl Printer<'_> {
                     self.names.release(&chosen.name);
                     self.names.bind_chosen(*v, chosen);
                     bound += 1;
-                    items.push(stmt);
+                    items.push(self.with_trailing(Anchor::Stmt(*v), stmt));
                     items.push(Doc::hard());
+                    last = Some(*v);
                     cur = *k;
                 }
                 _ => {
-                    items.push(self.doc(cur, P_BLOCK, chk));
+                    let anchor = match last {
+                        Some(v) => Some(Anchor::Tail(v)),
+                        None if file => Some(Anchor::Top),
+                        None => None,
+                    };
+                    if let Some(a) = anchor {
+                        self.comments_before(a, &mut items);
+                    }
+                    let d = self.doc(cur, P_BLOCK, chk);
+                    items.push(match anchor {
+                        Some(a) => self.with_trailing(a, d),
+                        None => d,
+                    });
                     break;
                 }
             }
@@ -961,6 +1058,25 @@ impl Printer<'_> {
             self.names.unbind();
         }
         Doc::align(Doc::concat(items))
+    }
+
+    /// The comment lines anchored before `a`, each followed by a line break.
+    fn comments_before(&mut self, a: Anchor, items: &mut Vec<Doc>) {
+        for note in self.comments.take_before(a) {
+            items.push(Doc::comment(note.text));
+            items.push(Doc::hard());
+        }
+    }
+
+    /// `d` (the anchor `a` printed) with the comments that end `a`'s lines, joined, at
+    /// the end of its first line.
+    fn with_trailing(&mut self, a: Anchor, d: Doc) -> Doc {
+        let notes = self.comments.take_trailing(a);
+        if notes.is_empty() {
+            return d;
+        }
+        let texts: Vec<String> = notes.into_iter().map(|n| n.text).collect();
+        Doc::trail(format!(" {}", texts.join(" ")), d)
     }
 
     /// `def f(x T, y U) R:` and the body, for `f = fn x T: fn y U: body`.

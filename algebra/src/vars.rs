@@ -151,6 +151,18 @@ pub fn free_vars(store: &Store, t: TermId) -> Vec<VarId> {
     FreeVars::new().of(store, t).to_vec()
 }
 
+/// Every variable occurring in `t`, free or bound (the names a program uses, for
+/// callers that ask "is this one of the program's own variables?").
+pub fn occurring(store: &Store, t: TermId) -> FxHashSet<VarId> {
+    store
+        .subterms(t)
+        .filter_map(|x| match store.node(x) {
+            Node::Var(v) => Some(*v),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Does `v` occur free in `t`?
 pub fn mentions(store: &Store, t: TermId, v: VarId) -> bool {
     fn walk(store: &Store, t: TermId, v: VarId, memo: &mut FxHashMap<TermId, bool>) -> bool {

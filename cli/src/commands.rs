@@ -102,10 +102,16 @@ fn refuse_unimplemented(store: &Store, term: TermId, source: &Source) -> Result<
     }
 }
 
-fn read_into(store: &mut Store, path: &Path) -> Result<(TermId, Source), Failure> {
+/// A file's name (for messages) and bytes; a file that cannot be read is a user error.
+fn read_file(path: &Path) -> Result<(String, Vec<u8>), Failure> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path)
         .map_err(|e| Failure::User(format!("error: cannot read {name}: {e}")))?;
+    Ok((name, bytes))
+}
+
+fn read_into(store: &mut Store, path: &Path) -> Result<(TermId, Source), Failure> {
+    let (name, bytes) = read_file(path)?;
     match front::load_bytes_with_spans(store, &bytes) {
         Ok((term, spans)) => Ok((term, Source { name, bytes, spans })),
         Err(diagnostics) => Err(Failure::User(report::render_bytes(
@@ -116,6 +122,17 @@ fn read_into(store: &mut Store, path: &Path) -> Result<(TermId, Source), Failure
     }
 }
 
+/// Reads a file and runs `front` (a loader of the front end) on its bytes; errors are
+/// rendered `file:line:col` diagnostics.
+fn load_with<T>(
+    path: &Path,
+    front: impl FnOnce(&[u8]) -> Result<T, Vec<Diagnostic>>,
+) -> Result<T, Failure> {
+    let (name, bytes) = read_file(path)?;
+    front(&bytes)
+        .map_err(|diagnostics| Failure::User(report::render_bytes(&name, &bytes, &diagnostics)))
+}
+
 fn check(path: &Path) -> Result<(), Failure> {
     let l = load(path)?;
     let mut out = std::io::stdout().lock();
@@ -123,13 +140,18 @@ fn check(path: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
+/// `slic-cas fmt`: the program as written, comments included (see
+/// `front::load_with_comments`), in canonical layout.
 fn fmt(a: &FmtArgs) -> Result<(), Failure> {
-    let l = load(&a.file)?;
+    let mut store = Store::new();
+    let (term, comments) = load_with(&a.file, |bytes| {
+        front::load_bytes_with_comments(&mut store, bytes)
+    })?;
     let options = print::PrintOptions {
         ascii: a.ascii,
         ..print::PrintOptions::default()
     };
-    let text = print::print_with(&l.store, l.term, &options);
+    let text = print::print_with_comments(&store, term, &options, comments);
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     Ok(())

@@ -230,9 +230,9 @@ const XR: &str = "fn x real:";
 #[test]
 fn normal_densities() {
     check(XR, "x", "exp(-x^2/2)", "-∞", "∞", "normal(0, 1); weight sqrt(2) * sqrt(pi)");
-    check(XR, "x", "exp(-x^2/2) / sqrt(2*pi)", "-∞", "∞", "normal(0, 1); weight 1/1");
+    check(XR, "x", "exp(-x^2/2) / sqrt(2*pi)", "-∞", "∞", "normal(0, 1); weight 1. prob");
     check("fn mu real: fn s prob: fn x real:", "x", "exp(-(x - mu)^2 / (2 * s^2)) / (sqrt(2 * pi) * s)", "-∞", "∞",
-          "normal(mu, s); weight 1/1");
+          "normal(mu, s); weight 1. prob");
     check("fn mu real: fn x real:", "x", "exp(-x^2 + 2*mu*x)", "-∞", "∞",
           "normal(mu, sqrt(2) / 2); weight exp(mu ^ 2) * sqrt(pi)");
     check("fn a real: fn x real:", "x", "3 * exp(x*a) * exp(-(x-1)^2/8)", "-∞", "∞",
@@ -251,7 +251,7 @@ fn paper_equation_7() {
     let mut case = load(p, "z", f, "-∞", "∞");
     let op = ode::operator(&mut case.store, &Context::new(), case.f, case.x).expect("operator");
     let cs: Vec<String> = op.coeffs.iter().map(|&c| show(&case.store, c)).collect();
-    assert_eq!(cs, ["-mu - y + 2 * z", "+3/1"]);
+    assert_eq!(cs, ["-mu - y + 2 * z", "3. real"]);
 }
 
 #[rustfmt::skip]
@@ -261,10 +261,10 @@ fn gamma_densities() {
     check(p, "x", "real2prob(x) ** (a - 1) * exp(-b * x)", "0", "∞",
           "gamma(a, 1 / b); weight b ** (-a) * gammaFunc(a)");
     check(XR, "x", "exp(-2*x)", "0", "∞", "gamma(1, 1/2); weight 1/2");
-    check(XR, "x", "real2prob(x)^3 * exp(-x)", "0", "∞", "gamma(4, 1); weight 6/1");
+    check(XR, "x", "real2prob(x)^3 * exp(-x)", "0", "∞", "gamma(4, 1); weight 6. prob");
     check(XR, "x", "real2prob(x - 3)^3 * exp(-x)", "3", "∞",
-          "gamma(4, 1); weight 6 * exp(-3); x = +3/1 + 1 * u");
-    check(XR, "x", "exp(x)", "-∞", "2", "gamma(1, 1); weight exp(2); x = +2/1 + -1/1 * u");
+          "gamma(4, 1); weight 6 * exp(-3); x = 3. real + 1 * u");
+    check(XR, "x", "exp(x)", "-∞", "2", "gamma(1, 1); weight exp(2); x = 2. real + -1. real * u");
     check("fn a prob: fn x prob:", "x", "x ** (a - 1) * exp(-x)", "0", "∞",
           "gamma(a, 1); weight gammaFunc(a)");
     // rates positive by form: even powers (1 + y^2/2), a quadratic with a negative
@@ -285,19 +285,19 @@ fn beta_and_uniform_densities() {
           "beta(a, b); weight betaFunc(a, b)");
     check(XR, "x", "real2prob(x) * real2prob(1 - x)", "0", "1", "beta(2, 2); weight 1/6");
     check(XR, "x", "real2prob(x - 2) * real2prob(4 - x)^2", "2", "4",
-          "beta(2, 3); weight 4/3; x = +2/1 + +2/1 * u");
-    check(XR, "x", "1/2", "3", "7", "uniform(3, 7); weight 2/1");
-    check("fn lo real: fn x real:", "x", "3", "lo", "lo + 2", "uniform(lo, lo + 2); weight 6/1");
+          "beta(2, 3); weight 4/3; x = 2. real + 2. real * u");
+    check(XR, "x", "1/2", "3", "7", "uniform(3, 7); weight 2. prob");
+    check("fn lo real: fn x real:", "x", "3", "lo", "lo + 2", "uniform(lo, lo + 2); weight 6. prob");
 }
 
 #[rustfmt::skip]
 #[test]
 fn student_t_densities() {
-    check(XR, "x", "1 / (1 + x^2)", "-∞", "∞", "student_t(1/1, +0/1, 1/1); weight pi");
+    check(XR, "x", "1 / (1 + x^2)", "-∞", "∞", "student_t(1. prob, 0. real, 1. prob); weight pi");
     check("fn nu prob: fn x real:", "x", "real2prob(1 + x^2/nu) ** (-(nu + 1)/2)", "-∞", "∞",
-          "student_t(nu, +0/1, 1/1); weight sqrt(nu) * betaFunc(1/2, nu / 2)");
+          "student_t(nu, 0. real, 1. prob); weight sqrt(nu) * betaFunc(1/2, nu / 2)");
     check(XR, "x", "real2prob((x - 1)^2 + 4) ** (-3/2)", "-∞", "∞",
-          "student_t(2/1, +1/1, sqrt(2)); weight 1/2");
+          "student_t(2. prob, 1. real, sqrt(2)); weight 1/2");
 }
 
 #[rustfmt::skip]
@@ -379,15 +379,15 @@ fn check_op(params: &str, var: &str, f: &str, expect: &str) {
 #[rustfmt::skip]
 #[test]
 fn operators() {
-    check_op(XR, "x", "exp(-x^2/2)", "[x, +1/1]");
+    check_op(XR, "x", "exp(-x^2/2)", "[x, 1. real]");
     check_op("fn s prob: fn x real:", "x", "exp(-x^2/(2*s^2))", "[x, prob2real(s) ^ 2]");
     check_op(XR, "x", "(x^2 + 1) * exp(x)", "[-x ^ 2 - 2 * x - 1, x ^ 2 + 1]");
-    check_op(XR, "x", "exp(x) + exp(-x)", "[-1/1, +0/1, +1/1]");
-    check_op(XR, "x", "exp(x) + 1", "[+0/1, -1/1, +1/1]");
-    check_op(XR, "x", "exp(x^3)", "[-3 * x ^ 2, +1/1]");
+    check_op(XR, "x", "exp(x) + exp(-x)", "[-1. real, 0. real, 1. real]");
+    check_op(XR, "x", "exp(x) + 1", "[0. real, -1. real, 1. real]");
+    check_op(XR, "x", "exp(x^3)", "[-3 * x ^ 2, 1. real]");
     check_op(XR, "x", "1 / (1 + exp(x))", "miss NotHolonomic");
     check_op(XR, "x", "exp(exp(x))", "miss NotHolonomic");
-    check_op("fn y real: fn x real:", "x", "exp(x + y) + exp(x - y)", "[-1/1, +1/1]");
+    check_op("fn y real: fn x real:", "x", "exp(x + y) + exp(x - y)", "[-1. real, 1. real]");
 }
 
 /// The conjugate case of issue 4: the posterior of a normal mean under 50 observation
@@ -456,20 +456,20 @@ fn check_split(params: &str, var: &str, f: &str, lo: &str, hi: &str, expect: &st
 #[rustfmt::skip]
 #[test]
 fn indicators() {
-    check_split(XR, "x", "if 3 < x && x < 7: 1/2 else: 0", "-∞", "∞", "(+3/1, +7/1) 1/2");
-    check_split(XR, "x", "if 3 < x: exp(-x) else: 0", "0", "∞", "(+3/1, inf) exp(-x)");
+    check_split(XR, "x", "if 3 < x && x < 7: 1/2 else: 0", "-∞", "∞", "(3. real, 7. real) 1/2");
+    check_split(XR, "x", "if 3 < x: exp(-x) else: 0", "0", "∞", "(3. real, inf) exp(-x)");
     check_split(XR, "x", "if 3 < x: exp(-x) else: 0", "5", "∞", "(5, inf) exp(-x)");
     check_split("fn a real: fn x real:", "x", "if a < x: exp(-x) else: 0", "0", "∞",
                 "(0, inf) if a < x: exp(-x) else: 0");
     check_split("fn a real: fn x real:", "x", "if a < x: exp(-x) else: 0", "-∞", "∞",
                 "(a, inf) exp(-x)");
-    check_split(XR, "x", "if 2*x < 6: exp(x) else: 0", "-∞", "∞", "(inf, +3/1) exp(x)");
+    check_split(XR, "x", "if 2*x < 6: exp(x) else: 0", "-∞", "∞", "(inf, 3. real) exp(x)");
     check_split("fn a real: fn x real:", "x", "if a < 1: exp(x) else: 0", "-∞", "∞",
                 "(inf, inf) if a < 1: exp(x) else: 0");
     check_split(XR, "x", "if x == 1: exp(x) else: 0", "-∞", "∞", "(inf, inf) if x == 1: exp(x) else: 0");
-    check_split(XR, "x", "if x < 1: 0 else: exp(x)", "-∞", "∞", "(+1/1, inf) exp(x)");
+    check_split(XR, "x", "if x < 1: 0 else: exp(x)", "-∞", "∞", "(1. real, inf) exp(x)");
     check_split("fn a real: fn x real:", "x", "if a < x && x < 2: exp(-x) else: 0", "0", "∞",
-                "(0, +2/1) if a < x: exp(-x) else: 0");
+                "(0, 2. real) if a < x: exp(-x) else: 0");
 }
 
 /// Integer supports: `k <= b` is `hi = b + 1` (exclusive), `a < k` is `lo = a + 1`.
@@ -522,7 +522,10 @@ fn indicator_then_uniform() {
     let ctx = Context::new();
     let (s, rest) = split_indicators(&mut case.store, &ctx, case.f, case.x, case.support);
     let r = recognise(&mut case.store, &ctx, rest, case.x, &s).expect("recognised");
-    assert_eq!(describe(&mut case.store, &r), "uniform(3, 7); weight 2/1");
+    assert_eq!(
+        describe(&mut case.store, &r),
+        "uniform(3, 7); weight 2. prob"
+    );
 }
 
 /// Parameters known only through the context, and facts the proofs need.
@@ -544,7 +547,7 @@ fn more_shapes() {
     check("fn tau prob: fn x real:", "x", "exp(-tau * x^2 / 2)", "-∞", "∞",
           "normal(0, 1 / sqrt(tau)); weight sqrt(2) * sqrt(pi) / sqrt(tau)");
     check("fn a real: fn x real:", "x", "real2prob(x - a)^2 * exp(a - x)", "a", "∞",
-          "gamma(3, 1); weight 2/1; x = a + 1 * u");
+          "gamma(3, 1); weight 2. prob; x = a + 1 * u");
     check("fn s prob: fn y1 real: fn y2 real: fn y3 real: fn mu real:", "mu",
           "exp(-(y1 - mu)^2/(2*s^2)) * exp(-(y2 - mu)^2/(2*s^2)) * exp(-(y3 - mu)^2/(2*s^2))", "-∞", "∞",
           "normal(y1 / 3 + y2 / 3 + y3 / 3, s * sqrt(3) / 3); weight s * exp(-(y1 ^ 2 - y1 * y2 - y1 * y3 + y2 ^ 2 - y2 * y3 + y3 ^ 2) / (3 * prob2real(s) ^ 2)) * sqrt(6) * sqrt(pi) / 3");

@@ -360,18 +360,43 @@ mod tests {
         assert!(s.mass.is_infinite());
     }
 
-    /// The keys of `probs` in the order the printed summary lists them.
+    /// The keys of `probs` in the order the printed summary lists them (read with a small
+    /// scanner: a JSON parser would sort them).
     fn printed_keys(samples: &[(Value, f64)]) -> Vec<String> {
         let text = Summary::from_samples(samples).to_string();
-        let start = text.find("\"probs\":{").map_or(text.len(), |i| i + 9);
-        let end = text[start..].find('}').map_or(text.len(), |i| start + i);
-        text[start..end]
-            .split(',')
-            .filter_map(|kv| {
-                kv.rsplit_once(':')
-                    .map(|(k, _)| k.trim_matches('"').to_string())
-            })
-            .collect()
+        let Some(start) = text.find("\"probs\":{") else {
+            return Vec::new();
+        };
+        let mut keys = Vec::new();
+        let mut chars = text[start + 9..].chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '}' => break,
+                '"' => {
+                    // a key: a JSON string, escapes included
+                    let mut raw = String::from('"');
+                    let mut escaped = false;
+                    for k in chars.by_ref() {
+                        raw.push(k);
+                        if k == '"' && !escaped {
+                            break;
+                        }
+                        escaped = k == '\\' && !escaped;
+                    }
+                    keys.push(serde_json::from_str::<String>(&raw).unwrap_or(raw));
+                    // skip `:` and the number up to `,` or `}`
+                    for k in chars.by_ref() {
+                        match k {
+                            ',' => break,
+                            '}' => return keys,
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        keys
     }
 
     #[test]
@@ -381,7 +406,7 @@ mod tests {
         assert_eq!(keys, ["0", "1", "2", "10"]);
         let real = |x: f64| (Value::Real(x), 0.0);
         let keys = printed_keys(&[real(10.5), real(-2.0), real(9.0), real(f64::INFINITY)]);
-        assert_eq!(keys, ["-2.0", "9.0", "10.5", "inf"]);
+        assert_eq!(keys, ["-2.0", "9.0", "10.5", "\"inf\""]);
         let pair = |a: u64, b: u64| (Value::pair(Value::Nat(a), Value::Nat(b)), 0.0);
         let keys = printed_keys(&[pair(10, 1), pair(2, 30), pair(2, 4)]);
         assert_eq!(keys, ["[2,4]", "[2,30]", "[10,1]"]);

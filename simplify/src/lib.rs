@@ -90,7 +90,7 @@ pub fn simplify(store: &mut Store, t: TermId, config: &SimplifyConfig) -> Simpli
         left: Vec::new(),
         visible: FxHashSet::default(),
     };
-    s.visible = terms::vars_of(s.store, prepared);
+    s.visible = slic_algebra::vars::occurring(s.store, prepared);
     let first = s.walk(prepared, 0);
     // nothing improved: the program as written (its definitions kept), canonical
     if first == canon::canonicalize(s.store, &Context::new(), prepared) {
@@ -109,7 +109,7 @@ pub fn simplify(store: &mut Store, t: TermId, config: &SimplifyConfig) -> Simpli
             break;
         }
         s.left.clear();
-        s.visible = terms::vars_of(s.store, term);
+        s.visible = slic_algebra::vars::occurring(s.store, term);
         let next = s.walk(term, 0);
         if alpha::alpha_eq(s.store, next, term) {
             break;
@@ -317,7 +317,7 @@ impl Simp<'_> {
     /// mentions only variables of the program (see [`Simp::visible`]); else nothing (a
     /// note is one line, and a long density would bury the reason).
     pub(crate) fn shown(&self, f: TermId) -> String {
-        if !terms::vars_of(self.store, f).is_subset(&self.visible) {
+        if !slic_algebra::vars::occurring(self.store, f).is_subset(&self.visible) {
             return String::new();
         }
         let text = slic_algebra::print::print_term(self.store, f);

@@ -37,6 +37,7 @@ impl Elab<'_> {
                 ExprKind::Let(x, rhs, body) => {
                     let t = self.infer(rhs)?;
                     let v = self.bind(&x.name, self.ty(t));
+                    self.statements.push((x.span, v));
                     frames.push(Frame::Let(v, t));
                     cur = body;
                 }
@@ -50,6 +51,7 @@ impl Elab<'_> {
                     }
                     let (t, elem) = self.infer_measure(m)?;
                     let v = self.bind(&x.name, elem);
+                    self.statements.push((x.span, v));
                     frames.push(Frame::Bind(v, t));
                     needs_measure = true;
                     cur = body;
@@ -63,6 +65,7 @@ impl Elab<'_> {
                 } => {
                     let f = self.def(params, ret.as_ref(), body)?;
                     let v = self.bind(&name.name, self.ty(f));
+                    self.statements.push((name.span, v));
                     frames.push(Frame::Let(v, f));
                     cur = rest;
                 }
@@ -82,6 +85,7 @@ impl Elab<'_> {
                         }
                     };
                     let v = self.bind(&x.name, param);
+                    self.statements.push((x.span, v));
                     frames.push(Frame::Lam(v));
                     cur = body;
                 }

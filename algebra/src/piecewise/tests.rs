@@ -70,7 +70,7 @@ fn guarded_shapes() {
     );
     let one = indicator(&mut s, q[0], &Type::Real);
     // both branches literals: the printer writes their exact (real) forms
-    assert_eq!(show(&s, one), "if i == y[0]: +1/1 else: +0/1");
+    assert_eq!(show(&s, one), "if i == y[0]: 1. real else: 0. real");
     let ind = indicator(&mut s, q[2], &Type::Nat);
     assert_eq!(show(&s, ind), "if n <= i: 1 else: 0");
     // Σ_j [i == y[j]] t[j], built from parts

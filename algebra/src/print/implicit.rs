@@ -14,7 +14,7 @@ use crate::types::{Coercion, Type};
 
 /// The type a literal of value `v` has when printed bare (`3` nat, `-3` int, `1/2` prob,
 /// `-1/2` real): what the elaborator joins for it at a joined position.
-fn natural_type(v: &Rational) -> Type {
+pub(super) fn natural_type(v: &Rational) -> Type {
     match (v.is_integer(), v.is_negative()) {
         (true, false) => Type::Nat,
         (true, true) => Type::Int,

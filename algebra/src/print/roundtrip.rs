@@ -249,6 +249,41 @@ fn implicit_coercions_stay_implicit() {
     );
 }
 
+/// Literals print one way (their value; never `3/1` or `+0/1`), with a sign or an
+/// annotation only where the position does not fix their type (issue: "Literals print
+/// one way").
+#[test]
+fn literals_print_as_their_values() {
+    check_fmt("categorical([3.0, 2, 0.0])", "categorical([3, 2, 0])");
+    check_fmt("return [1.0, 0, 2]", "return [1, 0, 2]. array(prob)");
+    check_fmt("return [1, 0, 2]", "return [1, 0, 2]");
+    check_fmt("return [1, 1/2]", "return [1, 1/2]");
+    check_fmt("return [1.0, 2]", "return [1, 2]. array(prob)");
+    check_fmt("return [-1, 1/2]", "return [-1, 1/2]");
+    check_fmt("return [-1, 2]. array(real)", "return [-1, 2]. array(real)");
+    check_fmt("x = 3.0\nreturn x", "x = 3. prob\nreturn x");
+    check_fmt("x = -0/1\nreturn x", "x = 0. real\nreturn x");
+    check_fmt("x = +1/2\nreturn x", "x = 1/2. real\nreturn x");
+    check_fmt("x = +3\nreturn x", "x = +3\nreturn x");
+    check_fmt("return (2.0, -1.5)", "return (2. prob, -3/2)");
+    check_fmt("return real2prob(+2/1)", "return real2prob(2)");
+    check_fmt("fn x real: x + 2.5", "fn x real:\nx + 5/2");
+    check_all(&[
+        "return +1/1 + 2",
+        "return (+2/1) ^ 2",
+        "return [+1/1, 2][0]",
+        "return 1/1 < 2",
+        "return min(1/1, 2)",
+        "r <~ return right(+1/1). either(nat, real)\nreturn r",
+        "fn c bool: if c: return +1/1 else: return +2/1",
+        "bucket j from 0 to 5: r_add +1/1",
+        "bucket j from 0 to 5: r_index b = 3 of j: r_add 1/1",
+        "chain s from +0/1 of 4:\n    x <~ normal(s, 1)\n    return (x, x)",
+        "fn x prob: x * recip(0/1)",
+        "return (fn x real: x)(+1/1)",
+    ]);
+}
+
 #[test]
 fn programs_round_trip() {
     check_all(PROGRAMS);

@@ -194,7 +194,7 @@ fn constants_factor_out() {
     row("summate k from 0 to n: a[k] / x", "(summate k from 0 to n: a[k]) / x");
     row("product k from 0 to n: p * q[k]", "p ** n * (product k from 0 to n: q[k])");
     row("product k from 0 to n: 2 * q[k]", "2 ** n * (product k from 0 to n: q[k])");
-    row("product k from 0 to n: -2 * a[k]", "(-1/1) ^ n * 2 ** n * (product k from 0 to n: a[k])");
+    row("product k from 0 to n: -2 * a[k]", "(-1. real) ^ n * 2 ** n * (product k from 0 to n: a[k])");
     row("product k from 0 to n: q[k] / p", "p ** (-nat2real(n)) * (product k from 0 to n: q[k])");
 }
 
@@ -210,7 +210,7 @@ fn split_over_sums_and_products() {
 fn free_bodies_count() {
     row("summate k from 0 to n: x", "n * x");
     row("summate k from 0 to 5: x", "5 * x");
-    row("summate k from 3 to 1: x", "+0/1");
+    row("summate k from 3 to 1: x", "0. real");
     row("summate k from m to n: x", "if m <= n: n * x - m * x else: 0");
     row("summate k from 0 to n: x * p", "n * x * p");
     row("product k from 0 to n: x", "x ^ n");
@@ -218,7 +218,7 @@ fn free_bodies_count() {
     row("product k from m to n: x", "if m <= n: x ^ int2nat(n - m) else: 1");
     row("product k from 0 to n: x + 1", "(x + 1) ^ n");
     row("product k from 0 to n: p + 1", "(p + 1) ** n");
-    row("product k from 2 to 2: x", "+1/1");
+    row("product k from 2 to 2: x", "1. real");
     check("fn a int: fn b int: fn x real: summate k from a to b: x", "if a <= b: -a * x + b * x else: 0");
 }
 
@@ -257,7 +257,7 @@ fn exponentials_and_powers() {
     row("product k from 0 to n: 2 ** nat2real(k)", "2 ** (nat2real(n) ^ 2 / 2 - nat2real(n) / 2)");
     row("product k from 0 to n: exp(x) / p", "p ** (-nat2real(n)) * exp(n * x)");
     row("product j from 0 to n: if i == y[j]: exp(a[j]) else: 1", "exp(summate j from 0 to n: if i == y[j]: a[j] else: 0)");
-    row("product j from 0 to n: if i == y[j]: p else: 1", "p ** (summate j from 0 to n: if i == y[j]: +1/1 else: +0/1)");
+    row("product j from 0 to n: if i == y[j]: p else: 1", "p ** (summate j from 0 to n: if i == y[j]: 1. real else: 0. real)");
 }
 
 #[test]
@@ -267,7 +267,7 @@ fn indirect_indexing_keeps_one_shape() {
     row("summate j from 0 to n: if i == y[j]: a[j] + 2 * b[j] else: 0", "(summate j from 0 to n: if i == y[j]: a[j] else: 0)\n    + 2 * (summate j from 0 to n: if i == y[j]: b[j] else: 0)");
     row("summate j from 0 to n: (if i == y[j]: a[j] else: 0) + (if i == y[j]: a[j] * x else: 0)", "x * (summate j from 0 to n: if i == y[j]: a[j] else: 0)\n    + (summate j from 0 to n: if i == y[j]: a[j] else: 0)");
     row("summate j from 0 to n: if 0 < x && i == y[j]: a[j] else: 0", "if 0 < x:\n    summate j from 0 to n: if i == y[j]: a[j] else: 0\nelse:\n    0");
-    row("summate j from 0 to n: if i == y[j]: x else: 0", "x * (summate j from 0 to n: if i == y[j]: +1/1 else: +0/1)");
+    row("summate j from 0 to n: if i == y[j]: x else: 0", "x * (summate j from 0 to n: if i == y[j]: 1. real else: 0. real)");
     row("summate j from 0 to n: a[j] / (nat2real(j) + 1)", "summate j from 0 to n: a[j] / (nat2real(j) + 1)");
     row("summate j from 0 to n: a[j]", "summate j from 0 to n: a[j]");
     row("product j from 0 to n: q[j]", "product j from 0 to n: q[j]");

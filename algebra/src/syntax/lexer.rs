@@ -7,6 +7,8 @@
 //! byte-order mark (which takes no column, so spans stay byte offsets into the original
 //! text). Tokens carry no text of their own: literals and names are read back from the
 //! source through their spans, so lexing allocates one vector and nothing per token.
+//! The comments it skips are kept aside ([`lex_with_comments`]) for `slic-cas fmt`,
+//! which prints them back; the parser never sees them.
 //!
 //! It must not interpret anything: numbers are checked for shape, not value, and
 //! reserved words are only classified; the parser decides what is allowed where.
@@ -270,9 +272,24 @@ fn ident_continue(c: char) -> bool {
     c == '_' || c == '\'' || c.is_alphanumeric()
 }
 
+/// A `#` comment: its span (from `#` to the end of its line, without the line break or a
+/// `\r` before it) and whether it stands on a line of its own (no token before it on its
+/// line) or ends a line of code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Comment {
+    pub span: Span,
+    pub own_line: bool,
+}
+
 /// Lex a whole text. The result always ends with one [`Tok::Eof`] token. Errors are
 /// unknown characters (all of them, up to a cap); lexing never fails otherwise.
 pub fn lex(text: &str) -> Result<Vec<Token>, Vec<Diagnostic>> {
+    lex_with_comments(text).map(|(toks, _)| toks)
+}
+
+/// [`lex`], also returning the comments in source order.
+pub fn lex_with_comments(text: &str) -> Result<(Vec<Token>, Vec<Comment>), Vec<Diagnostic>> {
+    let mut comments = Vec::new();
     let bytes = text.as_bytes();
     let mut toks = Vec::with_capacity(bytes.len() / 3 + 1);
     let mut errors = Vec::new();
@@ -305,6 +322,15 @@ pub fn lex(text: &str) -> Result<Vec<Token>, Vec<Diagnostic>> {
                     .iter()
                     .position(|&c| c == b'\n')
                     .map_or(bytes.len(), |n| i + n);
+                let end = if bytes.get(i.wrapping_sub(1)) == Some(&b'\r') && i > start {
+                    i - 1
+                } else {
+                    i
+                };
+                comments.push(Comment {
+                    span: Span::new(start, end),
+                    own_line: nl,
+                });
                 continue;
             }
             b'0'..=b'9' => {
@@ -408,7 +434,7 @@ pub fn lex(text: &str) -> Result<Vec<Token>, Vec<Diagnostic>> {
         return Err(errors);
     }
     push(&mut toks, Tok::Eof, bytes.len(), bytes.len(), 0, true);
-    Ok(toks)
+    Ok((toks, comments))
 }
 
 /// The end of the name that starts at `i`.
@@ -529,6 +555,32 @@ mod tests {
         for (text, expect) in cases {
             check(text, expect);
         }
+    }
+
+    #[test]
+    fn comments_are_kept_aside() {
+        let text = "# head\nx = 1 # one\r\n  # inner\ny#\n";
+        let Ok((_, comments)) = lex_with_comments(text) else {
+            panic!("lexing failed");
+        };
+        let got: Vec<(&str, bool)> = comments
+            .iter()
+            .map(|c| {
+                (
+                    &text[c.span.start as usize..c.span.end as usize],
+                    c.own_line,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("# head", true),
+                ("# one", false),
+                ("# inner", true),
+                ("#", false)
+            ]
+        );
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Concrete syntax: lexing and parsing `.hk` text into the surface tree of [`ast`].
 //!
 //! The entry points are [`decode`] (bytes to text, refusing invalid UTF-8) and [`parse`]
-//! (text to one [`ast::Expr`], or diagnostics). The layout rules both follow are written
+//! (text to one [`ast::Expr`], or diagnostics); [`parse_with_comments`] also hands back
+//! the `#` comments, which the tree has no place for. The layout rules both follow are written
 //! once, in the documentation of [`ast`]. This module does no IO and knows nothing of
 //! types or meanings.
 //!
@@ -16,8 +17,8 @@ pub mod ast;
 pub mod lexer;
 pub mod parser;
 
-pub use lexer::is_reserved;
-pub use parser::{parse, MAX_DEPTH};
+pub use lexer::{is_reserved, Comment};
+pub use parser::{parse, parse_with_comments, MAX_DEPTH};
 
 use crate::diag::{Diagnostic, Span};
 

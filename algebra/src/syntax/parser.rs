@@ -29,7 +29,7 @@ use num_traits::One;
 use super::ast::{
     ChainOp, CmpOp, Expr, ExprKind, Ident, Pat, PatKind, PowOp, TypeExpr, TypeExprKind,
 };
-use super::lexer::{self, Tok, Token};
+use super::lexer::{self, Comment, Tok, Token};
 use crate::diag::{Diagnostic, Span};
 
 /// The deepest nesting of expressions, types, patterns and reducers the parser accepts.
@@ -52,13 +52,19 @@ type PResult<T> = Result<T, Box<Diagnostic>>;
 ///
 /// Errors: the lexer's (unknown characters), or the first syntax error.
 pub fn parse(text: &str) -> Result<Expr, Vec<Diagnostic>> {
+    parse_with_comments(text).map(|(e, _)| e)
+}
+
+/// [`parse`], also returning the program's `#` comments in source order (for `fmt`,
+/// which prints them back; the tree itself has no place for them).
+pub fn parse_with_comments(text: &str) -> Result<(Expr, Vec<Comment>), Vec<Diagnostic>> {
     if u32::try_from(text.len()).is_err() {
         return Err(vec![Diagnostic::new(
             Span::default(),
             "file is too large (limit 4 GiB)",
         )]);
     }
-    let toks = lexer::lex(text)?;
+    let (toks, comments) = lexer::lex_with_comments(text)?;
     let mut p = Parser {
         text,
         toks,
@@ -67,7 +73,8 @@ pub fn parse(text: &str) -> Result<Expr, Vec<Diagnostic>> {
         line_ok: 0,
         depth: 0,
     };
-    p.program().map_err(|d| vec![*d])
+    let program = p.program().map_err(|d| vec![*d])?;
+    Ok((program, comments))
 }
 
 // Binding levels of binary operators, loosest first; prefix signs sit between `+` and `*`.

@@ -48,7 +48,7 @@ fn check(src: &str, expect: Result<&str, Miss>) {
 #[test]
 fn hypergeometric() {
     check("fn l prob: fn k nat: l^k * exp(-l) / gammaFunc(k+1)", Ok("l / (nat2real(k) + 1)"));
-    check("fn k nat: (1/2)^(k+1)", Ok("+1/2"));
+    check("fn k nat: (1/2)^(k+1)", Ok("1/2. real"));
     check("fn c prob: fn k nat: c * 3^k / gammaFunc(k+1)", Ok("3 / (nat2real(k) + 1)"));
     check("fn n nat: fn k nat: choose(n, k) * (1/3)^k", Ok("(nat2real(n) - k) / (3 * (nat2real(k) + 1))"));
     check("fn p prob: fn k nat: p ** k", Ok("prob2real(p)"));
@@ -63,7 +63,7 @@ fn hypergeometric() {
     check("fn l prob: fn k nat: exp(k * log(l) - l) / gammaFunc(k + 1)", Ok("l / (nat2real(k) + 1)"));
     check("fn l prob: fn k nat: l^(2*k)", Ok("prob2real(l) ^ 2"));
     check("fn k nat: exp(k) * exp(2*k)", Ok("prob2real(exp(3))"));
-    check("fn k nat: (1/2)^k * (1 + (1/3)^k) / (1 + (1/3)^k)", Ok("+1/2"));
+    check("fn k nat: (1/2)^k * (1 + (1/3)^k) / (1 + (1/3)^k)", Ok("1/2. real"));
     check("fn l prob: fn k nat: exp(-l) * l^k / gammaFunc(k + 1) * exp(-(k - 1)) * 2", Ok("l * exp(-1) / (nat2real(k) + 1)"));
 }
 
@@ -73,7 +73,7 @@ fn hypergeometric() {
 fn rational() {
     check("fn k nat: (k+1)^2", Ok("(nat2real(k) ^ 2 + 4 * nat2real(k) + 4) / (nat2real(k) ^ 2 + 2 * nat2real(k) + 1)"));
     check("fn k nat: 1/(k+1)", Ok("(nat2real(k) + 1) / (nat2real(k) + 2)"));
-    check("fn c prob: fn k nat: c", Ok("+1/1"));
+    check("fn c prob: fn k nat: c", Ok("1. real"));
     check("fn k nat: real2prob(k - 1)", Ok("k / (nat2real(k) - 1)"));
 }
 

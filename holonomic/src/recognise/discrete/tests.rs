@@ -95,16 +95,16 @@ fn check(src: &str, on: &str, expect: Result<&str, Miss>) {
 #[rustfmt::skip]
 #[test]
 fn rays() {
-    check("fn k nat: (1/2)^(k+1)", "nat", Ok("negbinomial(1/1, 1/2) weight 1/1"));
-    check("fn l prob: fn k nat: l^k * exp(-l) / gammaFunc(k+1)", "nat", Ok("poisson(l) weight 1/1"));
-    check("fn c prob: fn k nat: c * 3^k / gammaFunc(k+1)", "nat", Ok("poisson(3/1) weight c * exp(3)"));
+    check("fn k nat: (1/2)^(k+1)", "nat", Ok("negbinomial(1. prob, 1/2) weight 1. prob"));
+    check("fn l prob: fn k nat: l^k * exp(-l) / gammaFunc(k+1)", "nat", Ok("poisson(l) weight 1. prob"));
+    check("fn c prob: fn k nat: c * 3^k / gammaFunc(k+1)", "nat", Ok("poisson(3. prob) weight c * exp(3)"));
     check("fn r prob: fn k nat: gammaFunc(k + r) / gammaFunc(k + 1) * (1/3)^k", "nat", Ok("negbinomial(r, 2/3) weight 2 ** (-r) * 3 ** r * gammaFunc(r)"));
-    check("fn q prob: fn k nat: (q/(1+q))^k", "nat", Ok("negbinomial(1/1, 1 / (q + 1)) weight q + 1"));
+    check("fn q prob: fn k nat: (q/(1+q))^k", "nat", Ok("negbinomial(1. prob, 1 / (q + 1)) weight q + 1"));
     check("fn l prob: fn k int: l^int2nat(k - 2) / gammaFunc(k - 1)", "2..", Ok("poisson(l) weight exp(l) shift +2"));
-    check("fn k nat: (1/2)^k", "3..", Ok("negbinomial(1/1, 1/2) weight 1/4 shift +3"));
-    check("fn k nat: (k+1) * (1/2)^k", "nat", Ok("negbinomial(2/1, 1/2) weight 4/1"));
+    check("fn k nat: (1/2)^k", "3..", Ok("negbinomial(1. prob, 1/2) weight 1/4 shift +3"));
+    check("fn k nat: (k+1) * (1/2)^k", "nat", Ok("negbinomial(2. prob, 1/2) weight 4. prob"));
     check("fn l real: fn k nat: exp(l * k) / gammaFunc(k + 1)", "nat", Ok("poisson(exp(l)) weight exp(exp(l))"));
-    check("fn k nat: (k + 1) * (k + 2) / 2 * (1/4)^k * 3", "nat", Ok("negbinomial(3/1, 3/4) weight 64/9"));
+    check("fn k nat: (k + 1) * (k + 2) / 2 * (1/4)^k * 3", "nat", Ok("negbinomial(3. prob, 3/4) weight 64/9"));
 }
 
 /// Rays to -∞ (`k < hi`), reflected: `k = (hi - 1) - u`. (`1 - exp(-1) > 0` is beyond
@@ -112,8 +112,8 @@ fn rays() {
 #[rustfmt::skip]
 #[test]
 fn reflected() {
-    check("fn k int: 2 ** k", "..0", Ok("negbinomial(1/1, 1/2) weight 1/1 shift -1 scale -1"));
-    check("fn k int: (1/3) ** (-k) * 5", "..3", Ok("negbinomial(1/1, 2/3) weight 135/2 shift +2 scale -1"));
+    check("fn k int: 2 ** k", "..0", Ok("negbinomial(1. prob, 1/2) weight 1. prob shift -1 scale -1"));
+    check("fn k int: (1/3) ** (-k) * 5", "..3", Ok("negbinomial(1. prob, 2/3) weight 135/2 shift +2 scale -1"));
     check("fn l prob: fn k int: l ** (-k) / gammaFunc(1 - k)", "..1", Ok("poisson(l) weight exp(l) scale -1"));
     check("fn k int: exp(k)", "..0", Err(Miss::Unproved));
     check("fn k int: (1/2) ** k", "..0", Err(Miss::NoFamily));
@@ -124,17 +124,17 @@ fn reflected() {
 #[rustfmt::skip]
 #[test]
 fn ranges() {
-    check("fn k nat: (1/2)^k", "0..4", Ok("categorical([1/1, 1/2, 1/4, 1/8]) weight 15/8"));
-    check("fn k nat: (k + 1) / 10", "0..4", Ok("categorical([1/10, 1/5, 3/10, 2/5]) weight 1/1"));
+    check("fn k nat: (1/2)^k", "0..4", Ok("categorical([1, 1/2, 1/4, 1/8]) weight 15/8"));
+    check("fn k nat: (k + 1) / 10", "0..4", Ok("categorical([1/10, 1/5, 3/10, 2/5]) weight 1. prob"));
     check("fn k nat: (k + 1) / 10", "2..4", Ok("categorical([3/10, 2/5]) weight 7/10 shift +2"));
-    check("fn k nat: (k + 1) / 10", "4..4", Ok("categorical([]. array(prob)) weight 0/1 shift +4"));
+    check("fn k nat: (k + 1) / 10", "4..4", Ok("categorical([]. array(prob)) weight 0. prob shift +4"));
     check("fn n nat: fn k nat: (1/2)^k", "0..n", Ok("categorical(array i of n: (1/2) ^ i) weight summate j from 0 to n: (1/2) ^ j"));
     check("fn n nat: fn k nat: k", "0..n", Ok("categorical(array i of n: nat2prob(i)) weight real2prob(nat2real(n) ^ 2 / 2 - nat2real(n) / 2)"));
     check("fn l prob: fn k nat: l^k / gammaFunc(k+1)", "0..40", Ok("categorical(array i of 40: l ^ i / gammaFunc(nat2real(i) + 1)) weight summate j from 0 to 40: l ^ j / gammaFunc(nat2real(j) + 1)"));
     check("fn p prob: fn k nat: p^k", "0..3", Ok("categorical([1, p, p ^ 2]) weight p ^ 2 + p + 1"));
     check("fn c prob: fn k nat: c * gammaFunc(k + 1)", "1..4", Ok("categorical([c, 2 * c, 6 * c]) weight 9 * c shift +1"));
-    check("fn k nat: choose(4, k)", "0..5", Ok("categorical([1/1, 4, 6, 4, 1]) weight 16/1"));
-    check("fn k nat: (1/2)^k", "0..2", Ok("categorical([1/1, 1/2]) weight 3/2"));
+    check("fn k nat: choose(4, k)", "0..5", Ok("categorical([1, 4, 6, 4, 1]. array(prob)) weight 16. prob"));
+    check("fn k nat: (1/2)^k", "0..2", Ok("categorical([1, 1/2]) weight 3/2"));
 }
 
 /// Nothing, honestly: divergent sums (`q >= 1`), families outside the table (binomial),
@@ -184,5 +184,5 @@ fn check_row(src: &str, on: &str, dist: Option<&str>, mass: &str) {
 fn table_rows() {
     check_row("fn l prob: fn k nat: l^k * exp(-l) / gammaFunc(k+1)", "nat", Some("poisson(l)"), "l ^ k * exp(-l) / gammaFunc(nat2real(k) + 1)");
     check_row("fn r prob: fn k nat: gammaFunc(k + r) / gammaFunc(k + 1) * (1/3)^k", "nat", None, "2 ** r     * 3 ** (-r - k)     * gammaFunc(prob2real(r) + k)     / (gammaFunc(nat2real(k) + 1) * gammaFunc(r))");
-    check_row("fn k nat: (1/2)^k", "0..3", Some("categorical([1/1, 1/2, 1/4])"), "[1/1, 1/2, 1/4][k] / (summate i from 0 to size([1/1, 1/2, 1/4]): [1/1, 1/2, 1/4][i])");
+    check_row("fn k nat: (1/2)^k", "0..3", Some("categorical([1, 1/2, 1/4])"), "[1, 1/2, 1/4][k] / (summate i from 0 to size([1, 1/2, 1/4]): [1, 1/2, 1/4][i])");
 }
