@@ -40,7 +40,7 @@ fn judge_values(store: &Store, a: &Value, b: &Value) -> Verdict {
     if let (Value::Pair(p), Value::Pair(q)) = (a, b) {
         if fingerprints(a).is_none() {
             let first = judge_values(store, &p.0, &q.0);
-            return if first.is_equal() {
+            return if first.agrees() {
                 judge_values(store, &p.1, &q.1)
             } else {
                 first
@@ -52,8 +52,9 @@ fn judge_values(store: &Store, a: &Value, b: &Value) -> Verdict {
 
 /// Do `a` and `b` mean the same on `args`? `Err` says why not (different, or undecided).
 fn same_meaning(store: &Store, a: TermId, b: TermId, args: &str) -> Result<(), String> {
+    // agreement by sampling counts here: these tests check rewrites, not proofs of equality
     match judge(store, a, b, args) {
-        Verdict::Equal { .. } => Ok(()),
+        v if v.agrees() => Ok(()),
         v => Err(v.to_string()),
     }
 }
@@ -465,7 +466,7 @@ fn every_corpus_program_keeps_its_meaning() {
             failures.push(format!("{}: unbound variables\n{text}", f.display()));
         }
         match judge(&store, t, s.term, &args) {
-            Verdict::Equal { .. } => {}
+            v if v.agrees() => {}
             Verdict::Unknown { .. } if BEYOND_THE_JUDGE.iter().any(|n| f.ends_with(n)) => {}
             v => failures.push(format!("{}: {v}\n{text}", f.display())),
         }
