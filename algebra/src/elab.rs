@@ -63,6 +63,8 @@
 mod block;
 mod call;
 mod forms;
+mod library;
+pub(crate) use library::library_var;
 mod lit;
 #[cfg(test)]
 pub(crate) mod tests;
@@ -123,6 +125,9 @@ struct Elab<'s> {
     /// The argument position being checked for a named function: a fit failure at exactly
     /// this span is reported as `'f' expects T, found U`.
     who: Option<(Span, String)>,
+    /// How many standard-library definitions (in file order) names may resolve to: all
+    /// of them in a program, the ones above it while a library definition is elaborated.
+    library_limit: usize,
 }
 
 impl<'s> Elab<'s> {
@@ -134,6 +139,7 @@ impl<'s> Elab<'s> {
             depth: 0,
             too_deep_reported: false,
             who: None,
+            library_limit: usize::MAX,
         }
     }
 

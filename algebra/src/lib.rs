@@ -32,6 +32,7 @@ pub mod piecewise;
 pub mod poly;
 pub mod print;
 pub mod solve;
+pub mod stdlib;
 pub mod sums;
 pub mod syntax;
 pub mod term;

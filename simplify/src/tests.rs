@@ -128,7 +128,7 @@ fn same_meaning(store: &Store, a: TermId, b: TermId, args: &str) -> Result<(), S
     Ok(())
 }
 
-/// The variables `t` uses that it does not bind.
+/// The variables `t` uses that it does not bind (library variables are not free).
 fn free_vars(store: &Store, t: TermId) -> Vec<slic_algebra::VarId> {
     use slic_algebra::Node;
     fn walk(
@@ -139,6 +139,8 @@ fn free_vars(store: &Store, t: TermId) -> Vec<slic_algebra::VarId> {
     ) {
         let node = store.node(t);
         match node {
+            // standard-library calls are closed: their definitions live in the store
+            Node::Var(v) if store.library_def(*v).is_some() => {}
             Node::Var(v) => {
                 if !bound.contains(v) && !out.contains(v) {
                     out.push(*v);

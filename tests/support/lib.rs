@@ -71,7 +71,8 @@ pub fn header_args(
         .collect()
 }
 
-/// The names of the variables `t` uses but binds nowhere (for a closed program, none). A
+/// The names of the variables `t` uses but binds nowhere (for a closed program, none;
+/// standard-library variables are closed). A
 /// rewrite that drops a binder while a use of its variable survives shows up here even
 /// where the interpreter never reaches the use. Variables are unique per binder in the
 /// terms passes build, so "bound anywhere in `t`" stands for "bound around the use".
@@ -87,6 +88,8 @@ pub fn unbound_vars(store: &slic_algebra::Store, t: slic_algebra::TermId) -> Vec
         }
         let node = store.node(x);
         match node {
+            // a standard-library call: closed, its definition is in the store
+            Node::Var(v) if store.library_def(*v).is_some() => {}
             Node::Var(v) => {
                 used.insert(*v);
             }
