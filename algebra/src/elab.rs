@@ -64,6 +64,8 @@ mod block;
 mod call;
 mod forms;
 mod hints;
+mod library;
+pub(crate) use library::library_var;
 mod lit;
 #[cfg(test)]
 pub(crate) mod tests;
@@ -167,6 +169,9 @@ struct Elab<'s> {
     spans: Option<SpanMap>,
     /// The variable bound by each block statement, by the span of its name.
     statements: Statements,
+    /// How many standard-library definitions (in file order) names may resolve to: all
+    /// of them in a program, the ones above it while a library definition is elaborated.
+    library_limit: usize,
 }
 
 impl<'s> Elab<'s> {
@@ -180,6 +185,7 @@ impl<'s> Elab<'s> {
             who: None,
             spans: None,
             statements: Vec::new(),
+            library_limit: usize::MAX,
         }
     }
 

@@ -33,6 +33,7 @@ pub mod poly;
 pub mod print;
 pub mod solve;
 pub mod stack;
+pub mod stdlib;
 pub mod sums;
 pub mod syntax;
 pub mod term;

@@ -643,6 +643,10 @@ pub struct Store {
     types: Vec<Type>,
     index: HashTable<TermId>,
     vars: Vec<VarInfo>,
+    /// The standard-library definitions loaded into this store (by `stdlib`): a library
+    /// call is an application of the variable, free in the program, whose definition is
+    /// kept here, so only definitions a program uses are loaded and printing shows names.
+    library: Vec<(VarId, TermId)>,
 }
 
 impl std::fmt::Debug for Store {
@@ -721,6 +725,25 @@ impl Store {
 
     pub fn var_type(&self, v: VarId) -> &Type {
         &self.vars[v.index()].ty
+    }
+
+    /// The definition of a standard-library variable, `None` for every other variable.
+    pub fn library_def(&self, v: VarId) -> Option<TermId> {
+        self.library.iter().find(|(w, _)| *w == v).map(|&(_, d)| d)
+    }
+
+    /// The loaded standard-library variable named `name`, if any.
+    pub fn library_var(&self, name: &str) -> Option<VarId> {
+        self.library
+            .iter()
+            .find(|(w, _)| self.var_name(*w) == name)
+            .map(|&(w, _)| w)
+    }
+
+    /// Records `v` as the standard-library variable whose definition is the closed
+    /// term `def` (only `stdlib` loads definitions).
+    pub(crate) fn add_library(&mut self, v: VarId, def: TermId) {
+        self.library.push((v, def));
     }
 
     /// The term `x` for a variable.

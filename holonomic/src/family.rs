@@ -1,7 +1,9 @@
 //! The distribution table: the families recognition can return, each with its density,
 //! its normalising constant and (where the language has one) its primitive measure term.
 //!
-//! Continuous rows live in `family/continuous.rs`, discrete rows in
+//! Every family's density is written once, as `.hk` text, in `family/table.rs` (which
+//! the simplifier's primitive densities read too); primitive terms and the normalising
+//! kernels recognition divides by are in `family/continuous.rs` and
 //! `family/discrete.rs`; this file holds the shared types. Parameters are terms of the
 //! types the language gives them (mean real, sd prob, shape/scale prob, ...); a
 //! [`Recognised`] value says `f(x) dx = weight · law(shift + scale · u)` with `u` drawn
@@ -10,8 +12,11 @@
 
 pub(crate) mod continuous;
 mod discrete;
+pub mod table;
 
-use slic_algebra::{Store, TermId};
+use crate::terms;
+use slic_algebra::assume::Context;
+use slic_algebra::{canon, stdlib, Node, Rational, Store, TermId, Type};
 
 /// A recognised distribution with its parameters (terms free of the variable).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,7 +32,8 @@ pub enum Family {
     Uniform { lo: TermId, hi: TermId },
     /// Student-t with `nu` degrees of freedom, location and scale, on the reals (Cauchy is
     /// `nu = 1`): density `(1 + ((u-loc)/scale)^2/nu)^(-(nu+1)/2) / (scale sqrt(nu) B(1/2, nu/2))`.
-    /// The language has no such primitive: [`Family::dist_term`] gives `None`.
+    /// The language has no such primitive: [`Family::dist_term`] gives `None` and
+    /// [`Family::measure_term`] the standard library's `t` (or `cauchy`).
     StudentT {
         nu: TermId,
         loc: TermId,
@@ -37,7 +43,7 @@ pub enum Family {
     Poisson { rate: TermId },
     /// Negative binomial on nat (failures before the `r`-th success, success probability
     /// `p`): mass `Γ(u+r) / (u! Γ(r)) p^r (1-p)^u`; the geometric law is `r = 1`. No
-    /// primitive in the language.
+    /// primitive in the language: the standard library's `pascal` (or `geometric`).
     NegBinomial { r: TermId, p: TermId },
     /// `categorical(weights)` on `0..size(weights)` (`weights`: an array(prob) term, not
     /// necessarily normalised).
@@ -73,14 +79,61 @@ impl Family {
         }
     }
 
-    /// The density (w.r.t. lebesgue or counting) at `u`, a prob term.
-    pub fn density(&self, store: &mut Store, u: TermId) -> TermId {
-        match self {
-            Family::Poisson { .. } | Family::NegBinomial { .. } | Family::Categorical { .. } => {
-                discrete::density(self, store, u)
-            }
-            _ => continuous::density(self, store, u),
+    /// The measure term of the family: its primitive (`normal(mean, sd)`, ...) or, for a
+    /// family the language has no primitive for, the call of its standard-library
+    /// definition (`t(nu, loc, scale)`, `cauchy(loc, scale)` when `nu` is 1,
+    /// `pascal(r, p)`, `geometric(p)` when `r` is 1), which prints by name, reads back
+    /// and samples. `None` only if the library lacks the name (a bug the tests rule out).
+    pub fn measure_term(&self, store: &mut Store) -> Option<TermId> {
+        if let Some(d) = self.dist_term(store) {
+            return Some(d);
         }
+        let one = |store: &Store, t: TermId| matches!(store.node(t), Node::Lit(r) if *r == Rational::from_integer(1));
+        let (name, args) = match *self {
+            Family::StudentT { nu, loc, scale } if one(store, nu) => (
+                "cauchy",
+                vec![terms::real(store, loc), terms::prob(store, scale)],
+            ),
+            Family::StudentT { nu, loc, scale } => {
+                let nu = terms::prob(store, nu);
+                let loc = terms::real(store, loc);
+                ("t", vec![nu, loc, terms::prob(store, scale)])
+            }
+            Family::NegBinomial { r, p } if one(store, r) => {
+                ("geometric", vec![terms::prob(store, p)])
+            }
+            Family::NegBinomial { r, p } => {
+                ("pascal", vec![terms::prob(store, r), terms::prob(store, p)])
+            }
+            _ => return None,
+        };
+        let v = stdlib::var(store, name).ok()??;
+        let mut t = store.var_term(v);
+        for a in args {
+            let Type::Fun(_, res) = store.ty(t).clone() else {
+                return None;
+            };
+            t = store.intern(Node::App(t, a), (*res).clone());
+        }
+        Some(t)
+    }
+
+    /// The density (w.r.t. lebesgue or counting) at `u`, a canonical prob term, from the
+    /// one density table (`family/table.rs`). `None` only if the table's row fails to
+    /// load, which its tests rule out.
+    pub fn density(&self, store: &mut Store, u: TermId) -> Option<TermId> {
+        let (row, args) = match *self {
+            Family::Normal { mean, sd } => ("normal", vec![mean, sd]),
+            Family::Gamma { shape, scale } => ("gamma", vec![shape, scale]),
+            Family::Beta { a, b } => ("beta", vec![a, b]),
+            Family::Uniform { lo, hi } => ("uniform", vec![lo, hi]),
+            Family::StudentT { nu, loc, scale } => ("studentT", vec![nu, loc, scale]),
+            Family::Poisson { rate } => ("poisson", vec![rate]),
+            Family::NegBinomial { r, p } => ("negBinomial", vec![r, p]),
+            Family::Categorical { weights } => ("categorical", vec![weights]),
+        };
+        let t = table::at(store, row, u, &args)?;
+        Some(canon::canonicalize(store, &Context::new(), t))
     }
 
     /// Is this a family over the integers?
@@ -89,5 +142,62 @@ impl Family {
             self,
             Family::Poisson { .. } | Family::NegBinomial { .. } | Family::Categorical { .. }
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use slic_algebra::print::print_term;
+
+    /// Families without a primitive are named by their standard-library calls, which
+    /// read back to the same term.
+    #[test]
+    fn library_calls_name_families_without_primitives() {
+        let mut store = Store::new();
+        let lit = |store: &mut Store, n: i64, ty: Type| terms::int(store, n, ty);
+        let (three, zero, one) = (
+            lit(&mut store, 3, Type::Prob),
+            lit(&mut store, 0, Type::Real),
+            lit(&mut store, 1, Type::Prob),
+        );
+        let half = terms::ratio(&mut store, 1, 2, Type::Prob);
+        let cases = [
+            (
+                Family::StudentT {
+                    nu: three,
+                    loc: zero,
+                    scale: one,
+                },
+                "t(3, 0, 1)\n",
+            ),
+            (
+                Family::StudentT {
+                    nu: one,
+                    loc: zero,
+                    scale: three,
+                },
+                "cauchy(0, 3)\n",
+            ),
+            (
+                Family::NegBinomial { r: three, p: half },
+                "pascal(3, 1/2)\n",
+            ),
+            (Family::NegBinomial { r: one, p: half }, "geometric(1/2)\n"),
+            (
+                Family::Gamma {
+                    shape: three,
+                    scale: half,
+                },
+                "gamma(3, 1/2)\n",
+            ),
+        ];
+        for (family, want) in cases {
+            let t = family.measure_term(&mut store).expect("a measure term");
+            let text = print_term(&store, t);
+            assert_eq!(text, want);
+            let back = slic_algebra::front::load(&mut store, &text).expect("reads back");
+            assert!(slic_algebra::alpha::alpha_eq(&store, t, back), "{text}");
+        }
     }
 }

@@ -162,7 +162,7 @@ fn check_meaning(case: &mut Case, r: &Recognised, env: &FxHashMap<VarId, f64>) {
     };
     let u = store.fresh_var("u", ty);
     let ut = store.var_term(u);
-    let dens = r.family.density(store, ut);
+    let dens = r.family.density(store, ut).expect("the table has the row");
     verify(store, dens).unwrap_or_else(|e| panic!("density does not verify: {e}"));
     let w = get(env, r.weight, store).expect("weight evaluates");
     if !w.is_finite() {

@@ -149,7 +149,10 @@ fn check_ray(src: &str, end: i64, up: bool, terms: i64) -> Result<(), TestCaseEr
     prop_assert!(close(sum, w), "{}: sum {} weight {}", src, sum, w);
     for u in [0u32, 1, 3, 7] {
         let ut = c.store.int_lit(i64::from(u), Type::Nat);
-        let d = r.family.density(&mut c.store, ut);
+        let d = r
+            .family
+            .density(&mut c.store, ut)
+            .expect("the table has the row");
         let dv = value(&c.store, d, &c.vars, 0.0);
         let fv = value(&c.store, c.f, &c.vars, at(i64::from(u)) as f64);
         prop_assert!(close(fv, w * dv), "{}: f({}) {} vs {}", src, u, fv, w * dv);

@@ -3,39 +3,19 @@
 //! `x <~ lebesgue(-∞, ∞)` weighted by the normal density at `x`), and what `observe` of a
 //! primitive weights by.
 //!
-//! The table is written in the language itself (`#[rustfmt::skip]` below) and loaded
-//! once per simplification, so each density reads as its textbook formula. Densities are
+//! The densities are the one table of `slic_holonomic::family::table` (written in the
+//! language itself, shared with recognition), loaded once per simplification. Densities are
 //! with respect to lebesgue measure (continuous primitives) or counting measure (discrete
 //! ones) and agree with the reference interpreter (`dist.rs`), including its support
 //! conventions: `observe` of a value outside a bounded support weighs 0, through a guard.
 //!
-//! Powers with a variable exponent are written `**` (`l ** k`, not `l ^ k`): canonical
-//! forms read them as `exp(k · log l)`, whose derivative the holonomic layer knows.
-//!
 //! It must not simplify anything: the caller canonicalises.
 
 use slic_algebra::vars;
-use slic_algebra::{front, Dist, Node, Prim, Store, TermId, Type, VarId};
+use slic_algebra::{Dist, Node, Prim, Store, TermId, Type, VarId};
 
 use crate::lin::Base;
 use crate::terms;
-
-/// `(distribution, fn x T: fn p1 T1: ...: density)`; parameter order as the primitive's.
-#[rustfmt::skip]
-const TABLE: [(Dist, &str); 6] = [
-    (Dist::Normal,
-     "fn x real: fn m real: fn s prob: exp(-(x - m) ^ 2 / (2 * s ^ 2)) / (s * sqrt(2 * pi))"),
-    (Dist::Uniform,
-     "fn x real: fn lo real: fn hi real: 1 / real2prob(hi - lo)"),
-    (Dist::Gamma,
-     "fn x prob: fn k prob: fn t prob: x ** (k - 1) * exp(-x / t) / (gammaFunc(k) * t ** k)"),
-    (Dist::Beta,
-     "fn x prob: fn a prob: fn b prob: x ** (a - 1) * real2prob(1 - x) ** (b - 1) / betaFunc(a, b)"),
-    (Dist::Poisson,
-     "fn k nat: fn l prob: l ** k * exp(-l) / gammaFunc(k + 1)"),
-    (Dist::Categorical,
-     "fn k nat: fn w array(prob): w[k] / (summate i from 0 to size(w): w[i])"),
-];
 
 /// The density table loaded into one store.
 pub(crate) struct Densities {
@@ -44,20 +24,15 @@ pub(crate) struct Densities {
 }
 
 impl Densities {
-    /// Loads the table. The table is fixed text, so a failure is a bug; it leaves that
-    /// row out (the primitive then stays closed: never a wrong answer).
+    /// Loads the primitives' rows of the table. The table is fixed text, so a failure is
+    /// a bug; it leaves that row out (the primitive then stays closed: never a wrong
+    /// answer).
     pub(crate) fn new(store: &mut Store) -> Densities {
         let mut rows = Vec::new();
-        for (d, text) in TABLE {
-            let Ok(mut t) = front::load(store, text) else {
-                continue;
-            };
-            let mut params = Vec::new();
-            while let Node::Lam(v, body) = *store.node(t) {
-                params.push(v);
-                t = body;
+        for d in Dist::ALL {
+            if let Some((params, body)) = slic_holonomic::family::table::primitive(store, d) {
+                rows.push((d, params, body));
             }
-            rows.push((d, params, t));
         }
         Densities { rows }
     }

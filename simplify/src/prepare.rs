@@ -1,7 +1,8 @@
 //! Before integration: definitions inlined and applications reduced, and the structural
 //! reductions that substitution makes possible.
 //!
-//! [`Prepare`] inlines `def`s and other lets whose value is a function or a measure,
+//! [`Prepare`] inlines standard-library calls (their definitions, see
+//! `slic_algebra::stdlib`), `def`s and other lets whose value is a function or a measure,
 //! beta-reduces `(fn x: e)(a)` (renaming the copy's binders, so a definition used twice
 //! binds fresh variables each time), and drops `simplify(...)` wrappers (the whole term is
 //! being simplified). Lets of plain values inside measure chains stay: `integrate`
@@ -56,6 +57,15 @@ impl<'s> Prepare<'s> {
     }
 
     fn prep(&mut self, t: TermId) -> Result<TermId, TooBig> {
+        if let Node::Var(v) = *self.store.node(t) {
+            if let Some(def) = self.store.library_def(v) {
+                // a standard-library call: its definition inlined, a fresh copy at each
+                // use (not memoised) so that no two places bind the same variables
+                self.budget = self.budget.checked_sub(1).ok_or(TooBig)?;
+                let copy = vars::freshen(self.store, def);
+                return self.prep(copy);
+            }
+        }
         if let Some(&r) = self.memo.get(&t) {
             return Ok(r);
         }

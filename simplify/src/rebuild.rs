@@ -348,7 +348,8 @@ impl Simp<'_> {
     }
 
     /// `x` drawn from the family its factors `fs` (on `iv`, restricted by `gmine`) are
-    /// the density of, if recognised and the family has a primitive.
+    /// the density of, if recognised: drawn from its primitive or its standard-library
+    /// definition (Student-t, negative binomial).
     #[allow(clippy::too_many_arguments)]
     fn try_family(
         &mut self,
@@ -393,7 +394,7 @@ impl Simp<'_> {
         if vars::mentions(self.store, rec.weight, x) {
             return None;
         }
-        let d = rec.family.dist_term(self.store)?;
+        let d = rec.family.measure_term(self.store)?;
         let uty = terms::measure_elem(self.store, d);
         let xty = self.store.var_type(x).clone();
         pool.push(Factor::other(rec.weight));

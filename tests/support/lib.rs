@@ -55,12 +55,15 @@ pub fn header_args(
     slic_semantics::args_from_json(&json, "the '# args:' header", ty)
 }
 
-/// The names of the free variables of `t` (for a closed program, none). A rewrite that
+/// The names of the free variables of `t` (for a closed program, none; standard-library
+/// variables are closed). A rewrite that
 /// drops a binder while a use of its variable survives shows up here even where the
 /// interpreter never reaches the use.
 pub fn unbound_vars(store: &slic_algebra::Store, t: slic_algebra::TermId) -> Vec<String> {
     slic_algebra::vars::free_vars(store, t)
         .into_iter()
+        // a standard-library call is closed: its definition is in the store
+        .filter(|v| store.library_def(*v).is_none())
         .map(|v| store.var_name(v).to_string())
         .collect()
 }

@@ -115,7 +115,7 @@ impl Elab<'_> {
     }
 
     /// `def f(x T, y U) R: body` as the curried lambda `fn x T: fn y U: body`.
-    fn def(
+    pub(super) fn def(
         &mut self,
         params: &[(Ident, TypeExpr)],
         ret: Option<&TypeExpr>,

@@ -97,6 +97,9 @@ impl Elab<'_> {
                         return Err(self.err(span, format!("'{name}' {}, found 0", takes(n))));
                     }
                     None => {
+                        if let Some(t) = self.library(name, span) {
+                            return self.fit(t?, expected, span);
+                        }
                         let arity = CONSTRUCTORS
                             .iter()
                             .find(|(n, _)| *n == name)
@@ -214,6 +217,10 @@ impl Elab<'_> {
             };
             let x = self.check_arg(x, &c.from_type(), name)?;
             let t = self.store.intern(Node::Coerce(c, x), c.to_type());
+            return self.fit(t, expected, span);
+        }
+        if let Some(f) = self.library(name, span) {
+            let t = self.apply(f?, Some(name), args, span)?;
             return self.fit(t, expected, span);
         }
         match name {

@@ -34,7 +34,9 @@ impl Elab<'_> {
             .chain(Dist::ALL.iter().map(|d| d.name()))
             .chain(Coercion::ALL.iter().map(|c| c.name()))
             .chain(CONSTRUCTORS.iter().map(|(n, _)| *n))
-            .chain(CONSTANTS);
+            .chain(CONSTANTS)
+            // the standard library is in scope in every program
+            .chain(crate::stdlib::names());
         let best = closest(name, in_scope.chain(builtins));
         self.err_with(
             span,

@@ -1,6 +1,7 @@
-//! The continuous rows of the distribution table: primitive terms and densities of
-//! normal, gamma, beta, uniform and Student-t, and the unnormalised kernels with their
-//! exact normalising constants that recognition divides by.
+//! The continuous rows of the distribution table: primitive terms of normal, gamma, beta
+//! and uniform, and the unnormalised kernels (normal, gamma, beta, uniform, Student-t)
+//! with their exact normalising constants that recognition divides by. The densities
+//! themselves are in `table.rs`.
 //!
 //! Each kernel `K` here is the family's density up to a factor free of the variable,
 //! written in the parameters recognition reads off the operator (not in the family's
@@ -12,13 +13,11 @@
 //! - Student-t: `K(x) = ((x - m)^2 + q)^(-c/2)` (`c > 1`, `q > 0`),
 //!   `Z = q^(-(c-1)/2) B(1/2, (c-1)/2)`.
 //!
-//! Terms built here are well typed but not canonical; callers canonicalise. Densities are
-//! the densities on the family's support (`(0, 1)` for beta, `(lo, hi)` for uniform):
-//! restricting to the support is the caller's business, as the support comes with the
-//! binder. This file decides nothing (no proofs, no recognition).
+//! Terms built here are well typed but not canonical; callers canonicalise. This file
+//! decides nothing (no proofs, no recognition).
 
 use super::Family;
-use crate::terms::{self, add, div, exp, mul, neg, pow, prob, ratio, real, real_pow, sqrt, sub};
+use crate::terms::{self, add, mul, pow, prob, ratio, real, real_pow, sqrt, sub};
 use slic_algebra::{Dist, Node, Store, TermId, Type};
 
 pub(super) fn dist_term(family: &Family, store: &mut Store) -> Option<TermId> {
@@ -33,88 +32,6 @@ pub(super) fn dist_term(family: &Family, store: &mut Store) -> Option<TermId> {
     };
     let ty = Type::measure(d.support_type());
     Some(store.intern(Node::Dist(d, args), ty))
-}
-
-pub(super) fn density(family: &Family, store: &mut Store, u: TermId) -> TermId {
-    match *family {
-        Family::Normal { mean, sd } => {
-            // exp(-(u - mean)^2 / (2 sd^2)) / (sqrt(2 pi) sd)
-            let d = sub(store, u, mean);
-            let k = normal_exponent(store, d, sd);
-            let e = exp(store, k);
-            let z = normal_constant(store, sd);
-            div(store, e, z, &Type::Prob)
-        }
-        Family::Gamma { shape, scale } => {
-            // u^(shape-1) exp(-u/scale) / (Γ(shape) scale^shape)
-            let one = terms::int(store, 1, Type::Real);
-            let sm1 = sub(store, shape, one);
-            let p = real_pow(store, u, sm1);
-            let q = div(store, u, scale, &Type::Prob);
-            let nq = neg(store, q);
-            let e = exp(store, nq);
-            let g = terms::gamma_func(store, shape);
-            let s = real_pow(store, scale, shape);
-            let num = mul(store, vec![p, e], &Type::Prob);
-            let den = mul(store, vec![g, s], &Type::Prob);
-            div(store, num, den, &Type::Prob)
-        }
-        Family::Beta { a, b } => {
-            // u^(a-1) (1-u)^(b-1) / B(a, b)
-            let one = terms::int(store, 1, Type::Real);
-            let am1 = sub(store, a, one);
-            let bm1 = sub(store, b, one);
-            let p = real_pow(store, u, am1);
-            let v = sub(store, one, u);
-            let q = real_pow(store, v, bm1);
-            let num = mul(store, vec![p, q], &Type::Prob);
-            let bf = terms::beta_func(store, a, b);
-            div(store, num, bf, &Type::Prob)
-        }
-        Family::Uniform { lo, hi } => {
-            let w = sub(store, hi, lo);
-            terms::recip(store, w, &Type::Prob)
-        }
-        Family::StudentT { nu, loc, scale } => {
-            // (1 + ((u - loc)/scale)^2 / nu)^(-(nu+1)/2) / (scale sqrt(nu) B(1/2, nu/2))
-            let d = sub(store, u, loc);
-            let z = div(store, d, scale, &Type::Real);
-            let z2 = pow(store, z, 2);
-            let t = div(store, z2, nu, &Type::Real);
-            let one = terms::int(store, 1, Type::Real);
-            let base = add(store, vec![one, t], &Type::Real);
-            let nu1 = add(store, vec![nu, one], &Type::Real);
-            let half = ratio(store, -1, 2, Type::Real);
-            let e = mul(store, vec![half, nu1], &Type::Real);
-            let k = real_pow(store, base, e);
-            let c = student_constant(store, nu);
-            let sn = sqrt(store, nu);
-            let den = mul(store, vec![scale, sn, c], &Type::Prob);
-            div(store, k, den, &Type::Prob)
-        }
-        // discrete rows are in `discrete.rs`; `Family::density` never sends them here
-        Family::Poisson { .. } | Family::NegBinomial { .. } | Family::Categorical { .. } => {
-            terms::int(store, 0, Type::Prob)
-        }
-    }
-}
-
-/// `-d^2 / (2 sd^2)` (real).
-fn normal_exponent(store: &mut Store, d: TermId, sd: TermId) -> TermId {
-    let d2 = pow(store, d, 2);
-    let s2 = pow(store, sd, 2);
-    let half = ratio(store, -1, 2, Type::Real);
-    let inv = terms::recip(store, s2, &Type::Prob);
-    mul(store, vec![half, d2, inv], &Type::Real)
-}
-
-/// `sqrt(2 pi) sd` (prob).
-fn normal_constant(store: &mut Store, sd: TermId) -> TermId {
-    let two = terms::int(store, 2, Type::Prob);
-    let pi = terms::pi(store);
-    let tp = mul(store, vec![two, pi], &Type::Prob);
-    let r = sqrt(store, tp);
-    mul(store, vec![r, sd], &Type::Prob)
 }
 
 /// `B(1/2, nu/2)` (prob).
