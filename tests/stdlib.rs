@@ -56,9 +56,12 @@ fn check(c: &Case) {
             close(e2.value, e2.error, var, c.var_tol, "variance", c.program);
         }
     }
+    // the mass, mean and variance above are exact quadrature; the law as a whole may need
+    // sampling (a heavy tail beyond the quadrature budget), whose agreement is evidence
+    // within the stated resolution, not proof, and is accepted here
     let verdict = compare(&store, m, r, &[], &CompareConfig::default());
     assert!(
-        verdict.is_equal(),
+        verdict.agrees(),
         "{} against its textbook density: {verdict}",
         c.program
     );

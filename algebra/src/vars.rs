@@ -151,6 +151,14 @@ pub fn free_vars(store: &Store, t: TermId) -> Vec<VarId> {
     FreeVars::new().of(store, t).to_vec()
 }
 
+/// The free variables of `t` that are not standard-library variables (whose closed
+/// definitions the store holds): what must be empty for a closed program.
+pub fn open_vars(store: &Store, t: TermId) -> Vec<VarId> {
+    let mut vs = free_vars(store, t);
+    vs.retain(|v| store.library_def(*v).is_none());
+    vs
+}
+
 /// Every variable occurring in `t`, free or bound (the names a program uses, for
 /// callers that ask "is this one of the program's own variables?").
 pub fn occurring(store: &Store, t: TermId) -> FxHashSet<VarId> {

@@ -6,7 +6,7 @@
 //! program there (the guard on a parameter that splits a uniform into cases is
 //! `corpus/simplify/15-uniform-restricted-by-parameter.hk`) is not repeated here.
 
-use slic_algebra::vars::free_vars;
+use slic_algebra::vars::open_vars;
 use slic_algebra::{alpha, front, print, verify, Store, TermId};
 
 use slic_semantics::compare::{compare_values, fingerprints};
@@ -74,7 +74,7 @@ fn run(src: &str, args: &str) -> (String, Vec<String>) {
     }
     assert_eq!(store.ty(s.term), store.ty(t), "type changed:\n{text}");
     assert!(
-        free_vars(&store, s.term).is_empty(),
+        open_vars(&store, s.term).is_empty(),
         "unbound variables in:\n{text}"
     );
     if let Err(e) = same_meaning(&store, t, s.term, args) {
@@ -462,7 +462,7 @@ fn every_corpus_program_keeps_its_meaning() {
             failures.push(format!("{}: type changed\n{text}", f.display()));
             continue;
         }
-        if !free_vars(&store, s.term).is_empty() {
+        if !open_vars(&store, s.term).is_empty() {
             failures.push(format!("{}: unbound variables\n{text}", f.display()));
         }
         match judge(&store, t, s.term, &args) {

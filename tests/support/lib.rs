@@ -60,10 +60,8 @@ pub fn header_args(
 /// drops a binder while a use of its variable survives shows up here even where the
 /// interpreter never reaches the use.
 pub fn unbound_vars(store: &slic_algebra::Store, t: slic_algebra::TermId) -> Vec<String> {
-    slic_algebra::vars::free_vars(store, t)
+    slic_algebra::vars::open_vars(store, t)
         .into_iter()
-        // a standard-library call is closed: its definition is in the store
-        .filter(|v| store.library_def(*v).is_none())
         .map(|v| store.var_name(v).to_string())
         .collect()
 }
