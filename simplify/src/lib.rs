@@ -24,7 +24,7 @@
 //! unrecognised density, an exhausted budget) leaves its part of the term equivalent and
 //! unsimplified, and says so in [`Simplified::notes`]; it never guesses. If the improved
 //! form is costlier than the input (more draws on a path, more weights on drawn
-//! variables, or longer), the input is kept.
+//! variables, or more than twice as large), the input is kept.
 
 mod density;
 mod improve;
@@ -34,7 +34,6 @@ mod prepare;
 mod rebuild;
 mod support;
 mod terms;
-mod tidy;
 
 use std::time::Instant;
 
@@ -195,7 +194,7 @@ impl Simp<'_> {
     /// One measure term simplified (see the module doc). Three candidates are ranked by
     /// [`rebuild::cost`]: the improved sum rebuilt, the sum rebuilt without improving,
     /// and the input itself (canonical); the earlier wins ties unless it is more than
-    /// twice as long, so the input is kept when nothing paid.
+    /// twice as large by structural size, so the input is kept when nothing paid.
     fn measure(&mut self, m: TermId) -> TermId {
         let elem = terms::measure_elem(self.store, m);
         let input = canon::canonicalize(self.store, &Context::new(), m);
@@ -246,7 +245,7 @@ impl Simp<'_> {
             let cost = rebuild::cost(self.store, c.0);
             let fewer = (cost.0, cost.1) < (best_cost.0, best_cost.1);
             // on equal draws and weights the earlier (more improved) candidate stays,
-            // unless it is more than twice as long (inlined lets can blow a program up)
+            // unless it is more than twice as large (inlined lets can blow a program up)
             let shorter = (cost.0, cost.1) == (best_cost.0, best_cost.1)
                 && best_cost.2 > cost.2.saturating_mul(2);
             if fewer || shorter {
