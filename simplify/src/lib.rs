@@ -5,7 +5,9 @@
 //! expression patently linear in an abstract `h` (Fig. 3; the [`lin`] normal form),
 //! `improve` simplifies that expression strategically (integrating out latent variables
 //! through `slic-holonomic`, summing out finite discrete ones, cancelling weights), and
-//! `rebuild` recognises a measure back from it in the input's bind order.
+//! `rebuild` recognises a measure back from it in the input's bind order. Last, every
+//! weight is written in the cheapest of its equal forms (`slic_algebra::canon::
+//! cheapest_form`: factored, powers merged); until then everything is canonical.
 //!
 //! ```
 //! use slic_algebra::{front, print, Store};
@@ -90,6 +92,7 @@ pub fn simplify(store: &mut Store, t: TermId, config: &SimplifyConfig) -> Simpli
     if first == canon::canonicalize(s.store, &Context::new(), prepared) {
         s.unrecognised_notes();
         let term = canon::canonicalize(s.store, &Context::new(), t);
+        let term = cheapest_weights(s.store, term);
         return Simplified {
             term,
             notes: s.notes,
@@ -110,10 +113,46 @@ pub fn simplify(store: &mut Store, t: TermId, config: &SimplifyConfig) -> Simpli
         term = next;
     }
     s.unrecognised_notes();
+    let term = cheapest_weights(s.store, term);
     Simplified {
         term,
         notes: s.notes,
     }
+}
+
+/// `t` with every weight in the cheapest form `canon::cheapest_form` finds (factored,
+/// powers merged). Those forms are not canonical, so this is the last step: everything
+/// before it compares and rebuilds canonical terms.
+fn cheapest_weights(store: &mut Store, t: TermId) -> TermId {
+    let mut memo = rustc_hash::FxHashMap::default();
+    cheapest_weights_in(store, t, &mut memo)
+}
+
+fn cheapest_weights_in(
+    store: &mut Store,
+    t: TermId,
+    memo: &mut rustc_hash::FxHashMap<TermId, TermId>,
+) -> TermId {
+    if let Some(&r) = memo.get(&t) {
+        return r;
+    }
+    let node = store.node(t).clone();
+    let ch = node.children();
+    let mut new: Vec<TermId> = ch
+        .iter()
+        .map(|&c| stacker::maybe_grow(256 << 10, 8 << 20, || cheapest_weights_in(store, c, memo)))
+        .collect();
+    if let (Node::Weight(..), Some(w)) = (&node, new.first_mut()) {
+        *w = canon::cheapest_form(store, *w).0;
+    }
+    let r = if new == ch {
+        t
+    } else {
+        let ty = store.ty(t).clone();
+        store.intern(node.with_children(&new), ty)
+    };
+    memo.insert(t, r);
+    r
 }
 
 /// How many times the whole term is simplified at most (until it no longer changes).

@@ -571,9 +571,8 @@ fn case_04_gaussian_posterior() {
 fn s0 prob:
 fn s1 prob:
 fn x real:
-weight(exp(-(m0 ^ 2 - 2 * m0 * x + x ^ 2)
-               / (2 * (prob2real(s0) ^ 2 + prob2real(s1) ^ 2)))
-           * sqrt(1 / (2 * (s0 ^ 2 * pi + s1 ^ 2 * pi))),
+weight(exp(-(m0 - x) ^ 2 / (2 * (prob2real(s0) ^ 2 + prob2real(s1) ^ 2)))
+           / sqrt(2 * pi * (s0 ^ 2 + s1 ^ 2)),
        normal((m0 * prob2real(s1) ^ 2 + prob2real(s0) ^ 2 * x)
                   / (prob2real(s0) ^ 2 + prob2real(s1) ^ 2),
               sqrt(s0 ^ 2 * s1 ^ 2 / (s0 ^ 2 + s1 ^ 2))))",
@@ -605,7 +604,7 @@ fn case_07_gamma_poisson() {
         "k <~ counting
 if 0 <= k:
     k1 = int2nat(k)
-    weight(2 ** (-nat2real(k1)) / 2, return k1)
+    weight((1/2) ** (nat2real(k1) + 1), return k1)
 else:
     reject. measure(nat)",
     );

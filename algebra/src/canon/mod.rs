@@ -40,12 +40,14 @@
 //! smaller type and kept as non-negative atoms otherwise; `real2int` is an atom.
 
 mod build;
+mod forms;
 mod kernel;
 mod laws;
 mod normal;
 mod tidy;
 mod write;
 
+pub use forms::{cheapest_form, FormsStop};
 pub use kernel::{Kernel, KernelInfo, KernelTable};
 pub use normal::{Normal, Overflow};
 pub use tidy::{gamma_value, merge_radicals, shift_gammas, GammaValue};

@@ -84,9 +84,12 @@ pub fn gamma_value(a: &Rational) -> Option<GammaValue> {
     Some(GammaValue { value, half_pis })
 }
 
-/// Is `r` strictly cheaper than `w` by the structural cost?
+/// Is `r` strictly cheaper than `w` by the structural cost, each in the cheapest form
+/// [`canon::cheapest_form`] finds for it (the form it is finally written in)?
 fn cheaper(store: &mut Store, r: TermId, w: TermId) -> bool {
-    cost::compare(store, r, w) == Ordering::Less
+    let (rf, _) = canon::cheapest_form(store, r);
+    let (wf, _) = canon::cheapest_form(store, w);
+    cost::compare(store, rf, wf) == Ordering::Less
 }
 
 /// The product of prob terms (`1` when empty).
