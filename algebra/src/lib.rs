@@ -22,6 +22,7 @@ pub mod alpha;
 pub mod assume;
 pub mod canon;
 pub mod cond;
+pub mod cost;
 pub mod diag;
 pub mod elab;
 pub mod eval;

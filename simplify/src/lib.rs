@@ -5,7 +5,9 @@
 //! expression patently linear in an abstract `h` (Fig. 3; the [`lin`] normal form),
 //! `improve` simplifies that expression strategically (integrating out latent variables
 //! through `slic-holonomic`, summing out finite discrete ones, cancelling weights), and
-//! `rebuild` recognises a measure back from it in the input's bind order.
+//! `rebuild` recognises a measure back from it in the input's bind order. Last, every
+//! weight is written in the cheapest of its equal forms (`slic_algebra::canon::
+//! cheapest_form`: factored, powers merged); until then everything is canonical.
 //!
 //! ```
 //! use slic_algebra::{front, print, Store};
@@ -24,7 +26,7 @@
 //! unrecognised density, an exhausted budget) leaves its part of the term equivalent and
 //! unsimplified, and says so in [`Simplified::notes`]; it never guesses. If the improved
 //! form is costlier than the input (more draws on a path, more weights on drawn
-//! variables, or longer), the input is kept.
+//! variables, or more than twice as large), the input is kept.
 
 mod density;
 mod improve;
@@ -34,7 +36,6 @@ mod prepare;
 mod rebuild;
 mod support;
 mod terms;
-mod tidy;
 
 use std::time::Instant;
 
@@ -96,6 +97,7 @@ pub fn simplify(store: &mut Store, t: TermId, config: &SimplifyConfig) -> Simpli
     if first == canon::canonicalize(s.store, &Context::new(), prepared) {
         s.left_notes();
         let term = canon::canonicalize(s.store, &Context::new(), t);
+        let term = cheapest_weights(s.store, term);
         return Simplified {
             term,
             notes: s.notes,
@@ -117,10 +119,46 @@ pub fn simplify(store: &mut Store, t: TermId, config: &SimplifyConfig) -> Simpli
         term = next;
     }
     s.left_notes();
+    let term = cheapest_weights(s.store, term);
     Simplified {
         term,
         notes: s.notes,
     }
+}
+
+/// `t` with every weight in the cheapest form `canon::cheapest_form` finds (factored,
+/// powers merged). Those forms are not canonical, so this is the last step: everything
+/// before it compares and rebuilds canonical terms.
+fn cheapest_weights(store: &mut Store, t: TermId) -> TermId {
+    let mut memo = rustc_hash::FxHashMap::default();
+    cheapest_weights_in(store, t, &mut memo)
+}
+
+fn cheapest_weights_in(
+    store: &mut Store,
+    t: TermId,
+    memo: &mut rustc_hash::FxHashMap<TermId, TermId>,
+) -> TermId {
+    if let Some(&r) = memo.get(&t) {
+        return r;
+    }
+    let node = store.node(t).clone();
+    let ch = node.children();
+    let mut new: Vec<TermId> = ch
+        .iter()
+        .map(|&c| slic_algebra::stack::grow(|| cheapest_weights_in(store, c, memo)))
+        .collect();
+    if let (Node::Weight(..), Some(w)) = (&node, new.first_mut()) {
+        *w = canon::cheapest_form(store, *w).0;
+    }
+    let r = if new == ch {
+        t
+    } else {
+        let ty = store.ty(t).clone();
+        store.intern(node.with_children(&new), ty)
+    };
+    memo.insert(t, r);
+    r
 }
 
 /// How many times the whole term is simplified at most (until it no longer changes).
@@ -206,7 +244,7 @@ impl Simp<'_> {
     /// One measure term simplified (see the module doc). Three candidates are ranked by
     /// [`rebuild::cost`]: the improved sum rebuilt, the sum rebuilt without improving,
     /// and the input itself (canonical); the earlier wins ties unless it is more than
-    /// twice as long, so the input is kept when nothing paid.
+    /// twice as large by structural size, so the input is kept when nothing paid.
     fn measure(&mut self, m: TermId) -> TermId {
         let elem = terms::measure_elem(self.store, m);
         let input = canon::canonicalize(self.store, &Context::new(), m);
@@ -260,7 +298,7 @@ impl Simp<'_> {
             let cost = rebuild::cost(self.store, c.0);
             let fewer = (cost.0, cost.1) < (best_cost.0, best_cost.1);
             // on equal draws and weights the earlier (more improved) candidate stays,
-            // unless it is more than twice as long (inlined lets can blow a program up)
+            // unless it is more than twice as large (inlined lets can blow a program up)
             let shorter = (cost.0, cost.1) == (best_cost.0, best_cost.1)
                 && best_cost.2 > cost.2.saturating_mul(2);
             if fewer || shorter {

@@ -19,6 +19,7 @@
 
 use rustc_hash::FxHashMap;
 
+use slic_algebra::canon::{self, gamma_value};
 use slic_algebra::num::Rational;
 use slic_algebra::vars;
 use slic_algebra::{Node, Pattern, Prim, Store, TermId, Transform, Type, VarId};
@@ -244,16 +245,16 @@ fn step(store: &mut Store, t: TermId) -> Option<TermId> {
         }
         Node::Prim(Prim::GammaFunc, xs) => {
             let a = literal(store, *xs.first()?)?;
-            let g = gamma_of(&a)?;
+            let g = gamma_value(&a)?;
             Some(g.to_term(store))
         }
         Node::Prim(Prim::BetaFunc, xs) => {
             let a = literal(store, *xs.first()?)?;
             let b = literal(store, *xs.get(1)?)?;
-            let (ga, gb, gab) = (gamma_of(&a)?, gamma_of(&b)?, gamma_of(&(&a + &b))?);
+            let (ga, gb, gab) = (gamma_value(&a)?, gamma_value(&b)?, gamma_value(&(&a + &b))?);
             let half_pis = ga.half_pis + gb.half_pis;
             let value = ga.value.checked_div(&gab.value)? * gb.value;
-            let g = GammaValue {
+            let g = canon::GammaValue {
                 value,
                 half_pis: half_pis.checked_sub(gab.half_pis)?,
             };
@@ -319,53 +320,6 @@ fn step(store: &mut Store, t: TermId) -> Option<TermId> {
         }
         _ => None,
     }
-}
-
-/// The largest argument `gammaFunc` is evaluated at (its value has about 150 digits).
-const GAMMA_MAX: i64 = 100;
-
-/// `value · sqrt(pi)^half_pis`: the exact value of `gammaFunc` at a positive integer or
-/// half-integer, and of `betaFunc` at such arguments.
-struct GammaValue {
-    value: Rational,
-    half_pis: u32,
-}
-
-impl GammaValue {
-    fn to_term(&self, store: &mut Store) -> TermId {
-        let c = terms::lit(store, &self.value, &Type::Prob);
-        if self.half_pis == 0 {
-            return c;
-        }
-        let pi = store.prim(Prim::Pi, vec![], Type::Prob);
-        let mut factors = vec![c];
-        for _ in 0..self.half_pis / 2 {
-            factors.push(pi);
-        }
-        if self.half_pis % 2 == 1 {
-            factors.push(store.prim(Prim::Sqrt, vec![pi], Type::Prob));
-        }
-        store.prim(Prim::Mul, factors, Type::Prob)
-    }
-}
-
-/// `Γ(a)` for a positive integer or half-integer `a` up to [`GAMMA_MAX`].
-fn gamma_of(a: &Rational) -> Option<GammaValue> {
-    let two_a = (a * &Rational::from_integer(2)).to_i64()?;
-    if !(a * &Rational::from_integer(2)).is_integer() || two_a <= 0 || two_a > 2 * GAMMA_MAX {
-        return None;
-    }
-    // Γ(1) = 1, Γ(1/2) = sqrt(pi), Γ(x + 1) = x Γ(x)
-    let (mut value, mut x, half_pis) = if two_a % 2 == 0 {
-        (Rational::one(), Rational::one(), 0)
-    } else {
-        (Rational::one(), Rational::ratio(1, 2)?, 1)
-    };
-    while &x < a {
-        value *= &x;
-        x += Rational::one();
-    }
-    Some(GammaValue { value, half_pis })
 }
 
 /// The exact value of `t` when it is a closed rational expression (`nat2prob(0) + 2`).

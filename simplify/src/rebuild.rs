@@ -13,20 +13,21 @@
 //! `categorical`; terms under complementary conditions on the parameters become nested
 //! `if`s.
 //!
-//! [`cost`] ranks outputs (random draws first, then weights on drawn variables), so the
-//! simplifier can keep the input's form when improving did not pay.
+//! [`cost`] ranks outputs (random draws first, then weights on drawn variables, then
+//! structural size), so the simplifier can keep the input's form when improving did not
+//! pay.
 
 use rustc_hash::FxHashSet;
 
 use slic_algebra::assume::Context;
 use slic_algebra::num::Rational;
 use slic_algebra::vars;
-use slic_algebra::{canon, cond, Dist, Node, Prim, Store, TermId, Type, VarId};
+use slic_algebra::{canon, cond, cost, Dist, Node, Prim, Store, TermId, Type, VarId};
 use slic_holonomic::Recognised;
 
 use crate::lin::{Base, Bind, Factor, LTerm, Lin, Origin};
 use crate::support;
-use crate::{prepare, terms, tidy, Simp};
+use crate::{prepare, terms, Simp};
 
 /// How many conditions deep [`Simp::decision_tree`] nests.
 const MAX_TREE_DEPTH: usize = 16;
@@ -144,15 +145,15 @@ impl Simp<'_> {
                 Some(w) => {
                     let w = prepare::reduce(self.store, w);
                     let w = canon::canonicalize(self.store, &ctx, w);
-                    tidy::gammas(self.store, w)
+                    canon::shift_gammas(self.store, w)
                 }
                 None => terms::int(self.store, 0, &Type::Prob),
             })
             .collect();
         let total = self.store.prim(Prim::Add, ws.clone(), Type::Prob);
         let raw_total = canon::canonicalize(self.store, &ctx, total);
-        let total = tidy::gammas(self.store, raw_total);
-        let total = tidy::radicals(self.store, total);
+        let total = canon::shift_gammas(self.store, raw_total);
+        let total = canon::merge_radicals(self.store, total);
         // weights that are constant multiples of the total are written as those constants
         let ratios: Vec<TermId> = ws
             .iter()
@@ -197,7 +198,7 @@ impl Simp<'_> {
 
     /// Categorical weights over one denominator, without it (`[a / (a + b), b / (a +
     /// b)]` is `[a, b]`): a categorical is the same for any positive multiple of its
-    /// weights. Kept as they are unless no weight gets longer.
+    /// weights. Kept as they are unless no weight gets costlier (`cost::size`).
     fn common_denominator(&mut self, ws: Vec<TermId>) -> Vec<TermId> {
         let Some(&first) = ws.first() else {
             return ws;
@@ -222,7 +223,7 @@ impl Simp<'_> {
         for &w in &ws {
             let p = self.store.prim(Prim::Mul, vec![w, den], Type::Prob);
             let p = canon::canonicalize(self.store, &ctx, p);
-            if tidy::size(self.store, p) > tidy::size(self.store, w) {
+            if cost::size(self.store, p) > cost::size(self.store, w) {
                 return ws;
             }
             out.push(p);
@@ -529,8 +530,8 @@ impl Simp<'_> {
     /// `weight(w, m)`, merged with a weight at the top of `m`; `m` when `w` is 1.
     fn weighted(&mut self, w: TermId, m: TermId) -> TermId {
         let w = prepare::reduce(self.store, w);
-        let w = tidy::gammas(self.store, w);
-        let w = tidy::radicals(self.store, w);
+        let w = canon::shift_gammas(self.store, w);
+        let w = canon::merge_radicals(self.store, w);
         if terms::lit_value(self.store, w).is_some_and(|v| v.is_one()) {
             return m;
         }
@@ -587,10 +588,10 @@ fn evidently_positive_sum(store: &Store, t: TermId) -> bool {
 }
 
 /// How costly a rebuilt measure is: (the most random choices on one path through it,
-/// the weights, conditions and draws that depend on drawn variables, its printed
-/// length). Lower is better, compared in that order. A superposition is one choice and
+/// the weights, conditions and draws that depend on drawn variables, its structural
+/// size by `slic_algebra::cost`). Lower is better, compared in that order. A superposition is one choice and
 /// then its costliest operand; a plate of literal size `n` costs `n` of its body.
-pub(crate) fn cost(store: &Store, m: TermId) -> (usize, usize, usize) {
+pub(crate) fn cost(store: &Store, m: TermId) -> (usize, usize, u64) {
     // variables bound in the measure (the rest are parameters)
     let mut bound: FxHashSet<VarId> = FxHashSet::default();
     let mut seen = FxHashSet::default();
@@ -608,9 +609,9 @@ pub(crate) fn cost(store: &Store, m: TermId) -> (usize, usize, usize) {
     let mut budget = COST_BUDGET;
     let (draws, weights) = path_cost(store, m, &bound, &mut budget, 0);
     let size = if budget == 0 {
-        usize::MAX
+        u64::MAX
     } else {
-        slic_algebra::print::print_term(store, m).len()
+        cost::size(store, m)
     };
     (draws, weights, size)
 }

@@ -29,6 +29,10 @@
 //! the context grows under binders (loop ranges) and branches (their conditions), and
 //! canonical forms are memoised per context.
 //!
+//! Identities that make a form cheaper only sometimes (gamma shifts, merged radicals)
+//! are not part of the canonical form; [`shift_gammas`] and [`merge_radicals`] apply
+//! them when the structural cost (`crate::cost`) says they pay.
+//!
 //! Architecture invariant: this module applies only laws that hold for every value of
 //! the variables allowed by their types (up to the usual removable singularities of
 //! cancelling `x / x`), and it evaluates nothing in floating point. `real2prob(e)` and
@@ -36,13 +40,17 @@
 //! smaller type and kept as non-negative atoms otherwise; `real2int` is an atom.
 
 mod build;
+mod forms;
 mod kernel;
 mod laws;
 mod normal;
+mod tidy;
 mod write;
 
+pub use forms::{cheapest_form, FormsStop};
 pub use kernel::{Kernel, KernelInfo, KernelTable};
 pub use normal::{Normal, Overflow};
+pub use tidy::{gamma_value, merge_radicals, shift_gammas, GammaValue};
 
 use rustc_hash::FxHashMap;
 
