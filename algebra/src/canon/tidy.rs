@@ -387,7 +387,7 @@ pub(crate) mod tests {
         // nothing to cancel: kept as it is
         gammas("fn a prob: gammaFunc(a) * 2", "2 * gammaFunc(a)");
         // a literal argument is evaluated once the beta is written with gammas
-        gammas("fn a prob: betaFunc(a, 1) * a", "1/1");
+        gammas("fn a prob: betaFunc(a, 1) * a", "1. prob");
     }
 
     #[test]
