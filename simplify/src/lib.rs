@@ -134,6 +134,24 @@ fn cheapest_weights(store: &mut Store, t: TermId) -> TermId {
     cheapest_weights_in(store, t, &mut memo)
 }
 
+/// `canon::cheapest_form` of the weight `w`, kept only when it canonicalises back to what
+/// `w` canonicalises to. Simplifying the output again starts from the canonical form of
+/// each weight: if the cheap form's canonical form were another one (radicals have more
+/// than one canonical shape: `sqrt(a) / a ^ 3` and `1 / (sqrt(a) * a ^ 2)`), the second
+/// run could pick another cheap form and simplification would not be idempotent.
+fn stable_cheapest_form(store: &mut Store, w: TermId) -> TermId {
+    let cheap = canon::cheapest_form(store, w).0;
+    if cheap == w {
+        return w;
+    }
+    let ctx = Context::new();
+    if canon::canonicalize(store, &ctx, cheap) == canon::canonicalize(store, &ctx, w) {
+        cheap
+    } else {
+        w
+    }
+}
+
 fn cheapest_weights_in(
     store: &mut Store,
     t: TermId,
@@ -149,7 +167,7 @@ fn cheapest_weights_in(
         .map(|&c| slic_algebra::stack::grow(|| cheapest_weights_in(store, c, memo)))
         .collect();
     if let (Node::Weight(..), Some(w)) = (&node, new.first_mut()) {
-        *w = canon::cheapest_form(store, *w).0;
+        *w = stable_cheapest_form(store, *w);
     }
     let r = if new == ch {
         t
