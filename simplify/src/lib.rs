@@ -134,22 +134,29 @@ fn cheapest_weights(store: &mut Store, t: TermId) -> TermId {
     cheapest_weights_in(store, t, &mut memo)
 }
 
-/// `canon::cheapest_form` of the weight `w`, kept only when it canonicalises back to what
-/// `w` canonicalises to. Simplifying the output again starts from the canonical form of
-/// each weight: if the cheap form's canonical form were another one (radicals have more
-/// than one canonical shape: `sqrt(a) / a ^ 3` and `1 / (sqrt(a) * a ^ 2)`), the second
-/// run could pick another cheap form and simplification would not be idempotent.
+/// `canon::cheapest_form` of the weight `w`, kept only when it settles (canonical form,
+/// then tidied) to what `w` settles to. Simplifying the output again starts from the
+/// settled form of each weight: if the cheap form settled to another one (radicals have
+/// more than one canonical shape: `sqrt(a) / a ^ 3` and `1 / (sqrt(a) * a ^ 2)`), the
+/// second run could pick another cheap form and simplification would not be idempotent.
 fn stable_cheapest_form(store: &mut Store, w: TermId) -> TermId {
     let cheap = canon::cheapest_form(store, w).0;
     if cheap == w {
         return w;
     }
-    let ctx = Context::new();
-    if canon::canonicalize(store, &ctx, cheap) == canon::canonicalize(store, &ctx, w) {
+    if settled(store, cheap) == settled(store, w) {
         cheap
     } else {
         w
     }
+}
+
+/// What simplifying a weight again makes of it before choosing its cheap form: its
+/// canonical form, tidied as `rebuild` tidies weights.
+fn settled(store: &mut Store, w: TermId) -> TermId {
+    let c = canon::canonicalize(store, &Context::new(), w);
+    let c = canon::shift_gammas(store, c);
+    canon::merge_radicals(store, c)
 }
 
 fn cheapest_weights_in(
