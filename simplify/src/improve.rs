@@ -26,7 +26,9 @@
 //!    continuous draw) is drawn as `t = a·x + b` when that lets another variable be
 //!    integrated out (case 10: the sum of two exponentials), or when `t` is then the only
 //!    draw (`return 3 * x` of a normal is a normal).
-//! 5. terms equal up to a constant factor merge (their weights add).
+//! 5. terms equal up to a constant factor merge (their weights add); terms equal but
+//!    for a guard `g` in one and `not g` in the other are one term without it (the
+//!    branches of an `if` that simplified to the same measure, issue 14).
 //!
 //! A step that fails leaves the term as it was and leaves a note (why a latent variable
 //! stayed); the deadline is checked between steps.
@@ -498,6 +500,9 @@ impl Simp<'_> {
 
     /// Steps 2-5 (see the module doc) on a normalised sum.
     pub(crate) fn improve(&mut self, lin: Lin) -> Lin {
+        // branches equal as written join before anything is integrated (what is left
+        // may then be integrated out or change variable)
+        let lin = self.join_complements(lin);
         let mut out = Vec::new();
         for t in lin {
             self.split_into(t, &mut out, 0);
@@ -514,14 +519,30 @@ impl Simp<'_> {
                 continue;
             }
             if let Some(t) = self.eliminate(t) {
-                let t = match self.change_of_variable(&t) {
-                    Some(better) => better,
-                    None => t,
-                };
-                done.push(t);
+                done.push(self.changed_variable(t));
             }
         }
-        self.merge(done)
+        let n = done.len();
+        let merged = self.merge(done);
+        if merged.len() == n || self.expired("integrating out after joining branches") {
+            return merged;
+        }
+        // branches equal only once simplified joined: their term may simplify further
+        let mut again = Vec::new();
+        for t in merged {
+            if let Some(t) = self.eliminate(t) {
+                again.push(self.changed_variable(t));
+            }
+        }
+        again
+    }
+
+    /// `t` drawn through step 4's change of variable where that pays, else `t`.
+    fn changed_variable(&mut self, t: LTerm) -> LTerm {
+        match self.change_of_variable(&t) {
+            Some(better) => better,
+            None => t,
+        }
     }
 
     /// Step 2b (splitting piecewise): a variable with two bounds on one side whose order
@@ -1130,7 +1151,47 @@ impl Simp<'_> {
             }
             merged.push(t);
         }
-        merged
+        self.join_complements(merged)
+    }
+
+    /// Terms equal but for one guard, `g` in one and `not g` in the other, are one term
+    /// without it (issue 14, equal branches: `[g]·T + [not g]·T = T`), as often as that
+    /// applies.
+    fn join_complements(&mut self, mut lin: Lin) -> Lin {
+        'again: loop {
+            for i in 0..lin.len() {
+                for j in i + 1..lin.len() {
+                    if let Some(t) = self.complements(&lin[i], &lin[j]) {
+                        lin[i] = t;
+                        lin.remove(j);
+                        continue 'again;
+                    }
+                }
+            }
+            return lin;
+        }
+    }
+
+    /// `a` without `g` when `b` is `a` with `not g` in place of `g` (up to bound names).
+    fn complements(&mut self, a: &LTerm, b: &LTerm) -> Option<LTerm> {
+        if a.guards.len() != b.guards.len() || a.guards.is_empty() {
+            return None;
+        }
+        for k in 0..a.guards.len() {
+            let g = a.guards[k];
+            let ng = cond::negate(self.store, g);
+            let Some(l) = b.guards.iter().position(|&x| x == ng) else {
+                continue;
+            };
+            let mut a2 = a.clone();
+            a2.guards.remove(k);
+            let mut b2 = b.clone();
+            b2.guards.remove(l);
+            if self.same_up_to_bound_names(&a2, &b2) {
+                return Some(a2);
+            }
+        }
+        None
     }
 
     /// Are `a` and `b` the same term once `b`'s bound variables are renamed to `a`'s?

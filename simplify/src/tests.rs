@@ -152,6 +152,30 @@ fn equations_on_continuous_draws_are_null_sets() {
     );
 }
 
+// -- equal branches merge (issue 14) ------------------------------------------------
+
+#[test]
+fn equal_branches_merge() {
+    // [x < c]·T + [not(x < c)]·T is T: the condition on the draw decides nothing
+    check(
+        "fn c real:\n  x <~ normal(0, 1)\n  if x < c: return x + 1 else: return x + 1",
+        "[0.5]",
+        "fn c real:\nnormal(1, 1)",
+    );
+    // equal up to the names of their draws
+    check(
+        "fn b bool:\n  if b:\n    x <~ normal(0, 1)\n    return x * 2\n  else:\n    z <~ normal(0, 1)\n    return z * 2",
+        "[true]",
+        "fn b bool:\nnormal(0, 2)",
+    );
+    // equal only where weighted alike: the branches stay
+    check(
+        "fn b bool:\n  x <~ normal(0, 1)\n  if b: weight(2, return x) else: return x",
+        "[true]",
+        "fn b bool:\nif b: weight(2, normal(0, 1)) else: normal(0, 1)",
+    );
+}
+
 // -- finite discrete variables summed out ---------------------------------------------
 
 #[test]
