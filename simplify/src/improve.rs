@@ -6,7 +6,10 @@
 //!    of the variables they mention and the guards say (a beta draw lies in `(0, 1)`, so
 //!    `p + real2prob(1 - p)` is 1); constant factors multiplied into one; a zero factor,
 //!    a false guard or an empty support drops the term (`weight(0, m)` is `reject`);
-//!    guards bounding a lebesgue/counting variable become its bounds.
+//!    guards bounding a lebesgue/counting variable become its bounds. Null sets (issue
+//!    14): a guard `x == c` on a variable with a lebesgue density (c free of x and of
+//!    later draws) drops the term, `x /= c` is dropped, and a factor branching on one
+//!    is its branch that holds almost everywhere; never for counting or opaque draws.
 //! 2. finite discrete binds (`categorical` over a literal array with a provably positive
 //!    total) are summed out: one term per value, weighted by its probability. Then
 //!    piecewise is split on the parameters: where two bounds of a variable are ordered
@@ -23,7 +26,9 @@
 //!    continuous draw) is drawn as `t = a·x + b` when that lets another variable be
 //!    integrated out (case 10: the sum of two exponentials), or when `t` is then the only
 //!    draw (`return 3 * x` of a normal is a normal).
-//! 5. terms equal up to a constant factor merge (their weights add).
+//! 5. terms equal up to a constant factor merge (their weights add); terms equal but
+//!    for a guard `g` in one and `not g` in the other are one term without it (the
+//!    branches of an `if` that simplified to the same measure, issue 14).
 //!
 //! A step that fails leaves the term as it was and leaves a note (why a latent variable
 //! stayed); the deadline is checked between steps.
@@ -31,8 +36,9 @@
 use rustc_hash::FxHashMap;
 
 use slic_algebra::assume::{Context, Tri};
+use slic_algebra::cond::{Comparison, Rel};
 use slic_algebra::vars;
-use slic_algebra::{canon, cond, Coercion, Node, Prim, Store, TermId, Type, VarId};
+use slic_algebra::{canon, cond, Coercion, Node, Pattern, Prim, Store, TermId, Type, VarId};
 
 use crate::lin::{Base, Factor, LTerm, Lin, Origin};
 use crate::support::{self, Interval};
@@ -167,6 +173,13 @@ impl Simp<'_> {
                 _ => vec![g],
             };
             for p in parts {
+                // issue 14: `x == c` of a variable with a lebesgue density holds on a
+                // null set (the term is zero), `x /= c` almost everywhere (no guard)
+                match self.null_equation(&t, p) {
+                    Some(true) => return None,
+                    Some(false) => continue,
+                    None => {}
+                }
                 if !guards.contains(&p) {
                     guards.push(p);
                 }
@@ -183,6 +196,20 @@ impl Simp<'_> {
                 *f = Factor::other(a);
                 moved = true;
             }
+        }
+        // a factor branching on a null equation is its branch almost everywhere
+        for i in 0..t.factors.len() {
+            let Some((c, a, b)) = branches(self.store, t.factors[i].term) else {
+                continue;
+            };
+            let c = cond::canonical(self.store, &Context::new(), c);
+            let pick = match self.null_equation(&t, c) {
+                Some(true) => b,
+                Some(false) => a,
+                None => continue,
+            };
+            t.factors[i] = Factor::other(pick);
+            moved = true;
         }
         t.guards = guards;
         if moved || self.narrow(&mut t, &ctx0) {
@@ -228,6 +255,55 @@ impl Simp<'_> {
         let ctx = self.facts_for(&t, r, true);
         t.result = canon::canonicalize(self.store, &ctx, r);
         Some(t)
+    }
+
+    /// Is the canonical guard `g` an equation `a·x + L == 0` (`Some(true)`) or its
+    /// negation `/=` (`Some(false)`), where `x` is drawn in `t` from a measure with a
+    /// density w.r.t. lebesgue (a lebesgue base, or a primitive that opens to one) and `L`
+    /// mentions neither `x` nor anything drawn after it? Then, for every value of what
+    /// is drawn before `x`, the equation holds at one point of `x`'s line: a set of
+    /// measure zero under `x`'s law, so by Fubini the guarded integral is 0 and the
+    /// negated guard may go. Never for counting or opaque draws (a point there has mass),
+    /// nor when `x` appears inside a non-linear atom (`x * y == 1` is a curve, but
+    /// `x * x == 1` is two points only by luck of the shape: left alone).
+    fn null_equation(&mut self, t: &LTerm, g: TermId) -> Option<bool> {
+        let (g, negated) = match self.store.node(g) {
+            Node::Prim(Prim::Not, xs) if xs.len() == 1 => (xs[0], true),
+            _ => (g, false),
+        };
+        let cmp = Comparison::of_term(self.store, g)?.ok()?;
+        let equation = match cmp.rel {
+            Rel::Eq => true,
+            Rel::Ne => false,
+            Rel::Le | Rel::Lt => return None,
+        };
+        // the latest-drawn variable the equation mentions
+        let mut last: Option<usize> = None;
+        for (atom, _) in &cmp.lin.terms {
+            let free = vars::free_vars(self.store, *atom);
+            for (i, b) in t.binds.iter().enumerate() {
+                if free.contains(&b.var) && last.is_none_or(|l| l < i) {
+                    last = Some(i);
+                }
+            }
+        }
+        let b = t.binds[last?].clone();
+        let mut alone = false;
+        for (atom, _) in &cmp.lin.terms {
+            let a = cond::strip_safe(self.store, *atom);
+            if matches!(self.store.node(a), Node::Var(v) if *v == b.var) {
+                alone = true;
+            } else if vars::mentions(self.store, a, b.var) {
+                return None;
+            }
+        }
+        if !alone {
+            return None;
+        }
+        match self.base_interval(b.var, &b.base) {
+            Some(iv) if !iv.discrete => Some(equation != negated),
+            _ => None,
+        }
     }
 
     /// Guards that bound a lebesgue or counting variable by constants become its base's
@@ -424,6 +500,9 @@ impl Simp<'_> {
 
     /// Steps 2-5 (see the module doc) on a normalised sum.
     pub(crate) fn improve(&mut self, lin: Lin) -> Lin {
+        // branches equal as written join before anything is integrated (what is left
+        // may then be integrated out or change variable)
+        let lin = self.join_complements(lin);
         let mut out = Vec::new();
         for t in lin {
             self.split_into(t, &mut out, 0);
@@ -440,14 +519,30 @@ impl Simp<'_> {
                 continue;
             }
             if let Some(t) = self.eliminate(t) {
-                let t = match self.change_of_variable(&t) {
-                    Some(better) => better,
-                    None => t,
-                };
-                done.push(t);
+                done.push(self.changed_variable(t));
             }
         }
-        self.merge(done)
+        let n = done.len();
+        let merged = self.merge(done);
+        if merged.len() == n || self.expired("integrating out after joining branches") {
+            return merged;
+        }
+        // branches equal only once simplified joined: their term may simplify further
+        let mut again = Vec::new();
+        for t in merged {
+            if let Some(t) = self.eliminate(t) {
+                again.push(self.changed_variable(t));
+            }
+        }
+        again
+    }
+
+    /// `t` drawn through step 4's change of variable where that pays, else `t`.
+    fn changed_variable(&mut self, t: LTerm) -> LTerm {
+        match self.change_of_variable(&t) {
+            Some(better) => better,
+            None => t,
+        }
     }
 
     /// Step 2b (splitting piecewise): a variable with two bounds on one side whose order
@@ -1056,7 +1151,47 @@ impl Simp<'_> {
             }
             merged.push(t);
         }
-        merged
+        self.join_complements(merged)
+    }
+
+    /// Terms equal but for one guard, `g` in one and `not g` in the other, are one term
+    /// without it (issue 14, equal branches: `[g]·T + [not g]·T = T`), as often as that
+    /// applies.
+    fn join_complements(&mut self, mut lin: Lin) -> Lin {
+        'again: loop {
+            for i in 0..lin.len() {
+                for j in i + 1..lin.len() {
+                    if let Some(t) = self.complements(&lin[i], &lin[j]) {
+                        lin[i] = t;
+                        lin.remove(j);
+                        continue 'again;
+                    }
+                }
+            }
+            return lin;
+        }
+    }
+
+    /// `a` without `g` when `b` is `a` with `not g` in place of `g` (up to bound names).
+    fn complements(&mut self, a: &LTerm, b: &LTerm) -> Option<LTerm> {
+        if a.guards.len() != b.guards.len() || a.guards.is_empty() {
+            return None;
+        }
+        for k in 0..a.guards.len() {
+            let g = a.guards[k];
+            let ng = cond::negate(self.store, g);
+            let Some(l) = b.guards.iter().position(|&x| x == ng) else {
+                continue;
+            };
+            let mut a2 = a.clone();
+            a2.guards.remove(k);
+            let mut b2 = b.clone();
+            b2.guards.remove(l);
+            if self.same_up_to_bound_names(&a2, &b2) {
+                return Some(a2);
+            }
+        }
+        None
     }
 
     /// Are `a` and `b` the same term once `b`'s bound variables are renamed to `a`'s?
@@ -1136,6 +1271,28 @@ fn guarded_factor(store: &mut Store, t: TermId) -> Option<(TermId, TermId)> {
         Some((terms::not(store, c), b))
     } else {
         None
+    }
+}
+
+/// `if c: a else: b`, or a `match` on a bool with its two arms, as `(c, a, b)`.
+fn branches(store: &mut Store, t: TermId) -> Option<(TermId, TermId, TermId)> {
+    match store.node(t).clone() {
+        Node::If(c, a, b) => Some((c, a, b)),
+        Node::Match(e, arms) if *store.ty(e) == Type::Bool => {
+            // the first arm that matches `v` (an arm binding the value: not read here)
+            let arm = |v: bool| {
+                for (p, body) in &arms {
+                    match p {
+                        Pattern::Bool(b) if *b != v => {}
+                        Pattern::Bool(_) | Pattern::Wild => return Some(*body),
+                        _ => return None,
+                    }
+                }
+                None
+            };
+            Some((e, arm(true)?, arm(false)?))
+        }
+        _ => None,
     }
 }
 

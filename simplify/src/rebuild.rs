@@ -22,7 +22,7 @@ use rustc_hash::FxHashSet;
 use slic_algebra::assume::Context;
 use slic_algebra::num::Rational;
 use slic_algebra::vars;
-use slic_algebra::{canon, cond, cost, Dist, Node, Prim, Store, TermId, Type, VarId};
+use slic_algebra::{alpha, canon, cond, cost, Dist, Node, Prim, Store, TermId, Type, VarId};
 use slic_holonomic::Recognised;
 
 use crate::lin::{Base, Bind, Factor, LTerm, Lin, Origin};
@@ -79,7 +79,9 @@ impl Simp<'_> {
             if clean {
                 let a = self.decision_tree(yes, mty, depth + 1);
                 let b = self.decision_tree(no, mty, depth + 1);
-                if a == b {
+                // equal branches (issue 14): the condition decides nothing, whatever the
+                // branches' bound variables are named
+                if alpha::alpha_eq(self.store, a, b) {
                     return a;
                 }
                 // positive conditions read better: `if c: ... else: ...`, not `if not(c)`

@@ -122,6 +122,60 @@ fn weights_multiply_and_zero_weights_reject() {
     );
 }
 
+// -- null sets (issue 14): an equation on a variable with a lebesgue density ----------
+
+#[test]
+fn equations_on_continuous_draws_are_null_sets() {
+    // a lebesgue base (of mass 1: a uniform): the point x == 1/2 has no length
+    check(
+        "x <~ lebesgue(0, 1)\nweight(if x == 1/2: 7 else: 1, return x)",
+        "[]",
+        "uniform(0, 1)",
+    );
+    // `/=` holds almost everywhere: its guard goes
+    check(
+        "fn c real:\n  x <~ uniform(0, 1)\n  if x /= c: return x else: reject",
+        "[0.5]",
+        "fn c real:\nuniform(0, 1)",
+    );
+    // counting: a point has mass 1, the test stays
+    check(
+        "k <~ counting\nweight(if k == 0: 1 else: 0, return k)",
+        "[]",
+        "k <~ counting\nif k == 0: return k else: reject. measure(int)",
+    );
+    // x is not alone (x^2 == 1 is two points: left alone rather than guessed)
+    check(
+        "x <~ normal(0, 1)\nif x * x == 1: reject else: return x",
+        "[]",
+        "x <~ normal(0, 1)\nif x ^ 2 == 1: reject. measure(real) else: return x",
+    );
+}
+
+// -- equal branches merge (issue 14) ------------------------------------------------
+
+#[test]
+fn equal_branches_merge() {
+    // [x < c]·T + [not(x < c)]·T is T: the condition on the draw decides nothing
+    check(
+        "fn c real:\n  x <~ normal(0, 1)\n  if x < c: return x + 1 else: return x + 1",
+        "[0.5]",
+        "fn c real:\nnormal(1, 1)",
+    );
+    // equal up to the names of their draws
+    check(
+        "fn b bool:\n  if b:\n    x <~ normal(0, 1)\n    return x * 2\n  else:\n    z <~ normal(0, 1)\n    return z * 2",
+        "[true]",
+        "fn b bool:\nnormal(0, 2)",
+    );
+    // equal only where weighted alike: the branches stay
+    check(
+        "fn b bool:\n  x <~ normal(0, 1)\n  if b: weight(2, return x) else: return x",
+        "[true]",
+        "fn b bool:\nif b: weight(2, normal(0, 1)) else: normal(0, 1)",
+    );
+}
+
 // -- finite discrete variables summed out ---------------------------------------------
 
 #[test]
