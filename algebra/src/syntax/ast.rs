@@ -38,6 +38,13 @@
 //! - A statement whose right-hand side starts with a statement (`x2 <~ x1 <~ m`,
 //!   `x5 = x2 = e`) binds a block that starts at that inner statement: lines at its
 //!   column are the inner block's items; its result is bound to the outer name.
+//! - `match` may have its scrutinee on the next line (at any column, as an operand after
+//!   a binary operator), and its branches flush left at the column of the enclosing
+//!   block; then a line at that column continues the branches only when it reads as a
+//!   pattern and `:` (names, `(`, `)`, `,` then `:`), and otherwise the enclosing block
+//!   goes on; flush branches may have flush bodies.
+//! - `def f():` has no parameters (a named value; the elaborator reads `f()` as it);
+//!   the pattern `nothing()` is `nothing`.
 //! - `else:` stands at the column of its `if` (or follows the then-branch on the same line:
 //!   `if c: a else: b`). `r_split c: r1 else: r2` likewise.
 //! - Inside `(...)` and `[...]` the same rules hold for the blocks that start there, with
@@ -200,7 +207,8 @@ pub enum ExprKind {
     Let(Ident, Box<Expr>, Box<Expr>),
     /// `x <~ m` then the rest of the block.
     Bind(Ident, Box<Expr>, Box<Expr>),
-    /// `def f(x T, y U) R: body` then the rest of the block (`R` optional).
+    /// `def f(x T, y U) R: body` then the rest of the block (`R` optional; no parameters:
+    /// a named value).
     Def {
         name: Ident,
         params: Vec<(Ident, TypeExpr)>,

@@ -119,6 +119,11 @@ fn binop(k: Tok) -> Option<(u8, BinOp)> {
     })
 }
 
+/// Whether the next two tokens are `(` `)` on the line being parsed (`nothing()`).
+fn p_empty_parens(p: &Parser<'_>) -> bool {
+    p.at(Tok::LParen) && p.kind_at(p.pos + 1) == Tok::RParen
+}
+
 /// `)`, `]` and `,`: they end every block opened inside their brackets, so layout never
 /// hides them.
 fn closer(k: Tok) -> bool {
@@ -516,11 +521,10 @@ impl<'a> Parser<'a> {
         let open = self.expect(Tok::LParen, "after the name of the function in", "def")?;
         let params = self.with_layout(FREE, |p| {
             let mut params = Vec::new();
+            // `def f():` defines a named value, called as `f()` (Hakaru has both).
             if p.at(Tok::RParen) {
-                return Err(Self::error_at(
-                    open.span().join(p.cur().span()),
-                    "expected at least one parameter in 'def', found ')'",
-                ));
+                p.bump();
+                return Ok(params);
             }
             loop {
                 let x = p.binder("for a parameter of", "def")?;
@@ -957,11 +961,18 @@ impl<'a> Parser<'a> {
 
     fn match_expr(&mut self) -> PResult<Expr> {
         let kw = self.bump();
+        // the scrutinee may stand on the next line, as after a binary operator
+        self.accept_next_line();
         let scrut = self.expr()?;
         self.expect(Tok::Colon, "after the scrutinee of", "match")?;
         let t = self.cur();
+        // Hakaru also prints the branches flush left, at the column of the block around
+        // the `match`: then a line at that column is a further branch only if it reads as
+        // a pattern and `:`, and otherwise the enclosing block's next item.
+        let flush = self.look() == Look::Sep && self.looks_like_branch();
         match self.look() {
             Look::Tok(k) if !closer(k) => {}
+            Look::Sep if flush => {}
             Look::Sep | Look::Close => {
                 return Err(Self::error_at(
                     t.span(),
@@ -984,10 +995,12 @@ impl<'a> Parser<'a> {
                 p.line_ok = p.pos;
                 let pat = p.pat()?;
                 p.expect(Tok::Colon, "after the pattern of a branch of", "match")?;
-                let body = p.body(false)?;
+                // flush branches may have flush bodies (they end at their final expression)
+                let body = p.body(flush)?;
                 branches.push((pat, body));
                 match p.look() {
-                    Look::Sep => {}
+                    Look::Sep if !flush || p.looks_like_branch() => {}
+                    Look::Sep => return Ok(branches),
                     Look::Tok(k) if p.cur().nl && !closer(k) => {
                         return Err(Self::error_at(p.cur().span(), "unexpected indentation"))
                     }
@@ -1000,6 +1013,25 @@ impl<'a> Parser<'a> {
             ExprKind::Match(Box::new(scrut), branches),
             kw.span().join(end),
         ))
+    }
+
+    /// Whether the line starting at the next token reads as a branch head: only names,
+    /// `(`, `)` and `,` (the tokens of a pattern), then `:`.
+    fn looks_like_branch(&self) -> bool {
+        let mut i = self.pos;
+        loop {
+            let Some(t) = self.toks.get(i) else {
+                return false;
+            };
+            if i > self.pos && t.nl {
+                return false;
+            }
+            match t.kind {
+                Tok::Colon => return i > self.pos,
+                Tok::Ident | Tok::LParen | Tok::RParen | Tok::Comma => i += 1,
+                _ => return false,
+            }
+        }
     }
 
     fn lambda(&mut self) -> PResult<Expr> {
@@ -1278,6 +1310,15 @@ impl<'a> Parser<'a> {
                     "_" => leaf(PatKind::Wild),
                     "true" => leaf(PatKind::Bool(true)),
                     "false" => leaf(PatKind::Bool(false)),
+                    // Hakaru writes the constructor with its empty argument list too.
+                    "nothing" if p_empty_parens(self) => {
+                        self.bump();
+                        let close = self.bump();
+                        Ok(Pat {
+                            kind: PatKind::Nothing,
+                            span: t.span().join(close.span()),
+                        })
+                    }
                     "nothing" => leaf(PatKind::Nothing),
                     "left" | "right" | "just" => {
                         let open = self.expect(Tok::LParen, "after", name)?;
@@ -1852,6 +1893,16 @@ mod tests {
             ("x2 <~ x1 <~ normal(0, 1)\n      return x1 * 2\nreturn x2", "(bind x2 (bind x1 (call normal 0 1) (return (x1 * 2))) (return x2))"),
             ("x5 = x2 = fn x0 real: x0\n     x2(3)\nx5", "(let x5 (let x2 (fn x0 real x0) (call x2 3)) x5)"),
             ("x3 <~ x2 <~ x1 <~ m\n            return x1\n      return x2\nreturn x3", "(bind x3 (bind x2 (bind x1 m (return x1)) (return x2)) (return x3))"),
+            // `match` with its scrutinee or branches on the next lines, flush left.
+            ("match\n  p:\n  (a, b): a", "(match p ((pair a b) a))"),
+            ("match\np:\n(r3, r1): r3", "(match p ((pair r3 r1) r3))"),
+            ("match p:\n(r3, r1):\nr3 + r1", "(match p ((pair r3 r1) (r3 + r1)))"),
+            ("y = match m:\njust(x): x\nnothing(): 0\ny", "(let y (match m ((just x) x) (nothing 0)) y)"),
+            ("y = match e:\nleft(a): a\nright(b): b\nz = y\nz", "(let y (match e ((left a) a) ((right b) b)) (let z y z))"),
+            ("y = match b:\ntrue: 1\nfalse: 0\nreturn y", "(let y (match b (true 1) (false 0)) (return y))"),
+            // `def f():` names a value; `f()` calls it.
+            ("def f():\n  3\nf()", "(def f () _ 3 (call f))"),
+            ("def f() real: 1\nf() + 1", "(def f () real 1 ((call f) + 1))"),
         ];
         for (i, e) in cases {
             check(i, e);
@@ -1903,13 +1954,13 @@ mod tests {
             ("x <~ m\nreturn x\ny <~ m", "error 3:1: expected end of block after its final expression, found identifier 'y'"),
             ("x <~ m", "error 1:7: expected an expression on the line after the statement, found end of file"),
             ("x <~ m y\nreturn x", "error 1:8: expected newline after the statement, found identifier 'y'"),
-            ("def f() real: 1\nf", "error 1:6: expected at least one parameter in 'def', found ')'"),
             ("def f(x) real: 1\nf", "error 1:8: expected a type after the parameter name, found ')'"),
             ("def f(x real)\nx", "error 1:14: expected ':' after the parameters of 'def', found newline"),
             ("def f(x real)\n  x\nf", "error 2:4: expected ':' after the return type of 'def', found newline"),
             ("fn x: x", "error 1:5: expected a type for the parameter of 'fn', found ':'"),
             ("array i of n:\nx", "error 2:1: expected an indented block after ':', found identifier 'x' at the same indentation"),
-            ("match e:\ntrue: 1", "error 2:1: expected indented branches after 'match', found identifier 'true' indented too little"),
+            ("fn x real:\n  match e:\ntrue: 1", "error 3:1: expected indented branches after 'match', found identifier 'true' indented too little"),
+            ("match e:\nx + 1", "error 2:1: expected indented branches after 'match', found identifier 'x' indented too little"),
             ("match e:\n  3: 1", "error 2:3: expected a pattern, found number '3'"),
             ("match e:\n  left x: 1", "error 2:8: expected '(' after 'left', found identifier 'x'"),
             ("a < b < c", "error 1:7: expected '&&' between comparisons, found '<'"),
