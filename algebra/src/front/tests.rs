@@ -336,6 +336,10 @@ const ERRORS: &[(&str, &str, usize, usize)] = &[
     // only a `def` without parameters may be called with none (issue 14)
     ("x = 1\nx()", "'x' is not a function; it has type nat", 2, 1),
     ("def f() real: 2\nf(1)", "'f' is not a function; it has type real", 2, 1),
+    // an unbounded size is refused for what it is (issue 14)
+    ("xs <~ plate i of ∞: normal(0, 1)\nreturn xs", "'plate' of unbounded size (∞) is not supported", 1, 18),
+    ("fn y real: array i of inf: y", "'array' of unbounded size (∞) is not supported", 1, 23),
+    ("chain s from 0 of infinity(): return ((), s)", "'chain' of unbounded size (∞) is not supported", 1, 19),
     ("r_add 1", "is only allowed in", 1, 1),
     ("r_nop", "is only allowed in", 1, 1),
     ("bucket i from 0 to 3: 5", "expected a reducer", 1, 23),
