@@ -172,6 +172,9 @@ struct Elab<'s> {
     /// How many standard-library definitions (in file order) names may resolve to: all
     /// of them in a program, the ones above it while a library definition is elaborated.
     library_limit: usize,
+    /// The variables bound by `def f():` (no parameters): `f()` names their value, as in
+    /// Hakaru, while a call with no arguments of anything else stays an error.
+    nullary: std::collections::HashSet<VarId>,
 }
 
 impl<'s> Elab<'s> {
@@ -186,6 +189,7 @@ impl<'s> Elab<'s> {
             spans: None,
             statements: Vec::new(),
             library_limit: usize::MAX,
+            nullary: std::collections::HashSet::new(),
         }
     }
 

@@ -65,6 +65,9 @@ impl Elab<'_> {
                 } => {
                     let f = self.def(params, ret.as_ref(), body)?;
                     let v = self.bind(&name.name, self.ty(f));
+                    if params.is_empty() {
+                        self.nullary.insert(v);
+                    }
                     self.statements.push((name.span, v));
                     frames.push(Frame::Let(v, f));
                     cur = rest;

@@ -128,6 +128,12 @@ impl Elab<'_> {
             if !self.is_bound(name) {
                 return self.builtin_call(name, args, expected, span);
             }
+            // `f()` for a `def f():` is its value (a definition without parameters is a
+            // named value, not a function of unit).
+            if args.is_empty() && self.lookup(name).is_some_and(|v| self.nullary.contains(&v)) {
+                let t = self.infer(f)?;
+                return self.fit(t, expected, span);
+            }
             let ft = self.infer(f)?;
             let t = self.apply(ft, Some(name), args, span)?;
             return self.fit(t, expected, span);

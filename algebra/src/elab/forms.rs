@@ -66,6 +66,22 @@ impl Elab<'_> {
         self.fit(t, expected, span)
     }
 
+    /// The size of an `array`, `plate` or `chain`: a `nat`. A size written `∞` (Hakaru
+    /// users write it for an array of observations whose length they leave open) is
+    /// refused for what it is, not as a `prob` where a `nat` was expected (issue 14).
+    fn loop_size(&mut self, n: &Expr, what: &str) -> R<TermId> {
+        if matches!(n.kind, ExprKind::Infinity) {
+            return Err(self.err(
+                n.span,
+                format!(
+                    "'{what}' of unbounded size (∞) is not supported: the size must be a nat, \
+                     such as 'size(data)' for an array of observations given as a parameter"
+                ),
+            ));
+        }
+        self.check(n, &Type::Nat)
+    }
+
     /// `array i of n: e`.
     pub(super) fn array(
         &mut self,
@@ -75,7 +91,7 @@ impl Elab<'_> {
         expected: Option<&Type>,
         span: Span,
     ) -> R<TermId> {
-        let n = self.check(n, &Type::Nat)?;
+        let n = self.loop_size(n, "array")?;
         let mark = self.mark();
         let v = self.bind(&i.name, Type::Nat);
         let body = match expected {
@@ -111,7 +127,7 @@ impl Elab<'_> {
         expected: Option<&Type>,
         span: Span,
     ) -> R<TermId> {
-        let n = self.check(n, &Type::Nat)?;
+        let n = self.loop_size(n, "plate")?;
         let mark = self.mark();
         let v = self.bind(&i.name, Type::Nat);
         let body = match expected.and_then(Type::measure_of).and_then(Type::array_of) {
@@ -148,7 +164,7 @@ impl Elab<'_> {
             Some((_, st)) => self.check(s0, st),
             None => self.infer(s0),
         };
-        let n = self.check(n, &Type::Nat);
+        let n = self.loop_size(n, "chain");
         let (init, n) = (init?, n?);
         let state = self.ty(init);
         let mark = self.mark();

@@ -29,6 +29,9 @@ fn check_types(table: &[(&str, &str)]) {
 
 #[rustfmt::skip]
 const TYPES: &[(&str, &str)] = &[
+    // `def f():` names a value; `f()` is it (issue 14)
+    ("def f() real: 2\nf() + 1", "real"),
+    ("def m():\n  normal(0, 1)\nx <~ m()\nreturn x", "measure(real)"),
     // literals and constants
     ("3", "nat"),
     ("0.5", "prob"),
@@ -330,6 +333,13 @@ const ERRORS: &[(&str, &str, usize, usize)] = &[
     ("def f(x real, y real): x\nf(1, 2, 3)", "'f' takes 2 arguments, found 3", 2, 1),
     ("fn f real -> real: f(1, 2)", "'f' takes 1 argument, found 2", 1, 20),
     ("fn x real: x(1)", "'x' is not a function; it has type real", 1, 12),
+    // only a `def` without parameters may be called with none (issue 14)
+    ("x = 1\nx()", "'x' is not a function; it has type nat", 2, 1),
+    ("def f() real: 2\nf(1)", "'f' is not a function; it has type real", 2, 1),
+    // an unbounded size is refused for what it is (issue 14)
+    ("xs <~ plate i of ∞: normal(0, 1)\nreturn xs", "'plate' of unbounded size (∞) is not supported", 1, 18),
+    ("fn y real: array i of inf: y", "'array' of unbounded size (∞) is not supported", 1, 23),
+    ("chain s from 0 of infinity(): return ((), s)", "'chain' of unbounded size (∞) is not supported", 1, 19),
     ("r_add 1", "is only allowed in", 1, 1),
     ("r_nop", "is only allowed in", 1, 1),
     ("bucket i from 0 to 3: 5", "expected a reducer", 1, 23),

@@ -23,8 +23,28 @@
 //!   `chain`, `bucket`, `r_index`, `r_split`) the body is either the rest of the line (an
 //!   expression, possibly itself a header form) or, if the line ends after `:`, a block on
 //!   the following lines whose column is greater than the column of the enclosing block.
-//!   Exception, as Hakaru prints it: the body of `fn x T:` may also be a block at the
-//!   *same* column as the enclosing block (nested `fn`s flush left, one per line).
+//!   Exception, as Hakaru prints it: the body of `fn x T:`, `def ...:`, `if c:`, `else:`,
+//!   `summate` and `product` may also be a block at the *same* column as the enclosing
+//!   block (nested `fn`s flush left, one per line). Such a flush block ends after its
+//!   final expression: the next line at that column is the enclosing block's next item.
+//! - A token first on its line that is a binary operator which cannot start an
+//!   expression (`*` `/` `^` `**` `&&` `||` `<|>` `.` and the comparisons) continues the
+//!   innermost expression being parsed, whatever its column (Hakaru prints long sums and
+//!   products with the operator leading each line). `+` and `-` can be prefix signs, so a
+//!   line led by one continues only when it is indented more than its block, or stands at
+//!   the block's column while the block's final expression is being parsed (a block has
+//!   nothing after it); after a statement, `-x` at the block's column is the final
+//!   expression.
+//! - A statement whose right-hand side starts with a statement (`x2 <~ x1 <~ m`,
+//!   `x5 = x2 = e`) binds a block that starts at that inner statement: lines at its
+//!   column are the inner block's items; its result is bound to the outer name.
+//! - `match` may have its scrutinee on the next line (at any column, as an operand after
+//!   a binary operator), and its branches flush left at the column of the enclosing
+//!   block; then a line at that column continues the branches only when it reads as a
+//!   pattern and `:` (names, `(`, `)`, `,` then `:`), and otherwise the enclosing block
+//!   goes on; flush branches may have flush bodies.
+//! - `def f():` has no parameters (a named value; the elaborator reads `f()` as it);
+//!   the pattern `nothing()` is `nothing`.
 //! - `else:` stands at the column of its `if` (or follows the then-branch on the same line:
 //!   `if c: a else: b`). `r_split c: r1 else: r2` likewise.
 //! - Inside `(...)` and `[...]` the same rules hold for the blocks that start there, with
@@ -187,7 +207,8 @@ pub enum ExprKind {
     Let(Ident, Box<Expr>, Box<Expr>),
     /// `x <~ m` then the rest of the block.
     Bind(Ident, Box<Expr>, Box<Expr>),
-    /// `def f(x T, y U) R: body` then the rest of the block (`R` optional).
+    /// `def f(x T, y U) R: body` then the rest of the block (`R` optional; no parameters:
+    /// a named value).
     Def {
         name: Ident,
         params: Vec<(Ident, TypeExpr)>,

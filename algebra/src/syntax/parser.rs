@@ -71,6 +71,7 @@ pub fn parse_with_comments(text: &str) -> Result<(Expr, Vec<Comment>), Vec<Diagn
         pos: 0,
         lay: FREE,
         line_ok: 0,
+        in_final: false,
         depth: 0,
     };
     let program = p.program().map_err(|d| vec![*d])?;
@@ -118,10 +119,23 @@ fn binop(k: Tok) -> Option<(u8, BinOp)> {
     })
 }
 
+/// Whether the next two tokens are `(` `)` on the line being parsed (`nothing()`).
+fn p_empty_parens(p: &Parser<'_>) -> bool {
+    p.at(Tok::LParen) && p.kind_at(p.pos + 1) == Tok::RParen
+}
+
 /// `)`, `]` and `,`: they end every block opened inside their brackets, so layout never
 /// hides them.
 fn closer(k: Tok) -> bool {
     matches!(k, Tok::RParen | Tok::RBracket | Tok::Comma)
+}
+
+/// A binary operator that cannot start an expression: a line beginning with one continues
+/// the expression before it, whatever its column (Hakaru prints long sums and products
+/// with the operator leading each continuation line). `+` and `-` may also be prefix
+/// signs, so they continue only where nothing else could start (see `Parser::in_final`).
+fn leads_continuation(k: Tok) -> bool {
+    binop(k).is_some() && !matches!(k, Tok::Plus | Tok::Minus)
 }
 
 /// What the next token is to the construct being parsed.
@@ -160,6 +174,10 @@ struct Parser<'a> {
     /// Index of a token accepted whatever its column: the first token of a block item,
     /// or an operand that follows a binary operator ending the previous line.
     line_ok: usize,
+    /// Whether the expression being parsed is the final expression of the current block:
+    /// then a line at the block's column that starts with `+` or `-` can only continue
+    /// it (a block has nothing after its final expression), as Hakaru prints long sums.
+    in_final: bool,
     depth: u32,
 }
 
@@ -194,7 +212,13 @@ impl<'a> Parser<'a> {
             return Look::Eof;
         }
         let col = i64::from(t.col);
-        if !t.nl || closer(t.kind) || self.pos == self.line_ok || col > self.lay {
+        if !t.nl
+            || closer(t.kind)
+            || self.pos == self.line_ok
+            || col > self.lay
+            || leads_continuation(t.kind)
+            || (col == self.lay && self.in_final && matches!(t.kind, Tok::Plus | Tok::Minus))
+        {
             Look::Tok(t.kind)
         } else if col == self.lay {
             Look::Sep
@@ -340,11 +364,12 @@ impl<'a> Parser<'a> {
 
     /// Run `f` with `lay` set (and the current token accepted), then restore the layout.
     fn with_layout<T>(&mut self, lay: i64, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
-        let saved = (self.lay, self.line_ok);
+        let saved = (self.lay, self.line_ok, self.in_final);
         self.lay = lay;
         self.line_ok = self.pos;
+        self.in_final = false;
         let r = f(self);
-        (self.lay, self.line_ok) = saved;
+        (self.lay, self.line_ok, self.in_final) = saved;
         r
     }
 
@@ -389,10 +414,20 @@ impl<'a> Parser<'a> {
     /// A block: statements at the column of its first token, then a final expression.
     fn block(&mut self) -> PResult<Expr> {
         let col = i64::from(self.cur().col);
-        grow(|| self.with_layout(col, Self::block_items))
+        grow(|| self.with_layout(col, |p| p.block_items(false)))
     }
 
-    fn block_items(&mut self) -> PResult<Expr> {
+    /// A block at the column of the block around it (a header's body that Hakaru prints
+    /// flush left): it ends after its final expression, and the next line at that column
+    /// is the enclosing block's next item.
+    fn flush_block(&mut self) -> PResult<Expr> {
+        let col = i64::from(self.cur().col);
+        grow(|| self.with_layout(col, |p| p.block_items(true)))
+    }
+
+    /// Statements and the final expression of a block; `open_end`: a line at the block's
+    /// column after the final expression belongs to the enclosing block.
+    fn block_items(&mut self, open_end: bool) -> PResult<Expr> {
         let mut stmts = Vec::new();
         loop {
             self.line_ok = self.pos;
@@ -431,9 +466,12 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        self.in_final = true;
         let last = self.expr()?;
+        self.in_final = false;
         let t = self.cur();
         match self.look() {
+            Look::Sep if open_end => Ok(fold(stmts, last)),
             Look::Sep => Err(Self::error_at(
                 t.span(),
                 format!(
@@ -463,7 +501,13 @@ impl<'a> Parser<'a> {
         }
         let name = self.binder("", "")?;
         let op = self.bump();
-        let rhs = self.expr()?;
+        // `x2 <~ x1 <~ m` NEWLINE (lines at the column of `x1`): the right-hand side is
+        // itself a block, which starts at `x1` and whose result is bound to `x2`.
+        let rhs = if self.at_statement() {
+            self.block()?
+        } else {
+            self.expr()?
+        };
         Ok(if op.kind == Tok::Assign {
             Stmt::Let(name, rhs, start)
         } else {
@@ -477,11 +521,10 @@ impl<'a> Parser<'a> {
         let open = self.expect(Tok::LParen, "after the name of the function in", "def")?;
         let params = self.with_layout(FREE, |p| {
             let mut params = Vec::new();
+            // `def f():` defines a named value, called as `f()` (Hakaru has both).
             if p.at(Tok::RParen) {
-                return Err(Self::error_at(
-                    open.span().join(p.cur().span()),
-                    "expected at least one parameter in 'def', found ')'",
-                ));
+                p.bump();
+                return Ok(params);
             }
             loop {
                 let x = p.binder("for a parameter of", "def")?;
@@ -518,7 +561,7 @@ impl<'a> Parser<'a> {
             }
         };
         self.expect(Tok::Colon, "after the return type of", "def")?;
-        let body = self.body(false)?;
+        let body = self.body(true)?;
         Ok(Stmt::Def {
             name,
             params,
@@ -529,7 +572,9 @@ impl<'a> Parser<'a> {
     }
 
     /// The body after a header's `:`: the rest of the line, or an indented block on the
-    /// following lines (`same_col_ok`: `fn` bodies may also stand at the same column).
+    /// following lines (`same_col_ok`: the bodies of `fn`, `def`, `if`/`else`, `summate`
+    /// and `product` may also stand at the column of the enclosing block, as Hakaru
+    /// prints them; such a body ends after its final expression).
     fn body(&mut self, same_col_ok: bool) -> PResult<Expr> {
         let t = self.cur();
         match self.look() {
@@ -541,7 +586,7 @@ impl<'a> Parser<'a> {
                 }
             }
             Look::Tok(k) if !closer(k) => self.block(),
-            Look::Sep if same_col_ok => self.block(),
+            Look::Sep if same_col_ok => self.flush_block(),
             Look::Sep => Err(Self::error_at(
                 t.span(),
                 format!(
@@ -903,10 +948,10 @@ impl<'a> Parser<'a> {
         let kw = self.bump();
         let cond = self.expr()?;
         self.expect(Tok::Colon, "after the condition of", "if")?;
-        let then = self.body(false)?;
+        let then = self.body(true)?;
         self.else_kw("if")?;
         self.expect(Tok::Colon, "after", "else")?;
-        let els = self.body(false)?;
+        let els = self.body(true)?;
         let span = kw.span().join(els.span);
         Ok(Expr::new(
             ExprKind::If(Box::new(cond), Box::new(then), Box::new(els)),
@@ -916,11 +961,18 @@ impl<'a> Parser<'a> {
 
     fn match_expr(&mut self) -> PResult<Expr> {
         let kw = self.bump();
+        // the scrutinee may stand on the next line, as after a binary operator
+        self.accept_next_line();
         let scrut = self.expr()?;
         self.expect(Tok::Colon, "after the scrutinee of", "match")?;
         let t = self.cur();
+        // Hakaru also prints the branches flush left, at the column of the block around
+        // the `match`: then a line at that column is a further branch only if it reads as
+        // a pattern and `:`, and otherwise the enclosing block's next item.
+        let flush = self.look() == Look::Sep && self.looks_like_branch();
         match self.look() {
             Look::Tok(k) if !closer(k) => {}
+            Look::Sep if flush => {}
             Look::Sep | Look::Close => {
                 return Err(Self::error_at(
                     t.span(),
@@ -943,10 +995,12 @@ impl<'a> Parser<'a> {
                 p.line_ok = p.pos;
                 let pat = p.pat()?;
                 p.expect(Tok::Colon, "after the pattern of a branch of", "match")?;
-                let body = p.body(false)?;
+                // flush branches may have flush bodies (they end at their final expression)
+                let body = p.body(flush)?;
                 branches.push((pat, body));
                 match p.look() {
-                    Look::Sep => {}
+                    Look::Sep if !flush || p.looks_like_branch() => {}
+                    Look::Sep => return Ok(branches),
                     Look::Tok(k) if p.cur().nl && !closer(k) => {
                         return Err(Self::error_at(p.cur().span(), "unexpected indentation"))
                     }
@@ -959,6 +1013,25 @@ impl<'a> Parser<'a> {
             ExprKind::Match(Box::new(scrut), branches),
             kw.span().join(end),
         ))
+    }
+
+    /// Whether the line starting at the next token reads as a branch head: only names,
+    /// `(`, `)` and `,` (the tokens of a pattern), then `:`.
+    fn looks_like_branch(&self) -> bool {
+        let mut i = self.pos;
+        loop {
+            let Some(t) = self.toks.get(i) else {
+                return false;
+            };
+            if i > self.pos && t.nl {
+                return false;
+            }
+            match t.kind {
+                Tok::Colon => return i > self.pos,
+                Tok::Ident | Tok::LParen | Tok::RParen | Tok::Comma => i += 1,
+                _ => return false,
+            }
+        }
     }
 
     fn lambda(&mut self) -> PResult<Expr> {
@@ -1003,7 +1076,7 @@ impl<'a> Parser<'a> {
         let body = if k == Tok::Bucket {
             self.reducer_body()?
         } else {
-            self.body(false)?
+            self.body(matches!(k, Tok::Summate | Tok::Product))?
         };
         let span = kw.span().join(body.span);
         let body = Box::new(body);
@@ -1237,6 +1310,15 @@ impl<'a> Parser<'a> {
                     "_" => leaf(PatKind::Wild),
                     "true" => leaf(PatKind::Bool(true)),
                     "false" => leaf(PatKind::Bool(false)),
+                    // Hakaru writes the constructor with its empty argument list too.
+                    "nothing" if p_empty_parens(self) => {
+                        self.bump();
+                        let close = self.bump();
+                        Ok(Pat {
+                            kind: PatKind::Nothing,
+                            span: t.span().join(close.span()),
+                        })
+                    }
                     "nothing" => leaf(PatKind::Nothing),
                     "left" | "right" | "just" => {
                         let open = self.expect(Tok::LParen, "after", name)?;
@@ -1776,6 +1858,57 @@ mod tests {
         }
     }
 
+    /// The layouts of issue 14 (section 1): Hakaru's printed programs.
+    #[test]
+    fn hakaru_printed_layouts() {
+        #[rustfmt::skip]
+        let cases: &[(&str, &str)] = &[
+            // A line that begins with a binary operator continues the expression before it.
+            ("x = a\n* b\nx", "(let x (a * b) x)"),
+            ("x = a\n/ b\nx", "(let x (a / b) x)"),
+            ("x = a\n&& b\n|| c\nx", "(let x ((a && b) || c) x)"),
+            ("x = a\n< b\nx", "(let x (< a b) x)"),
+            ("x = a\n== b\nx", "(let x (== a b) x)"),
+            ("x = m\n<|> n\nx", "(let x (m <|> n) x)"),
+            ("fn x real:\n    weight(x,\n           m)\n* 2", "(fn x real ((call weight x m) * 2))"),
+            ("fn x real:\nx\n+ 1\n- y", "(fn x real (x + 1 - y))"),
+            ("a\n+ b\n* c", "(a + (b * c))"),
+            ("a\n  - b", "(a - b)"),
+            // `+` and `-` at the block's column after a statement start the final expression.
+            ("x = 3\n-x", "(let x 3 (neg x))"),
+            ("x = 3\n+x", "(let x 3 (pos x))"),
+            // an operator line left of an inner block continues the innermost expression
+            ("y = if c:\n      a\n    else:\n      b\n  * 2\ny", "(let y (if c a (b * 2)) y)"),
+            // A header's body at the column of its head (flush left).
+            ("def f(x real) real:\nx + 1\nf(2)", "(def f ((x real)) real (x + 1) (call f 2))"),
+            ("def f(x real):\ny = x * 2\ny\nf(2)", "(def f ((x real)) _ (let y (x * 2) y) (call f 2))"),
+            ("fn a real:\nfn b real:\na\n+ b", "(fn a real (fn b real (a + b)))"),
+            ("f = fn x real:\nx * x\nf(3)", "(let f (fn x real (x * x)) (call f 3))"),
+            ("if c:\na\nelse:\nb", "(if c a b)"),
+            ("x = if c:\na\nelse:\nb\nx", "(let x (if c a b) x)"),
+            ("summate i from 0 to n:\na[i]", "(summate i 0 n (idx a i))"),
+            ("product i from 0 to n:\nsummate j from 0 to m:\na[i][j]", "(product i 0 n (summate j 0 m (idx (idx a i) j)))"),
+            ("s = summate i from 0 to n:\na[i]\ns + 1", "(let s (summate i 0 n (idx a i)) (s + 1))"),
+            // A binding whose right-hand side is a block.
+            ("x2 <~ x1 <~ normal(0, 1)\n      return x1 * 2\nreturn x2", "(bind x2 (bind x1 (call normal 0 1) (return (x1 * 2))) (return x2))"),
+            ("x5 = x2 = fn x0 real: x0\n     x2(3)\nx5", "(let x5 (let x2 (fn x0 real x0) (call x2 3)) x5)"),
+            ("x3 <~ x2 <~ x1 <~ m\n            return x1\n      return x2\nreturn x3", "(bind x3 (bind x2 (bind x1 m (return x1)) (return x2)) (return x3))"),
+            // `match` with its scrutinee or branches on the next lines, flush left.
+            ("match\n  p:\n  (a, b): a", "(match p ((pair a b) a))"),
+            ("match\np:\n(r3, r1): r3", "(match p ((pair r3 r1) r3))"),
+            ("match p:\n(r3, r1):\nr3 + r1", "(match p ((pair r3 r1) (r3 + r1)))"),
+            ("y = match m:\njust(x): x\nnothing(): 0\ny", "(let y (match m ((just x) x) (nothing 0)) y)"),
+            ("y = match e:\nleft(a): a\nright(b): b\nz = y\nz", "(let y (match e ((left a) a) ((right b) b)) (let z y z))"),
+            ("y = match b:\ntrue: 1\nfalse: 0\nreturn y", "(let y (match b (true 1) (false 0)) (return y))"),
+            // `def f():` names a value; `f()` calls it.
+            ("def f():\n  3\nf()", "(def f () _ 3 (call f))"),
+            ("def f() real: 1\nf() + 1", "(def f () real 1 ((call f) + 1))"),
+        ];
+        for (i, e) in cases {
+            check(i, e);
+        }
+    }
+
     #[test]
     fn errors() {
         let deep_parens = format!("{}x{}", "(".repeat(20_000), ")".repeat(20_000));
@@ -1821,13 +1954,13 @@ mod tests {
             ("x <~ m\nreturn x\ny <~ m", "error 3:1: expected end of block after its final expression, found identifier 'y'"),
             ("x <~ m", "error 1:7: expected an expression on the line after the statement, found end of file"),
             ("x <~ m y\nreturn x", "error 1:8: expected newline after the statement, found identifier 'y'"),
-            ("def f() real: 1\nf", "error 1:6: expected at least one parameter in 'def', found ')'"),
             ("def f(x) real: 1\nf", "error 1:8: expected a type after the parameter name, found ')'"),
             ("def f(x real)\nx", "error 1:14: expected ':' after the parameters of 'def', found newline"),
             ("def f(x real)\n  x\nf", "error 2:4: expected ':' after the return type of 'def', found newline"),
             ("fn x: x", "error 1:5: expected a type for the parameter of 'fn', found ':'"),
-            ("if c:\nx\nelse: y", "error 2:1: expected an indented block after ':', found identifier 'x' at the same indentation"),
-            ("match e:\ntrue: 1", "error 2:1: expected indented branches after 'match', found identifier 'true' indented too little"),
+            ("array i of n:\nx", "error 2:1: expected an indented block after ':', found identifier 'x' at the same indentation"),
+            ("fn x real:\n  match e:\ntrue: 1", "error 3:1: expected indented branches after 'match', found identifier 'true' indented too little"),
+            ("match e:\nx + 1", "error 2:1: expected indented branches after 'match', found identifier 'x' indented too little"),
             ("match e:\n  3: 1", "error 2:3: expected a pattern, found number '3'"),
             ("match e:\n  left x: 1", "error 2:8: expected '(' after 'left', found identifier 'x'"),
             ("a < b < c", "error 1:7: expected '&&' between comparisons, found '<'"),
