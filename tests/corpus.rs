@@ -56,24 +56,7 @@ fn round_trip(path: &std::path::Path) -> Result<(), String> {
         Err(_) if path.starts_with(slic_suite::root().join("corpus/bad")) => return Ok(()),
         Err(e) => return Err(format!("does not load: {e}")),
     };
-    let text = print::print_term(&store, t);
-    let t2 = front::load(&mut store, &text).map_err(|ds| {
-        format!(
-            "printed text does not load ({}):\n{text}",
-            ds.iter()
-                .map(|d| d.message.clone())
-                .collect::<Vec<_>>()
-                .join("; ")
-        )
-    })?;
-    if !alpha::alpha_eq(&store, t, t2) {
-        return Err(format!("not alpha-equivalent after printing:\n{text}"));
-    }
-    let text2 = print::print_term(&store, t2);
-    if text != text2 {
-        return Err(format!("printing is not a fixpoint:\n{text}\n---\n{text2}"));
-    }
-    Ok(())
+    slic_suite::print_round_trip(&mut store, t)
 }
 
 #[test]

@@ -102,3 +102,28 @@ pub fn generated_program(lines: usize) -> String {
     s.push_str(&format!("return (x{last}, z{last})\n"));
     s
 }
+
+/// The printer's contract on a loaded term `t`: its printed text loads again to an
+/// alpha-equivalent term, and printing that term gives the same text (a fixpoint).
+pub fn print_round_trip(
+    store: &mut slic_algebra::Store,
+    t: slic_algebra::TermId,
+) -> Result<(), String> {
+    use slic_algebra::{alpha, front, print};
+    let text = print::print_term(store, t);
+    let t2 = front::load(store, &text).map_err(|ds| {
+        let messages: Vec<String> = ds.iter().map(|d| d.message.clone()).collect();
+        format!(
+            "printed text does not load ({}):\n{text}",
+            messages.join("; ")
+        )
+    })?;
+    if !alpha::alpha_eq(store, t, t2) {
+        return Err(format!("not alpha-equivalent after printing:\n{text}"));
+    }
+    let text2 = print::print_term(store, t2);
+    if text != text2 {
+        return Err(format!("printing is not a fixpoint:\n{text}\n---\n{text2}"));
+    }
+    Ok(())
+}
