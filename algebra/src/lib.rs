@@ -39,6 +39,7 @@ pub mod sums;
 pub mod syntax;
 pub mod term;
 pub mod types;
+pub mod unproduct;
 pub mod unsupported;
 pub mod vars;
 pub mod verify;
