@@ -140,3 +140,33 @@ impl Context {
         matches!(store.ty(t), Type::Nat | Type::Prob)
     }
 }
+
+/// Is `t` non-negative by its shape alone: nat or prob typed, a non-negative literal, a
+/// safe coercion of one, or a sum, product or branch of such (`Σ_j [i == y[j]]` written
+/// over the reals is a count)?
+pub fn evidently_nonnegative(store: &Store, t: TermId) -> bool {
+    nonneg_by_shape(store, t, 0)
+}
+
+fn nonneg_by_shape(store: &Store, t: TermId, depth: usize) -> bool {
+    if matches!(store.ty(t), Type::Nat | Type::Prob) {
+        return true;
+    }
+    if depth > 16 {
+        return false;
+    }
+    match store.node(t) {
+        Node::Lit(q) => !q.is_negative(),
+        Node::Coerce(_, a) => matches!(store.ty(*a), Type::Nat | Type::Prob),
+        Node::Summate(_, _, _, b) | Node::Product(_, _, _, b) => {
+            nonneg_by_shape(store, *b, depth + 1)
+        }
+        Node::If(_, a, b) => {
+            nonneg_by_shape(store, *a, depth + 1) && nonneg_by_shape(store, *b, depth + 1)
+        }
+        Node::Prim(crate::term::Prim::Add | crate::term::Prim::Mul, xs) => {
+            xs.iter().all(|&x| nonneg_by_shape(store, x, depth + 1))
+        }
+        _ => false,
+    }
+}

@@ -37,6 +37,7 @@ pub mod stack;
 pub mod stdlib;
 pub mod sums;
 pub mod syntax;
+pub mod telescope;
 pub mod term;
 pub mod types;
 pub mod unproduct;

@@ -139,6 +139,11 @@ fn close_normal(
     hi: TermId,
     body: TermId,
 ) -> Option<Normal> {
+    if is_sum {
+        if let Some(n) = crate::telescope::stick_breaking(cx, var, lo, hi, body) {
+            return Some(n);
+        }
+    }
     let ty = cx.store().ty(body).clone();
     let bty = cx.store().ty(lo).clone();
     if !ty.is_numeric() || !bty.is_integral() || *cx.store().ty(hi) != bty {

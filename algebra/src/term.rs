@@ -647,6 +647,10 @@ pub struct Store {
     /// call is an application of the variable, free in the program, whose definition is
     /// kept here, so only definitions a program uses are loaded and printing shows names.
     library: Vec<(VarId, TermId)>,
+    /// The canonical binders of loops (see [`Store::canonical_binder`]), by level and
+    /// type and name, and the level of each.
+    canonical_binders: rustc_hash::FxHashMap<(u32, Type, String), VarId>,
+    canonical_levels: rustc_hash::FxHashMap<VarId, u32>,
 }
 
 impl std::fmt::Debug for Store {
@@ -744,6 +748,27 @@ impl Store {
     /// term `def` (only `stdlib` loads definitions).
     pub(crate) fn add_library(&mut self, v: VarId, def: TermId) {
         self.library.push((v, def));
+    }
+
+    /// The binder that a canonical loop at `level` over `ty` whose index is named `name`
+    /// uses: loops equal up to the identity of their index are then one term (loops
+    /// copied by substitution get fresh indices of the same name). A loop's level is one
+    /// more than the highest level of any canonical binder in its body, so renaming its
+    /// index to the binder of its level never captures anything.
+    pub fn canonical_binder(&mut self, level: u32, ty: &Type, name: &str) -> VarId {
+        let key = (level, ty.clone(), name.to_string());
+        if let Some(&v) = self.canonical_binders.get(&key) {
+            return v;
+        }
+        let v = self.fresh_var(name, ty.clone());
+        self.canonical_binders.insert(key, v);
+        self.canonical_levels.insert(v, level);
+        v
+    }
+
+    /// The level of a canonical loop binder (`None` for every other variable).
+    pub fn canonical_level(&self, v: VarId) -> Option<u32> {
+        self.canonical_levels.get(&v).copied()
     }
 
     /// The term `x` for a variable.

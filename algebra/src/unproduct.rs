@@ -252,6 +252,10 @@ impl Walk<'_> {
             self.fallback(e, heap);
             return;
         };
+        // where `i == a`, every other `a` in `e` is `i` too (`if y[j] + 1 == n` under
+        // `i == y[j]` is `if i + 1 == n`, free of `j`, so the loop over `j` can close)
+        let it = self.store.var_term(self.index);
+        let e_xi = replace_subterm(self.store, e_xi, at, it);
         let ty = self.store.ty(e).clone();
         let identity = match mode {
             Mode::Times => Rational::one(),
@@ -262,7 +266,6 @@ impl Walk<'_> {
             self.fallback(e, heap);
             return;
         }
-        let it = self.store.var_term(self.index);
         let test = self.store.prim(Prim::Eq, vec![it, at], Type::Bool);
         let hole = self.store.intern(Node::If(test, e_xi, id), ty);
         let g = self.plug(heap, hole);
@@ -397,6 +400,28 @@ impl Walk<'_> {
         }
         t
     }
+}
+
+/// `t` with every occurrence of the term `from` replaced by `to` (the caller makes sure
+/// no binder inside `t` binds a variable of `from`).
+fn replace_subterm(store: &mut Store, t: TermId, from: TermId, to: TermId) -> TermId {
+    if t == from {
+        return to;
+    }
+    let node = store.node(t).clone();
+    let ch = node.children();
+    if ch.is_empty() {
+        return t;
+    }
+    let new: Vec<TermId> = ch
+        .iter()
+        .map(|&c| replace_subterm(store, c, from, to))
+        .collect();
+    if new == ch {
+        return t;
+    }
+    let ty = store.ty(t).clone();
+    store.intern(node.with_children(&new), ty)
 }
 
 #[cfg(test)]

@@ -53,6 +53,9 @@ const CASE_DEPTH: usize = 4;
 /// How many nested discrete variables one term is split over.
 const SPLIT_DEPTH: usize = 16;
 
+/// How many parameter cases one integral splits into at most (2 to this power).
+const MAX_CASE_SPLITS: usize = 3;
+
 /// How many times `improve` revisits a sum (each round removes a bind or stops).
 const MAX_ROUNDS: usize = 64;
 
@@ -61,9 +64,7 @@ impl Simp<'_> {
     pub(crate) fn facts(&mut self, t: &LTerm, with_guards: bool) -> Context {
         let mut ctx = Context::new();
         for b in &t.binds {
-            for f in self.base_facts(b.var, &b.base) {
-                ctx = ctx.with_condition(f, true);
-            }
+            ctx = self.with_base_facts(ctx, b);
         }
         if with_guards {
             for &g in &t.guards {
@@ -84,14 +85,34 @@ impl Simp<'_> {
             if !used.contains(&b.var) {
                 continue;
             }
-            for f in self.base_facts(b.var, &b.base) {
-                ctx = ctx.with_condition(f, true);
-            }
+            ctx = self.with_base_facts(ctx, b);
         }
         if with_guards {
             for &g in &t.guards {
                 ctx = ctx.with_condition(g, true);
             }
+        }
+        ctx
+    }
+
+    /// `ctx` and what the bind `b` says of its variable: a counting range `lo..hi` as a
+    /// loop range (what the decision procedure reads best: a plate's index), anything
+    /// else as the conditions of [`Self::base_facts`].
+    fn with_base_facts(&mut self, ctx: Context, b: &crate::lin::Bind) -> Context {
+        if let Base::Counting {
+            lo: Some(lo),
+            hi: Some(hi),
+        } = b.base
+        {
+            if self.store.ty(lo) == self.store.var_type(b.var)
+                && self.store.ty(hi) == self.store.var_type(b.var)
+            {
+                return ctx.with_range(b.var, lo, hi);
+            }
+        }
+        let mut ctx = ctx;
+        for f in self.base_facts(b.var, &b.base) {
+            ctx = ctx.with_condition(f, true);
         }
         ctx
     }
@@ -133,7 +154,7 @@ impl Simp<'_> {
                 }
                 _ => None,
             },
-            Base::Opaque(_) => None,
+            Base::Opaque(_) | Base::Array { .. } => None,
         }
     }
 
@@ -810,10 +831,124 @@ impl Simp<'_> {
 
     /// The `i`-th bind of `t` integrated out: `Ok(None)` when the term is zero, `Err`
     /// with the reason when it cannot be done exactly.
-    fn integrate_out(&mut self, t: &LTerm, i: usize) -> Result<Option<LTerm>, String> {
+    pub(crate) fn integrate_out(&mut self, t: &LTerm, i: usize) -> Result<Option<LTerm>, String> {
+        if matches!(t.binds[i].base, Base::Array { .. }) {
+            return self.integrate_out_array(t, i);
+        }
         let x = t.binds[i].var;
         let mut t2 = t.clone();
         // later draws that depend on x are opened into their densities
+        self.open_dependents(&mut t2, i, x)?;
+        // x's own base opened
+        let b = t2.binds.remove(i);
+        let base = match b.base {
+            Base::Prim(d) => {
+                let (base, f) = self
+                    .dens
+                    .open(self.store, d, x)
+                    .ok_or_else(|| "its distribution has no known density".to_string())?;
+                if let Some(f) = f {
+                    t2.factors.push(Factor {
+                        term: f,
+                        origin: Origin::Prior { var: x, dist: d },
+                    });
+                }
+                base
+            }
+            other => other,
+        };
+        let iv = self
+            .base_interval(x, &base)
+            .ok_or_else(|| "it is drawn from a measure with no known density".to_string())?;
+        let (mine, others): (Vec<Factor>, Vec<Factor>) = t2
+            .factors
+            .iter()
+            .partition(|f| vars::mentions(self.store, f.term, x));
+        let (my_guards, other_guards): (Vec<TermId>, Vec<TermId>) = t2
+            .guards
+            .iter()
+            .partition(|&&g| vars::mentions(self.store, g, x));
+        t2.factors = others;
+        t2.guards = other_guards;
+        let ctx = self.facts(&t2, true);
+        let r = support::restrict(self.store, &ctx, x, iv, &my_guards);
+        if !r.possible {
+            return Ok(None);
+        }
+        let mut fs: Vec<TermId> = mine.iter().map(|f| f.term).collect();
+        for g in r.rest {
+            fs.push(terms::indicator(self.store, g));
+        }
+        let f = terms::product(self.store, fs);
+        let f = canon::canonicalize(self.store, &ctx, f);
+        let support = r.interval.to_support();
+        let w = self.integral_by_cases(&ctx, f, x, &support, 0)?;
+        if vars::mentions(self.store, w, x) {
+            return Err("its integral could not be written without it".to_string());
+        }
+        t2.factors.push(Factor::other(w));
+        if let Some(g) = r.interval.nonempty(self.store, &ctx) {
+            t2.guards.push(g);
+        }
+        Ok(Some(t2))
+    }
+
+    /// `∫ f dx` (or `Σ`) over `support` exactly; a factor `if c: a else: b` whose
+    /// condition does not mention `x` (a case of the parameters, such as `i == z` in one
+    /// element of an array integral) splits the integral into its two cases first:
+    /// `if c: ∫ a·rest else: ∫ b·rest`, each under what its case says.
+    fn integral_by_cases(
+        &mut self,
+        ctx: &Context,
+        f: TermId,
+        x: VarId,
+        support: &slic_holonomic::Support,
+        depth: usize,
+    ) -> Result<TermId, String> {
+        let parts = match self.store.node(f) {
+            Node::Prim(Prim::Mul, xs) => xs.clone(),
+            _ => vec![f],
+        };
+        let case = parts
+            .iter()
+            .enumerate()
+            .find_map(|(k, &p)| match *self.store.node(p) {
+                Node::If(c, a, b) if !vars::mentions(self.store, c, x) => Some((k, c, a, b)),
+                _ => None,
+            });
+        if let Some((k, c, a, b)) = case.filter(|_| depth < MAX_CASE_SPLITS) {
+            let branch = |value: bool, pick: TermId, me: &mut Self| {
+                let mut ps = parts.clone();
+                ps[k] = pick;
+                let g = terms::product(me.store, ps);
+                let inside = ctx.enter_branch(c, value);
+                let g = canon::canonicalize(me.store, &inside, g);
+                me.integral_by_cases(&inside, g, x, support, depth + 1)
+            };
+            let wa = branch(true, a, self)?;
+            let wb = branch(false, b, self)?;
+            let ty = self.store.ty(wa).clone();
+            let w = self.store.intern(Node::If(c, wa, wb), ty);
+            return Ok(canon::canonicalize(self.store, ctx, w));
+        }
+        let discrete = matches!(support, slic_holonomic::Support::Int { .. });
+        if discrete {
+            slic_holonomic::sum(self.store, ctx, f, x, support)
+        } else {
+            slic_holonomic::integrate(self.store, ctx, f, x, support)
+        }
+        .map_err(|m| format!("its density{} is {m}", self.shown(f)))
+    }
+
+    /// The draws after the `i`-th bind of `t` whose law depends on `x`, opened into
+    /// their densities (factors) and bases, so that they join `x`'s integrand; bounds
+    /// that mention `x` become guards. Arrays are opened element by element.
+    pub(crate) fn open_dependents(
+        &mut self,
+        t2: &mut LTerm,
+        i: usize,
+        x: VarId,
+    ) -> Result<(), String> {
         for j in i + 1..t2.binds.len() {
             let b = t2.binds[j].clone();
             if !b
@@ -822,6 +957,10 @@ impl Simp<'_> {
                 .iter()
                 .any(|&m| vars::mentions(self.store, m, x))
             {
+                continue;
+            }
+            if matches!(b.base, Base::Array { .. }) {
+                self.open_array(t2, j, x)?;
                 continue;
             }
             // a primitive is opened into its base and density first; then the bounds
@@ -880,63 +1019,7 @@ impl Simp<'_> {
                 }
             };
         }
-        // x's own base opened
-        let b = t2.binds.remove(i);
-        let base = match b.base {
-            Base::Prim(d) => {
-                let (base, f) = self
-                    .dens
-                    .open(self.store, d, x)
-                    .ok_or_else(|| "its distribution has no known density".to_string())?;
-                if let Some(f) = f {
-                    t2.factors.push(Factor {
-                        term: f,
-                        origin: Origin::Prior { var: x, dist: d },
-                    });
-                }
-                base
-            }
-            other => other,
-        };
-        let iv = self
-            .base_interval(x, &base)
-            .ok_or_else(|| "it is drawn from a measure with no known density".to_string())?;
-        let (mine, others): (Vec<Factor>, Vec<Factor>) = t2
-            .factors
-            .iter()
-            .partition(|f| vars::mentions(self.store, f.term, x));
-        let (my_guards, other_guards): (Vec<TermId>, Vec<TermId>) = t2
-            .guards
-            .iter()
-            .partition(|&&g| vars::mentions(self.store, g, x));
-        t2.factors = others;
-        t2.guards = other_guards;
-        let ctx = self.facts(&t2, true);
-        let r = support::restrict(self.store, &ctx, x, iv, &my_guards);
-        if !r.possible {
-            return Ok(None);
-        }
-        let mut fs: Vec<TermId> = mine.iter().map(|f| f.term).collect();
-        for g in r.rest {
-            fs.push(terms::indicator(self.store, g));
-        }
-        let f = terms::product(self.store, fs);
-        let f = canon::canonicalize(self.store, &ctx, f);
-        let support = r.interval.to_support();
-        let w = if r.interval.discrete {
-            slic_holonomic::sum(self.store, &ctx, f, x, &support)
-        } else {
-            slic_holonomic::integrate(self.store, &ctx, f, x, &support)
-        }
-        .map_err(|m| format!("its density{} is {m}", self.shown(f)))?;
-        if vars::mentions(self.store, w, x) {
-            return Err("its integral could not be written without it".to_string());
-        }
-        t2.factors.push(Factor::other(w));
-        if let Some(g) = r.interval.nonempty(self.store, &ctx) {
-            t2.guards.push(g);
-        }
-        Ok(Some(t2))
+        Ok(())
     }
 
     /// Does nothing in `t` depend on its `i`-th bind (result, factors, guards, later
@@ -960,6 +1043,7 @@ impl Simp<'_> {
     fn has_mass_one(&mut self, base: Base, t: &LTerm) -> bool {
         let m = match base {
             Base::Prim(d) | Base::Opaque(d) => d,
+            Base::Array { elem, .. } => return self.has_mass_one(*elem, t),
             Base::Lebesgue { .. } | Base::Counting { .. } => return false,
         };
         self.measure_has_mass_one(m, t, 0)
@@ -1260,7 +1344,7 @@ fn evidently_positive(store: &Store, t: TermId, depth: usize) -> bool {
 }
 
 /// `if c: a else: 0` (or `if c: 0 else: a`, as `not c`) as `(c, a)`.
-fn guarded_factor(store: &mut Store, t: TermId) -> Option<(TermId, TermId)> {
+pub(crate) fn guarded_factor(store: &mut Store, t: TermId) -> Option<(TermId, TermId)> {
     let Node::If(c, a, b) = *store.node(t) else {
         return None;
     };

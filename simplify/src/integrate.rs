@@ -392,6 +392,114 @@ impl<'a> Integrator<'a> {
         Ok(Some(out))
     }
 
+    /// `plate i of n: m` whose body is one term of draws (Fig. 4): each draw `ξ <~ B(i)`
+    /// of the body becomes an array `X <~ Π_{i<n} B(i)` ([`Base::Array`]), each use of
+    /// `ξ` becomes `X[i]`, each factor `f` the factor `product i from 0 to n: f` and each
+    /// guard the product of its indicator; the result is `array i of n: r` (`X` itself
+    /// when the body returns its draw). `None` when the body is a sum of several terms
+    /// or draws from a measure with no known base (it then stays opaque).
+    fn array_plate(
+        &mut self,
+        i: VarId,
+        n: TermId,
+        body: TermId,
+        env: &Env,
+        want: Option<VarId>,
+    ) -> Result<Option<LTerm>, Stop> {
+        let mut l = self.lin(body, env, None)?;
+        if l.len() != 1 {
+            return Ok(None);
+        }
+        let Some(t) = l.pop() else {
+            return Ok(None);
+        };
+        if t.binds.is_empty() || t.binds.iter().any(|b| matches!(b.base, Base::Opaque(_))) {
+            return Ok(None);
+        }
+        let it = self.store.var_term(i);
+        let zero = terms::int(self.store, 0, &Type::Nat);
+        let returns = match self.store.node(t.result) {
+            Node::Var(v) => Some(*v),
+            _ => None,
+        };
+        let mut map: FxHashMap<VarId, TermId> = FxHashMap::default();
+        let mut out = LTerm::ret(t.result);
+        for b in &t.binds {
+            let info = self.store.var(b.var).clone();
+            let aty = Type::array(info.ty.clone());
+            let x = match want {
+                Some(w) if returns == Some(b.var) => w,
+                _ => self.store.fresh_var(&info.name, aty.clone()),
+            };
+            let xt = self.store.var_term(x);
+            let elem = b.base.map(&mut |e| vars::substitute(self.store, e, &map));
+            out.binds.push(Bind {
+                var: x,
+                base: Base::Array {
+                    index: i,
+                    size: n,
+                    elem: Box::new(elem),
+                },
+            });
+            let at = self.store.intern(Node::Index(xt, it), info.ty);
+            map.insert(b.var, at);
+        }
+        for f in &t.factors {
+            let e = vars::substitute(self.store, f.term, &map);
+            let p = self.store.intern(Node::Product(i, zero, n, e), Type::Prob);
+            let origin = match f.origin {
+                crate::lin::Origin::Prior { var, dist } => match map.get(&var) {
+                    Some(&at) => match *self.store.node(at) {
+                        Node::Index(a, _) => match *self.store.node(a) {
+                            Node::Var(x) => {
+                                let mty = self.store.ty(dist).clone();
+                                let aty = mty
+                                    .measure_of()
+                                    .map(|e| Type::measure(Type::array(e.clone())))
+                                    .unwrap_or(mty);
+                                let dist = self.store.intern(Node::Plate(i, n, dist), aty);
+                                crate::lin::Origin::Prior { var: x, dist }
+                            }
+                            _ => crate::lin::Origin::Other,
+                        },
+                        _ => crate::lin::Origin::Other,
+                    },
+                    None => crate::lin::Origin::Other,
+                },
+                crate::lin::Origin::Other => crate::lin::Origin::Other,
+            };
+            out.factors.push(Factor { term: p, origin });
+        }
+        for &g in &t.guards {
+            let g = vars::substitute(self.store, g, &map);
+            let ind = terms::indicator(self.store, g);
+            let p = self
+                .store
+                .intern(Node::Product(i, zero, n, ind), Type::Prob);
+            out.factors.push(Factor::other(p));
+        }
+        // `plate i of int2nat(e)` means something only where `0 <= e` (int2nat of a
+        // negative int is an error): the guard says so, and lets the size be `e`
+        if let Node::Coerce(slic_algebra::Coercion::Int2Nat, e) = *self.store.node(n) {
+            let zero_i = terms::int(self.store, 0, &Type::Int);
+            out.guards.push(terms::compare(
+                self.store,
+                slic_algebra::Prim::Le,
+                zero_i,
+                e,
+            ));
+        }
+        let r = vars::substitute(self.store, t.result, &map);
+        out.result = match *self.store.node(r) {
+            Node::Index(a, k) if k == it && matches!(self.store.node(a), Node::Var(_)) => a,
+            _ => {
+                let ty = Type::array(self.store.ty(r).clone());
+                self.store.intern(Node::Array(i, n, r), ty)
+            }
+        };
+        Ok(Some(out))
+    }
+
     fn lin_plate(
         &mut self,
         m: TermId,
@@ -405,9 +513,13 @@ impl<'a> Integrator<'a> {
         let n2 = prepare::reduce(self.store, n2);
         let size = terms::lit_value(self.store, n2).and_then(|r| r.to_i64());
         let Some(size) = size.filter(|&k| (0..=PLATE_UNROLL).contains(&k)) else {
-            return Ok(vec![self
-                .deterministic_plate(i, n2, body, env)?
-                .unwrap_or_else(|| self.opaque(m, env, want))]);
+            if let Some(t) = self.deterministic_plate(i, n2, body, env)? {
+                return Ok(vec![t]);
+            }
+            if let Some(t) = self.array_plate(i, n2, body, env, want)? {
+                return Ok(vec![t]);
+            }
+            return Ok(vec![self.opaque(m, env, want)]);
         };
         let elem = terms::measure_elem(self.store, body);
         let hint = want.map_or_else(|| "x".to_string(), |v| self.store.var_name(v).to_string());

@@ -28,6 +28,7 @@
 //! form is costlier than the input (more draws on a path, more weights on drawn
 //! variables, or more than twice as large), the input is kept.
 
+mod arrays;
 mod density;
 mod improve;
 mod integrate;

@@ -9,8 +9,10 @@
 //! where they came from ([`Origin`]), so a variable whose density was opened but not
 //! recognised can be printed back over its original primitive.
 //!
-//! Plates (the next issue, Fig. 4's accumulator `B`) will add index dimensions to binds
-//! and factors; nothing here assumes scalar binds beyond the fields below.
+//! Plates (Fig. 4's accumulator `B`) are binds over [`Base::Array`]: an array variable
+//! whose elements are independent draws from a base that may mention the index; a
+//! factor over such a variable is an ordinary `product i from 0 to n: ..` term, so
+//! factors need no dimensions of their own.
 //!
 //! This file holds data and the bookkeeping on it (which factors mention a variable,
 //! substitution into a whole term); it decides nothing about meaning.
@@ -40,6 +42,14 @@ pub(crate) enum Base {
     Prim(TermId),
     /// Any other measure: drawn as it is, never opened or eliminated.
     Opaque(TermId),
+    /// An array of `size` elements, element `index` drawn from `elem` (which may mention
+    /// `index`), independently: the product measure of a `plate` (Fig. 4 and eq. (18)).
+    /// `index` is bound here only.
+    Array {
+        index: VarId,
+        size: TermId,
+        elem: Box<Base>,
+    },
 }
 
 impl Base {
@@ -50,6 +60,11 @@ impl Base {
                 lo.iter().chain(hi.iter()).copied().collect()
             }
             Base::Prim(t) | Base::Opaque(t) => vec![*t],
+            Base::Array { size, elem, .. } => {
+                let mut ts = vec![*size];
+                ts.extend(elem.terms());
+                ts
+            }
         }
     }
 
@@ -65,6 +80,11 @@ impl Base {
             },
             Base::Prim(t) => Base::Prim(f(*t)),
             Base::Opaque(t) => Base::Opaque(f(*t)),
+            Base::Array { index, size, elem } => Base::Array {
+                index: *index,
+                size: f(*size),
+                elem: Box::new(elem.map(f)),
+            },
         }
     }
 }

@@ -210,6 +210,11 @@ fn step(store: &mut Store, t: TermId) -> Option<TermId> {
                 let r = store.intern(Node::Index(a, y), ty.clone());
                 return Some(store.intern(Node::If(c, l, r), ty));
             }
+            // `(array v of n: e)[i]` is `e[v := i]` (an index out of range is an error
+            // in the reference semantics, so the program has no meaning there)
+            if let Node::Array(v, _, e) = *store.node(a) {
+                return Some(vars::substitute1(store, e, v, i));
+            }
             let k = terms::lit_value(store, i)?.to_i64()?;
             match store.node(a).clone() {
                 Node::ArrayLit(xs) => usize::try_from(k).ok().and_then(|k| xs.get(k).copied()),

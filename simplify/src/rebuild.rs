@@ -283,7 +283,7 @@ impl Simp<'_> {
     /// The bind `b` around `inner`, with the factors `mine` and guards `gmine` on its
     /// variable; a recognition's weight joins `pool`, its side conditions `guards`.
     #[allow(clippy::too_many_arguments)]
-    fn emit(
+    pub(crate) fn emit(
         &mut self,
         b: &Bind,
         mine: Vec<Factor>,
@@ -296,6 +296,7 @@ impl Simp<'_> {
     ) -> TermId {
         let x = b.var;
         match b.base {
+            Base::Array { .. } => self.emit_array(b, mine, gmine, inner, pool, ctx, mty),
             Base::Opaque(m) => {
                 let m = self.opaque_measure(m);
                 let fs = mine.iter().map(|f| f.term).collect();
@@ -335,6 +336,11 @@ impl Simp<'_> {
                         return m;
                     }
                 }
+                if let Some(m) =
+                    self.finite_categorical(x, &b.base, &mine, &gmine, inner, pool, ctx)
+                {
+                    return m;
+                }
                 match prior {
                     Some((pf, dist)) => {
                         let fs = mine.iter().map(|f| f.term).filter(|&f| f != pf).collect();
@@ -348,6 +354,87 @@ impl Simp<'_> {
                 }
             }
         }
+    }
+
+    /// A variable counted on `0..n` whose weight `W(x)` names no family is drawn from
+    /// `categorical(array k of n: W(k))`, and the total `Σ_k W(k)` joins `pool`: the same
+    /// measure (a categorical with zero total is the zero measure), sampleable, and the
+    /// form a Gibbs update's conditional takes.
+    #[allow(clippy::too_many_arguments)]
+    fn finite_categorical(
+        &mut self,
+        x: VarId,
+        base: &Base,
+        mine: &[Factor],
+        gmine: &[TermId],
+        inner: TermId,
+        pool: &mut Vec<Factor>,
+        ctx: &Context,
+    ) -> Option<TermId> {
+        let Base::Counting { lo, hi } = *base else {
+            return None;
+        };
+        // the support as the base and the indicator factors on x bound it
+        let mut bounds: Vec<TermId> = gmine.to_vec();
+        for f in mine {
+            let parts = match self.store.node(f.term) {
+                Node::Prim(Prim::Mul, xs) => xs.clone(),
+                _ => vec![f.term],
+            };
+            for p in parts {
+                if let Some((c, _)) = crate::improve::guarded_factor(self.store, p) {
+                    if vars::mentions(self.store, c, x) {
+                        bounds.push(c);
+                    }
+                }
+            }
+        }
+        let iv = support::Interval {
+            discrete: true,
+            lo,
+            hi,
+        };
+        let r = support::restrict(self.store, ctx, x, iv, &bounds);
+        let mut n = r.interval.hi?;
+        if let Node::Coerce(slic_algebra::Coercion::Nat2Int, m) = *self.store.node(n) {
+            n = m;
+        }
+        let starts_at_zero = match r.interval.lo {
+            Some(l) => terms::lit_value(self.store, l).is_some_and(|v| v.is_zero()),
+            None => *self.store.var_type(x) == Type::Nat,
+        };
+        if !starts_at_zero
+            || *self.store.var_type(x) != Type::Nat
+            || *self.store.ty(n) != Type::Nat
+            || vars::mentions(self.store, n, x)
+            || (mine.is_empty() && gmine.is_empty())
+        {
+            return None;
+        }
+        let mut fs: Vec<TermId> = mine.iter().map(|f| f.term).collect();
+        for &g in gmine {
+            fs.push(terms::indicator(self.store, g));
+        }
+        let w = terms::product(self.store, fs);
+        let k = self
+            .store
+            .fresh_var(self.store.var_name(x).to_string().as_str(), Type::Nat);
+        let kt = self.store.var_term(k);
+        let wk = vars::substitute1(self.store, w, x, kt);
+        let zero = terms::int(self.store, 0, &Type::Nat);
+        let inside = Context::new().enter_index(self.store, k, n);
+        let wk = canon::canonicalize(self.store, &inside, wk);
+        let weights = self
+            .store
+            .intern(Node::Array(k, n, wk), Type::array(Type::Prob));
+        let total = self.store.intern(Node::Summate(k, zero, n, wk), Type::Prob);
+        let total = slic_algebra::sums::simplify_loops(self.store, &Context::new(), total);
+        pool.push(Factor::other(total));
+        let d = self.store.intern(
+            Node::Dist(Dist::Categorical, vec![weights]),
+            Type::measure(Type::Nat),
+        );
+        Some(self.bind(x, d, inner))
     }
 
     /// `x` drawn from the family its factors `fs` (on `iv`, restricted by `gmine`) are
@@ -425,7 +512,7 @@ impl Simp<'_> {
     }
 
     /// `x` drawn from lebesgue or counting on its base, weighted by `fs`, under `gs`.
-    fn over_base(
+    pub(crate) fn over_base(
         &mut self,
         x: VarId,
         base: &Base,
@@ -511,7 +598,7 @@ impl Simp<'_> {
     }
 
     /// `x <~ m; inner`, or `m` when `inner` is `return x`.
-    fn bind(&mut self, x: VarId, m: TermId, inner: TermId) -> TermId {
+    pub(crate) fn bind(&mut self, x: VarId, m: TermId, inner: TermId) -> TermId {
         if let Node::Dirac(r) = *self.store.node(inner) {
             if matches!(self.store.node(r), Node::Var(v) if *v == x) {
                 return m;
@@ -522,7 +609,13 @@ impl Simp<'_> {
     }
 
     /// `if guards: weight(Π fs, inner) else: reject`.
-    fn wrap(&mut self, fs: Vec<TermId>, gs: Vec<TermId>, inner: TermId, mty: &Type) -> TermId {
+    pub(crate) fn wrap(
+        &mut self,
+        fs: Vec<TermId>,
+        gs: Vec<TermId>,
+        inner: TermId,
+        mty: &Type,
+    ) -> TermId {
         let w = terms::product(self.store, fs);
         let w = canon::canonicalize(self.store, &Context::new(), w);
         let body = self.weighted(w, inner);

@@ -95,7 +95,11 @@ impl Canon<'_> {
                     }
                     _ => None,
                 };
-                Ok(closed.unwrap_or_else(|| self.atom_normal(c)))
+                let open = match closed {
+                    Some(n) => return n,
+                    None => self.canonical_loop(c),
+                };
+                Ok(self.atom_normal(open))
             }
             _ => Ok(self.atom_of_children(t)),
         };
@@ -103,6 +107,37 @@ impl Canon<'_> {
             self.budget_hits += 1;
             self.atom_of_children(t)
         })
+    }
+
+    /// The loop `t` with its index renamed to the canonical binder of its level (see
+    /// `Store::canonical_binder`), so loops equal up to their index's name are one atom.
+    fn canonical_loop(&mut self, t: TermId) -> TermId {
+        let (v, lo, hi, body, sum) = match *self.store.node(t) {
+            Node::Summate(v, lo, hi, b) => (v, lo, hi, b, true),
+            Node::Product(v, lo, hi, b) => (v, lo, hi, b, false),
+            _ => return t,
+        };
+        let level = 1 + crate::vars::occurring(self.store, body)
+            .iter()
+            .filter(|&&w| w != v)
+            .filter_map(|&w| self.store.canonical_level(w))
+            .max()
+            .unwrap_or(0);
+        let ty = self.store.var_type(v).clone();
+        let name = self.store.var_name(v).to_string();
+        let w = self.store.canonical_binder(level, &ty, &name);
+        if w == v {
+            return t;
+        }
+        let wt = self.store.var_term(w);
+        let body = crate::vars::substitute1(self.store, body, v, wt);
+        let tty = self.store.ty(t).clone();
+        let node = if sum {
+            Node::Summate(w, lo, hi, body)
+        } else {
+            Node::Product(w, lo, hi, body)
+        };
+        self.store.intern(node, tty)
     }
 
     fn prim_normal(&mut self, t: TermId, p: Prim, args: &[TermId]) -> Result<Normal, Overflow> {
@@ -227,7 +262,7 @@ impl Canon<'_> {
             return k;
         }
         let ty = self.store.ty(c).clone();
-        let nonneg = ty.is_nonnegative();
+        let nonneg = ty.is_nonnegative() || crate::assume::evidently_nonnegative(self.store, c);
         self.kernels.intern(KernelInfo {
             kernel: Kernel::Atom(c),
             term: Some(c),

@@ -229,15 +229,13 @@ impl Canon<'_> {
         }
         if !q.is_negative() && !q.is_zero() {
             let mut acc = Normal::zero();
-            for (part, sign) in [(q.numer(), 1), (q.denom(), -1)] {
-                if !part.is_one() {
-                    let v = Rational::from_bigint(part);
-                    let l = self.log_atom_of(&Normal::constant(v));
-                    acc = if sign > 0 {
-                        acc.add(&l, usize::MAX).unwrap_or(acc)
-                    } else {
-                        acc.sub(&l, usize::MAX).unwrap_or(acc)
-                    };
+            // log of an integer is the sum of the logs of its small prime factors (so
+            // `2 ** n * 3 ** n * (1/6) ** n` is 1), and of the cofactor they leave
+            for (part, sign) in [(q.numer(), 1i64), (q.denom(), -1)] {
+                for (f, e) in small_factors(&part) {
+                    let l = self.log_atom_of(&Normal::constant(f));
+                    let w = Rational::from_integer(sign * i64::from(e));
+                    acc = acc.add(&l.scale(&w), usize::MAX).unwrap_or(acc);
                 }
             }
             return acc;
@@ -716,6 +714,38 @@ fn factor(n: &BigInt) -> Vec<(BigInt, u32)> {
     }
     if !rest.is_one() {
         out.push((rest, 1));
+    }
+    out
+}
+
+/// The factorisation of a positive integer over the primes below 1000, with the cofactor
+/// they leave (if not 1) as one more factor of exponent 1; 1 has no factors.
+fn small_factors(n: &num_bigint::BigInt) -> Vec<(Rational, u32)> {
+    use num_traits::{One, ToPrimitive, Zero};
+    let mut out = Vec::new();
+    let mut n = n.clone();
+    if n <= num_bigint::BigInt::zero() {
+        return out;
+    }
+    let mut p: u32 = 2;
+    while p < 1000 && !n.is_one() {
+        let bp = num_bigint::BigInt::from(p);
+        let mut e = 0u32;
+        while (&n % &bp).is_zero() {
+            n /= &bp;
+            e += 1;
+        }
+        if e > 0 {
+            out.push((Rational::from_integer(i64::from(p)), e));
+        }
+        p += if p == 2 { 1 } else { 2 };
+    }
+    if !n.is_one() {
+        let r = match n.to_i64() {
+            Some(v) => Rational::from_integer(v),
+            None => Rational::from_bigint(n),
+        };
+        out.push((r, 1));
     }
     out
 }

@@ -34,7 +34,6 @@ use super::{Comparison, Linear, Norm, Rel};
 use crate::assume::{Context, Fact, Tri};
 use crate::num::Rational;
 use crate::term::{Node, Prim, Store, TermId};
-use crate::types::Type;
 
 /// A closed interval; `None` is unbounded on that side.
 #[derive(Clone, Debug, Default)]
@@ -67,6 +66,20 @@ impl Knowledge {
                     let lv = super::linear_form(n.store, v);
                     let llo = super::linear_form(n.store, *lo);
                     let lhi = super::linear_form(n.store, *hi);
+                    // a loop up to `int2nat(e)` runs only where `e >= 0`, and there its
+                    // bound is `e` too (a plate of `int2nat(n - 1)` has `i + 1 < n`)
+                    if let Node::Coerce(crate::types::Coercion::Int2Nat, e) = *n.store.node(*hi) {
+                        let le = super::linear_form(n.store, e);
+                        let zero = Linear::constant(Rational::zero());
+                        let nonneg = zero.sub(n.store, &le);
+                        let above = lv.sub(n.store, &le);
+                        for (rel, lin) in [(Rel::Le, nonneg), (Rel::Lt, above)] {
+                            if let Ok(cmp) = Comparison::new(n.store, rel, lin) {
+                                let t = cmp.to_term(n.store);
+                                kb.add(n, t);
+                            }
+                        }
+                    }
                     let below = llo.sub(n.store, &lv);
                     let above = lv.sub(n.store, &lhi);
                     for (rel, lin) in [(Rel::Le, below), (Rel::Lt, above)] {
@@ -139,7 +152,7 @@ impl Knowledge {
 
     fn interval(&self, store: &Store, a: TermId) -> Interval {
         let mut iv = self.bounds.get(&a).cloned().unwrap_or_default();
-        if matches!(store.ty(a), Type::Nat | Type::Prob)
+        if crate::assume::evidently_nonnegative(store, a)
             && iv.lo.as_ref().is_none_or(|l| l.is_negative())
         {
             iv.lo = Some(Rational::zero());

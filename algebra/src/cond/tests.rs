@@ -261,6 +261,9 @@ const DECIDE: &[(&str, &[&str], &str, Tri)] = &[
     ("x real, y array(real)", &["y[0] < x"], "x <= y[0]", Tri::False),
     ("i nat", &["i < 0"], "i == 5", Tri::Unknown),
     ("x real, y real", &["x * y > 1"], "0 < x * y", Tri::True),
+    // a plate of `int2nat(n - 1)` elements: its index is below n - 1
+    ("i nat, n nat", &["i: 0..int2nat(n - 1)"], "i + 1 == n", Tri::False),
+    ("i nat, n nat", &["i: 0..int2nat(n - 1)"], "i + 1 < n", Tri::True),
 ];
 
 #[test]

@@ -53,7 +53,13 @@ pub(super) fn recognise(
     let hi = hi.filter(|&t| !is_infinite(store, t));
     let mut canon = Canon::new(store, ctx.clone());
     let op = ode::first_order(&mut canon, f, x)?;
-    let mut s = Session { canon, x, f, op };
+    let mut s = Session {
+        canon,
+        x,
+        f,
+        op,
+        positive_loops: Default::default(),
+    };
     let candidate = match (lo, hi) {
         (None, None) => s.on_reals()?,
         (Some(lo), None) => s.gamma(lo, false)?,
@@ -80,6 +86,9 @@ struct Session<'s> {
     x: VarId,
     f: TermId,
     op: FirstOrder,
+    /// Loop atoms proved positive by [`Session::prove_positive_loops`] (a sum of
+    /// positive elements over a range the context proves non-empty).
+    positive_loops: rustc_hash::FxHashSet<TermId>,
 }
 
 /// `Overflow` of a `Normal` operation, as a budget miss.
@@ -472,6 +481,7 @@ impl Session<'_> {
                 Err(Miss::NoFamily)
             };
         }
+        self.prove_positive_loops(&n);
         if self.positive_form(&n, 0) {
             return Ok(());
         }
@@ -483,6 +493,45 @@ impl Session<'_> {
         match cond::decide(store, &ctx, lt) {
             Tri::True => Ok(()),
             _ => Err(Miss::Unproved),
+        }
+    }
+
+    /// Records the kernels of `n` that are sums of strictly positive elements (prob array
+    /// elements or variables) over a range `lo..hi` the context proves non-empty
+    /// (`summate j from i + 1 to n: a[j]` inside a plate of `n - 1`): such a sum is
+    /// positive under the module's assumption on prob elements.
+    fn prove_positive_loops(&mut self, n: &Normal) {
+        let ks: Vec<u32> = n
+            .num()
+            .terms()
+            .iter()
+            .chain(n.den().terms().iter())
+            .flat_map(|(m, _)| m.pairs().iter().map(|&(k, _)| k).collect::<Vec<_>>())
+            .collect();
+        for k in ks {
+            let Some(info) = self.canon.kernels().get(k) else {
+                continue;
+            };
+            let Kernel::Atom(t) = info.kernel else {
+                continue;
+            };
+            let Node::Summate(_, lo, hi, body) = *self.canon.store().node(t) else {
+                continue;
+            };
+            let body_positive = {
+                let store = self.canon.store();
+                *store.ty(body) == Type::Prob
+                    && matches!(store.node(body), Node::Var(_) | Node::Index(..))
+            };
+            if !body_positive || self.positive_loops.contains(&t) {
+                continue;
+            }
+            let ctx = self.canon.context().clone();
+            let store = self.store();
+            let nonempty = store.prim(Prim::Lt, vec![lo, hi], Type::Bool);
+            if cond::decide(store, &ctx, nonempty) == Tri::True {
+                self.positive_loops.insert(t);
+            }
         }
     }
 
@@ -553,8 +602,9 @@ impl Session<'_> {
             }
             Kernel::Atom(t) => {
                 let store = self.canon.store();
-                *store.ty(*t) == Type::Prob
-                    && matches!(store.node(*t), Node::Var(_) | Node::Index(..))
+                (*store.ty(*t) == Type::Prob
+                    && matches!(store.node(*t), Node::Var(_) | Node::Index(..)))
+                    || self.positive_loops.contains(t)
             }
         }
     }
