@@ -37,9 +37,11 @@
 
 pub mod compare;
 pub mod dist;
+pub mod enumerate;
 pub mod error;
 pub mod eval;
 pub mod expect;
+pub mod guide;
 pub mod json;
 pub mod prim;
 pub mod quad;
