@@ -923,7 +923,7 @@ fn adaptive_sampling(
     let proposal = match &guide {
         None => "the prior".to_string(),
         Some(g) => format!(
-            "a Student-t over {} continuous draws fitted in {rounds} round(s) of {per_round} runs, mixed with the prior",
+            "a Student-t over {} continuous draws fitted in {rounds} round(s) of {per_round} draws, mixed with the prior",
             g.dim()
         ),
     };
@@ -1497,6 +1497,24 @@ mod tests {
         };
         check_with(a, b, "[]", &few, Want::NoDifference(Sampling));
         check_with(a, c, "[]", &few, Want::Different);
+    }
+
+    #[test]
+    fn runs_whose_draws_vary_in_number_are_estimated_without_bias() {
+        // the number of normal draws is random (1 + poisson(2)); only the first is
+        // weighted, by a likelihood in the prior's tail, so the proposal is adapted to
+        // runs of the commonest length and must stay exact on the others
+        let a = "n <~ poisson(2)\nxs <~ plate i of n + 1: normal(0, 1)\nweight(exp(-(xs[0] - 3) ^ 2 * 4), return n)";
+        // ∫ N(x; 0, 1) exp(-4 (x - 3)²) dx = exp(-4 · 9 / 9) / 3
+        let b = "weight(exp(-4) / 3, poisson(2))";
+        let c = "weight(exp(-4) / 3 * 21/20, poisson(2))";
+        let v = run(a, b, "[]", &sampling_only());
+        assert!(matches!(v, Verdict::NoDifferenceFound { .. }), "{v}");
+        assert!(
+            notes_of(&v).iter().any(|n| n.contains("a Student-t over")),
+            "{v}"
+        );
+        check_with(a, c, "[]", &sampling_only(), Want::Different);
     }
 
     #[test]

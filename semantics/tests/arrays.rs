@@ -30,6 +30,11 @@ fn args_of(text: &str) -> String {
 /// The judge's verdict on `a` and `b` at `args`, with the corpus test's configuration
 /// (on a big stack: array programs nest deeply in the interpreter).
 fn judge(a: &str, b: &str, args: &str) -> Verdict {
+    judge_with(a, b, args, CompareConfig::default().quad_evals)
+}
+
+/// [`judge`] with a budget of quadrature evaluations per probe.
+fn judge_with(a: &str, b: &str, args: &str, quad_evals: u64) -> Verdict {
     let (a, b, args) = (a.to_string(), b.to_string(), args.to_string());
     std::thread::Builder::new()
         .stack_size(512 * 1024 * 1024)
@@ -40,6 +45,7 @@ fn judge(a: &str, b: &str, args: &str) -> Verdict {
             let values = args_from_json(&args, "args", store.ty(ta)).expect("arguments");
             let config = CompareConfig {
                 max_depth: 20_000,
+                quad_evals,
                 ..CompareConfig::default()
             };
             compare(&store, ta, tb, &values, &config)
@@ -98,4 +104,28 @@ fn case_19_is_judged_and_a_changed_prior_differs() {
     let v = judge(&input, &mutant, &args);
     println!("19 vs word prior 5% off: {v}");
     assert!(v.is_different(), "{v}");
+}
+
+/// Case 18 at every label array of three points in two classes: the expected form means
+/// the input, and the expected form with its weight 5% off does not. With two classes the
+/// input has three continuous draws, which nested quadrature would try (and give up on
+/// after its budget): a small budget sends the input to sampling at once, while the
+/// expected form (a categorical) is still integrated exactly.
+#[test]
+fn case_18_is_judged_at_every_label_array_of_a_small_size() {
+    let input = corpus("18-gmm-gibbs.hk");
+    let expected = corpus("18-gmm-gibbs.expected.hk");
+    let heavier = mutate(
+        &expected,
+        "zNew <~ weight(wDir * wNorm * wSum / (nClass * (total + nOther)),",
+        "zNew <~ weight(wDir * wNorm * wSum / (nClass * (total + nOther)) * 21/20,",
+    );
+    for labels in 0..8u32 {
+        let z: Vec<u32> = (0..3).map(|i| (labels >> i) & 1).collect();
+        let args = format!("[2.0, [1.0, 1.0], {z:?}, [-1.5, 0.5, 2.0], 1]");
+        let v = judge_with(&input, &expected, &args, 20_000);
+        assert!(v.agrees(), "{args}: {v}");
+        let v = judge_with(&input, &heavier, &args, 20_000);
+        assert!(v.is_different(), "{args}: {v}");
+    }
 }
