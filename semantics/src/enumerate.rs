@@ -99,11 +99,6 @@ impl RunState {
         }
     }
 
-    /// The proposal in use.
-    pub fn guide(&self) -> Option<&Guide> {
-        self.guide.as_ref()
-    }
-
     fn reset(&mut self) {
         self.branching = 1;
         self.path.clear();
