@@ -378,16 +378,18 @@ impl<'s> Interp<'s> {
                             None => None,
                         }
                     }
-                    _ => {
-                        let drawn = pm.sample(&mut st.rng);
-                        match self.at(t, drawn)? {
-                            Some(v) => kind.locate(pm, &v),
-                            None => None,
+                    _ => match kind.prior_draw(pm, &mut st.rng) {
+                        Some(loc) => Some(loc),
+                        None => {
+                            let e = Err(EvalError::Budget {
+                                what: format!("the {} sampler did not accept a draw", pm.name()),
+                            });
+                            return self.at(t, e);
                         }
-                    }
+                    },
                 };
-                // a draw on the boundary of its support (rounding) or outside it: a
-                // zero-probability event, dropped
+                // a proposed coordinate whose prior density is 0 (or not a number) adds
+                // nothing to any integral
                 let Some(loc) = located else {
                     return Ok(());
                 };
