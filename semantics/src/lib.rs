@@ -8,7 +8,7 @@
 //! - [`expect`] integrates `integrate(m, h)` deterministically by nested quadrature and
 //!   summation, with an error estimate (this is what checks terms with `lebesgue` or
 //!   `counting` binders);
-//! - [`compare`] judges two terms by probes of their measures: quadrature, exact sums
+//! - [`compare()`] judges two terms by probes of their measures: quadrature, exact sums
 //!   over finite choices, or adaptive importance sampling (`enumerate`: runs that sum
 //!   over finite choices and draw continuous ones from a proposal; `guide`: that
 //!   proposal, fitted to the measure);
