@@ -14,7 +14,14 @@
 //! allows (`expect`: nested adaptive quadrature and summation) and every probe's error
 //! estimate is *tight* (at most [`TIGHT_QUAD_REL_ERR`] of the probe's value plus the
 //! mass), else by importance sampling with a fixed seed (each side its own stream).
-//! Sampling is adaptive: it draws in batches until every probe's standard error is within
+//! The sampler's runs (`enumerate.rs`) sum over finite choices (`categorical`, `<|>`)
+//! within a budget of paths, so a measure whose only randomness is such choices is
+//! summed exactly (and counts as deterministic, like quadrature); its continuous draws
+//! come from the prior, or, when the prior's weights are uneven, from a Student-t
+//! proposal fitted to the measure in a few rounds (`guide.rs`; issue 10: prior sampling
+//! of the GMM Gibbs update had an effective sample size of 3 in 20,000). A sampled side
+//! whose effective sample size is below [`CompareConfig::min_ess`] (1,000) is not judged.
+//! Sampling draws in batches until every probe's standard error is within
 //! [`CompareConfig::target_rel_se`] of the probe's scale or the draw budget is spent.
 //! Quadrature results must agree within a relative tolerance plus their error estimates;
 //! sampled ones within a number of standard errors (5 by default). Terms that are not
@@ -39,10 +46,12 @@ use std::fmt;
 
 use slic_algebra::{Store, TermId, Type};
 
+use crate::enumerate::RunState;
 use crate::error::{EvalError, EvalResult};
 use crate::eval::{EvalConfig, Interp};
+use crate::guide::Guide;
 use crate::quad::QuadConfig;
-use crate::rng::Rng;
+use crate::rng::{log_sum_exp, Rng};
 use crate::value::{Env, Value};
 
 /// Budgets and tolerances of one comparison.
@@ -70,6 +79,16 @@ pub struct CompareConfig {
     pub min_ess: f64,
     /// The interpreter's recursion depth limit (raise it on a big stack).
     pub max_depth: usize,
+    /// The sampler enumerates finite choices (`categorical`, `<|>`) while a run has at
+    /// most this many paths, and draws them beyond (see `enumerate.rs`): this bounds the
+    /// exact sum; a run that also draws continuous values enumerates at most
+    /// `samples / (10 · min_ess)` paths, so that enough runs fit the budget.
+    pub max_paths: u64,
+    /// Runs per adaptation round of the importance proposal (see `guide.rs`); at most
+    /// `samples`.
+    pub adapt_draws: u64,
+    /// Most adaptation rounds; 0 samples from the prior only.
+    pub adapt_rounds: u32,
     /// Tolerances of each adaptive integral. The absolute part is looser than the
     /// interpreter's default: a probe whose integral is near 0 (`E[cos f]` of a wide
     /// law) need only be accurate relative to the integral of its absolute value, and
@@ -92,8 +111,12 @@ impl Default for CompareConfig {
             seed: 0,
             rel_tol: 1e-6,
             sigmas: 5.0,
-            min_ess: 50.0,
+            // issue 10: a thousand effective draws, or no verdict from sampling
+            min_ess: 1_000.0,
             max_depth: EvalConfig::default().max_depth,
+            max_paths: 4_096,
+            adapt_draws: 2_000,
+            adapt_rounds: 8,
             quad: QuadConfig {
                 abs_tol_scale: 1e-10,
                 ..QuadConfig::default()
@@ -467,11 +490,15 @@ struct Side {
 }
 
 /// How an adaptive sampling run ended.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Sampled {
     draws: u64,
     /// Every standard error reached the target (else the budget ran out first).
     target_met: bool,
+    /// The effective sample size of the run weights, `(Σw)² / Σw²`.
+    ess: f64,
+    /// What the draws came from (the prior, or a fitted proposal) and what was summed.
+    proposal: String,
 }
 
 /// Does `a` equal `b` on `args` (one value per `fn` parameter of both terms)? See the
@@ -658,7 +685,11 @@ fn integrate_side(
     }
     let mut side =
         sampling(store, m, config, seed).map_err(|e| format!("{quad_why}; sampling: {e}"))?;
-    side.note = Some(quad_why);
+    side.note = Some(match side.note.take() {
+        // summed exactly by enumeration: say so, and why quadrature did not do it
+        Some(exact) => format!("{exact} ({quad_why})"),
+        None => quad_why,
+    });
     Ok(side)
 }
 
@@ -748,7 +779,248 @@ impl Moments {
 /// Estimate every probe by importance sampling, in batches, until each standard error is
 /// within `target_rel_se` of the probe's scale (its value plus the mass: a probe whose
 /// value is 0, an even law's mean, is held to the mass's scale) or the budget is spent.
+///
+/// The runs sum over finite choices and draw continuous ones from a proposal adapted to
+/// the measure ([`adaptive_sampling`]); a measure the enumerating walk cannot run (a
+/// plate of more random elements than it nests) is sampled from its prior
+/// ([`prior_sampling`]). Either way a side whose effective sample size is below
+/// `min_ess` is not judged.
 fn sampling(store: &Store, m: &Value, config: &CompareConfig, seed: u64) -> Result<Side, String> {
+    match adaptive_sampling(store, m, config, seed) {
+        Ok(side) => Ok(side),
+        Err(Adaptive::Failed(why)) => Err(why),
+        Err(Adaptive::CannotWalk(why)) => {
+            let mut side = prior_sampling(store, m, config, seed)?;
+            if let Some(run) = side.sampled.as_mut() {
+                run.proposal = format!("the prior, without enumeration: {why}");
+            }
+            Ok(side)
+        }
+    }
+}
+
+/// Why [`adaptive_sampling`] gave no estimate.
+enum Adaptive {
+    /// The enumerating walk cannot run this measure: sample it the plain way.
+    CannotWalk(String),
+    /// It ran, and the result cannot be trusted (or the measure fails to evaluate).
+    Failed(String),
+}
+
+/// Probability that a run proposes from the prior once there is a fitted proposal (the
+/// defensive part of the mixture: weights stay within ten times the program's own).
+const DEFENSIVE_PRIOR: f64 = 0.1;
+
+/// An adaptation round whose effective sample size is at least this fraction of its
+/// runs ends the adaptation: the proposal is as good as it needs to be.
+const GOOD_ESS_FRACTION: f64 = 0.5;
+
+/// A sampled side's budget of draws must allow this many runs per effective draw
+/// required, which bounds the paths a sampled run may enumerate.
+const RUNS_PER_ESS: f64 = 10.0;
+
+/// The seed of a derived stream (adaptation round `r`, or the final phase).
+fn substream(seed: u64, r: u64) -> u64 {
+    let mut s = seed ^ r.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    crate::rng::splitmix64(&mut s)
+}
+
+/// The work of the current run, in draws: its paths (at least one).
+fn paths_of(st: &RunState) -> u64 {
+    (st.leaves.len() as u64).max(1)
+}
+
+/// One run's probe sums `Σ_leaves w · probe(v)` and its total weight.
+fn run_sums(st: &RunState) -> Result<(Vec<f64>, f64), String> {
+    let mut sums = vec![0.0; PROBES.len()];
+    let mut total = 0.0;
+    for (v, lw) in &st.leaves {
+        let w = lw.exp();
+        if !w.is_finite() {
+            return Err(format!("a draw has weight {w}"));
+        }
+        if w == 0.0 {
+            continue;
+        }
+        let (f, g) = fingerprints(v).ok_or_else(|| opaque_outcome().to_string())?;
+        for (s, p) in sums.iter_mut().zip(PROBES) {
+            *s += w * p.at(f, g);
+        }
+        total += w;
+    }
+    Ok((sums, total))
+}
+
+/// Adaptive importance sampling with enumeration (issue 10): runs of `enumerate.rs`,
+/// first from the prior; while a round's effective sample size is under half its runs,
+/// a multivariate t over the continuous draws is fitted to the round's weighted traces
+/// (`guide.rs`) and the next round proposes from it (mixed with the prior). The best
+/// proposal seen is then used for the estimate, whose draws are fresh: the adaptation
+/// rounds only choose the proposal, so the estimate is plain importance sampling from a
+/// fixed density, unbiased, with honest standard errors. A run that draws nothing at
+/// random is exact, and so is the side.
+fn adaptive_sampling(
+    store: &Store,
+    m: &Value,
+    config: &CompareConfig,
+    seed: u64,
+) -> Result<Side, Adaptive> {
+    let eval_config = EvalConfig {
+        max_depth: config.max_depth,
+        ..EvalConfig::default()
+    };
+    let mut it = Interp::new(store, eval_config);
+    let cannot = |e: EvalError| match e {
+        EvalError::Budget { .. } => Adaptive::CannotWalk(e.to_string()),
+        other => Adaptive::Failed(other.to_string()),
+    };
+    let failed = Adaptive::Failed;
+    // one run from the prior: if it drew nothing, it is the exact answer
+    let mut st = RunState::new(seed, None, 1.0, config.max_paths);
+    it.run_paths(m, &mut st).map_err(cannot)?;
+    if !st.random {
+        let (sums, _) = run_sums(&st).map_err(failed)?;
+        return Ok(Side {
+            sampled: None,
+            values: sums.into_iter().map(|v| (v, 0.0)).collect(),
+            note: Some(format!(
+                "summed exactly over its {} finite paths",
+                st.leaves.len()
+            )),
+        });
+    }
+    // Sampled runs enumerate fewer paths than the exact attempt: a run of P paths costs P
+    // draws of the budget, and the budget must leave room for RUNS_PER_ESS times the
+    // effective sample size required (twenty binary labels enumerated 4,096 ways would
+    // leave a dozen runs of a 50,000-draw budget, where prior sampling judges easily).
+    let needed_runs = RUNS_PER_ESS * config.min_ess.max(1.0);
+    let sample_paths = ((config.samples as f64 / needed_runs) as u64).clamp(1, config.max_paths);
+    // adaptation: each round evaluates a proposal (the prior first) and fits the next
+    let per_round = config.adapt_draws.min(config.samples).max(1);
+    let mut guide: Option<Guide> = None;
+    let mut best: (f64, Option<Guide>) = (-1.0, None);
+    let mut rounds = 0u32;
+    for r in 0..=config.adapt_rounds {
+        let alpha = if guide.is_some() {
+            DEFENSIVE_PRIOR
+        } else {
+            1.0
+        };
+        let mut st = RunState::new(
+            substream(seed, u64::from(r) + 1),
+            guide.clone(),
+            alpha,
+            sample_paths,
+        );
+        let mut traces = Vec::new();
+        let mut run_lw = Vec::new();
+        // a round is `per_round` paths (a run of many leaves costs as many draws)
+        let mut paths = 0u64;
+        while paths < per_round {
+            it.run_paths(m, &mut st).map_err(cannot)?;
+            paths += paths_of(&st);
+            let lws: Vec<f64> = st.leaves.iter().map(|(_, l)| *l).collect();
+            run_lw.push(log_sum_exp(&lws));
+            if let Some(t) = st.trace() {
+                traces.push(t);
+            }
+        }
+        let frac = crate::guide::ess(&run_lw) / run_lw.len() as f64;
+        if frac > best.0 {
+            best = (frac, guide.clone());
+            rounds = r;
+        }
+        if frac >= GOOD_ESS_FRACTION || r == config.adapt_rounds {
+            break;
+        }
+        match crate::guide::fit(&traces) {
+            Some(g) => guide = Some(g),
+            None => break,
+        }
+    }
+    let guide = best.1;
+    let proposal = match &guide {
+        None => "the prior".to_string(),
+        Some(g) => format!(
+            "a Student-t over {} continuous draws fitted in {rounds} round(s) of {per_round} draws, mixed with the prior",
+            g.dim()
+        ),
+    };
+    let alpha = if guide.is_some() {
+        DEFENSIVE_PRIOR
+    } else {
+        1.0
+    };
+    let mut st = RunState::new(substream(seed, 0), guide, alpha, sample_paths);
+    let mut acc = Moments::new(PROBES.len());
+    let (mut w_sum, mut w2_sum) = (0.0f64, 0.0f64);
+    let mut max_leaves = 0usize;
+    let batch = config.batch.max(1);
+    // the budget and the batches count paths, the work done; the statistics count runs
+    let (mut draws, mut paths) = (0u64, 0u64);
+    let (values, target_met) = loop {
+        let end = paths.saturating_add(batch).min(config.samples);
+        while paths < end {
+            it.run_paths(m, &mut st).map_err(cannot)?;
+            let (sums, w) = run_sums(&st).map_err(failed)?;
+            max_leaves = max_leaves.max(st.leaves.len());
+            paths += paths_of(&st);
+            draws += 1;
+            w_sum += w;
+            w2_sum += w * w;
+            acc.add(sums.into_iter());
+        }
+        let values = acc.estimates();
+        let mass = values[0].0.abs();
+        let target_met = values
+            .iter()
+            .all(|(v, e)| *e <= config.target_rel_se * (v.abs() + mass));
+        if target_met || paths >= config.samples {
+            break (values, target_met);
+        }
+    };
+    if values
+        .iter()
+        .any(|(v, e)| !(v.is_finite() && e.is_finite()))
+    {
+        return Err(failed("an estimate is not finite".to_string()));
+    }
+    let ess = if w2_sum > 0.0 {
+        w_sum * w_sum / w2_sum
+    } else {
+        0.0
+    };
+    if w_sum > 0.0 && ess < config.min_ess {
+        return Err(failed(format!(
+            "the weights are too uneven to judge (effective sample size {ess:.1} of {draws} draws from {proposal}; {} needed)",
+            config.min_ess
+        )));
+    }
+    let proposal = if max_leaves > 1 {
+        format!("{proposal}, finite choices summed ({paths} paths, up to {max_leaves} a draw)")
+    } else {
+        proposal
+    };
+    Ok(Side {
+        sampled: Some(Sampled {
+            draws,
+            target_met,
+            ess,
+            proposal,
+        }),
+        values,
+        note: None,
+    })
+}
+
+/// Importance sampling from the prior, one outcome a draw (the interpreter's `sample`):
+/// for measures the enumerating walk cannot run.
+fn prior_sampling(
+    store: &Store,
+    m: &Value,
+    config: &CompareConfig,
+    seed: u64,
+) -> Result<Side, String> {
     let eval_config = EvalConfig {
         max_depth: config.max_depth,
         ..EvalConfig::default()
@@ -799,11 +1071,17 @@ fn sampling(store: &Store, m: &Value, config: &CompareConfig, seed: u64) -> Resu
     };
     if w_sum > 0.0 && ess < config.min_ess {
         return Err(format!(
-            "the weights are too uneven to judge (effective sample size {ess:.1} of {draws})"
+            "the weights are too uneven to judge (effective sample size {ess:.1} of {draws} draws from the prior; {} needed)",
+            config.min_ess
         ));
     }
     Ok(Side {
-        sampled: Some(Sampled { draws, target_met }),
+        sampled: Some(Sampled {
+            draws,
+            target_met,
+            ess,
+            proposal: "the prior".to_string(),
+        }),
         values,
         note: None,
     })
@@ -842,7 +1120,9 @@ fn judge(a: &Side, b: &Side, config: &CompareConfig) -> Verdict {
     let notes = [("first", a), ("second", b)]
         .iter()
         .filter_map(|(which, s)| {
-            let run = s.sampled?;
+            let Some(run) = s.sampled.as_ref() else {
+                return s.note.as_ref().map(|n| format!("the {which} measure was {n}"));
+            };
             let how = if run.target_met {
                 format!(
                     "standard errors within {} of each probe's scale",
@@ -856,8 +1136,8 @@ fn judge(a: &Side, b: &Side, config: &CompareConfig) -> Verdict {
             };
             let why = s.note.as_deref().unwrap_or("sampling chosen");
             Some(format!(
-                "the {which} measure was sampled: {} draws, {how} ({why})",
-                run.draws
+                "the {which} measure was sampled: {} draws, {how} ({why}); effective sample size {:.0}, drawn from {}",
+                run.draws, run.ess, run.proposal
             ))
         })
         .collect();
@@ -1045,7 +1325,12 @@ mod tests {
             "{notes:?}"
         );
         // a law with no spread meets the target in its first batch
-        let v = run("return 3", "return 3", "[]", &s);
+        let v = run(
+            "x <~ normal(0, 1)\nreturn 3",
+            "x <~ normal(0, 1)\nreturn 3",
+            "[]",
+            &s,
+        );
         assert!(matches!(v, Verdict::NoDifferenceFound { .. }), "{v}");
         let notes = notes_of(&v);
         assert!(
@@ -1187,9 +1472,85 @@ mod tests {
         // a narrow likelihood far in the prior's tail: a handful of the 50,000 draws carry
         // all the weight, so standard errors would mean nothing
         let peaked = "x <~ normal(0, 1)\nweight(exp(-(x - 4) ^ 2 * 5000), return x)";
-        check_with(peaked, peaked, "[]", &sampling_only(), Want::Unknown);
-        // quadrature handles it
+        let prior_only = CompareConfig {
+            adapt_rounds: 0,
+            ..sampling_only()
+        };
+        let v = run(peaked, peaked, "[]", &prior_only);
+        assert!(
+            matches!(&v, Verdict::Unknown { why } if why.contains("1000 needed")),
+            "{v}"
+        );
+        // quadrature handles it, and so does a proposal adapted to it (issue 10)
         check(peaked, peaked, "[]", Want::Equal(Quadrature));
+        check_with(
+            peaked,
+            peaked,
+            "[]",
+            &sampling_only(),
+            Want::NoDifference(Sampling),
+        );
+        let shifted = "x <~ normal(0, 1)\nweight(exp(-(x - 4) ^ 2 * 5000) * 21/20, return x)";
+        check_with(peaked, shifted, "[]", &sampling_only(), Want::Different);
+    }
+
+    #[test]
+    fn finite_choices_beyond_quadrature_are_summed_exactly() {
+        // six labels of three values: 729 paths, beyond quadrature's nesting of plates
+        let a = "xs <~ plate i of 6: categorical([1/6, 2/6, 3/6])\nreturn xs";
+        let b = "xs <~ plate i of 6: categorical([1, 2, 3])\nreturn xs";
+        let c = "xs <~ plate i of 6: categorical([1, 2, 4])\nreturn xs";
+        check(a, b, "[]", Want::Equal(Quadrature));
+        check(a, c, "[]", Want::Different);
+        let v = run(a, b, "[]", &CompareConfig::default());
+        assert!(
+            notes_of(&v)
+                .iter()
+                .any(|n| n.contains("summed exactly over its 729 finite paths")),
+            "{v}"
+        );
+        // past the budget of paths the labels are drawn: agreement is not a proof
+        let few = CompareConfig {
+            max_paths: 10,
+            ..CompareConfig::default()
+        };
+        check_with(a, b, "[]", &few, Want::NoDifference(Sampling));
+        check_with(a, c, "[]", &few, Want::Different);
+    }
+
+    #[test]
+    fn runs_whose_draws_vary_in_number_are_estimated_without_bias() {
+        // the number of normal draws is random (1 + poisson(2)); only the first is
+        // weighted, by a likelihood in the prior's tail, so the proposal is adapted to
+        // runs of the commonest length and must stay exact on the others
+        let a = "n <~ poisson(2)\nxs <~ plate i of n + 1: normal(0, 1)\nweight(exp(-(xs[0] - 3) ^ 2 * 4), return n)";
+        // ∫ N(x; 0, 1) exp(-4 (x - 3)²) dx = exp(-4 · 9 / 9) / 3
+        let b = "weight(exp(-4) / 3, poisson(2))";
+        let c = "weight(exp(-4) / 3 * 21/20, poisson(2))";
+        let v = run(a, b, "[]", &sampling_only());
+        assert!(matches!(v, Verdict::NoDifferenceFound { .. }), "{v}");
+        assert!(
+            notes_of(&v).iter().any(|n| n.contains("a Student-t over")),
+            "{v}"
+        );
+        check_with(a, c, "[]", &sampling_only(), Want::Different);
+    }
+
+    #[test]
+    fn labels_are_summed_while_parameters_are_sampled() {
+        // a two-class mixture of two points: the means are sampled, the labels summed
+        let a = "fn t array(real):\nmu <~ plate k of 2: normal(0, 3)\nzs <~ plate i of size(t):\n    z <~ categorical([1, 1])\n    observe(normal(mu[z], 1), t[i])\nreturn mu[0] + mu[1]";
+        let b = "fn t array(real):\nmu <~ plate k of 2: normal(0, 3)\nzs <~ plate i of size(t):\n    z <~ categorical([1, 1])\n    observe(normal(mu[z], 1), t[i])\nreturn mu[0] + mu[1] + 1/5";
+        let args = "[[-2.5, 3.0]]";
+        let v = run(a, a, args, &sampling_only());
+        assert!(matches!(v, Verdict::NoDifferenceFound { .. }), "{v}");
+        assert!(
+            notes_of(&v)
+                .iter()
+                .all(|n| n.contains("effective sample size") && n.contains("up to 4 a draw)")),
+            "{v}"
+        );
+        check_with(a, b, args, &sampling_only(), Want::Different);
     }
 
     #[test]

@@ -8,6 +8,10 @@
 //! - [`expect`] integrates `integrate(m, h)` deterministically by nested quadrature and
 //!   summation, with an error estimate (this is what checks terms with `lebesgue` or
 //!   `counting` binders);
+//! - [`compare()`] judges two terms by probes of their measures: quadrature, exact sums
+//!   over finite choices, or adaptive importance sampling (`enumerate`: runs that sum
+//!   over finite choices and draw continuous ones from a proposal; `guide`: that
+//!   proposal, fitted to the measure);
 //! - [`Summary`] condenses weighted draws; [`value_from_json`] / [`value_to_json`] move
 //!   data in and out.
 //!
@@ -37,9 +41,11 @@
 
 pub mod compare;
 pub mod dist;
+pub mod enumerate;
 pub mod error;
 pub mod eval;
 pub mod expect;
+pub mod guide;
 pub mod json;
 pub mod prim;
 pub mod quad;

@@ -365,7 +365,12 @@ fn weights_with_gamma_functions_cancel() {
 
 #[test]
 fn unrecognised_densities_stay_as_weights() {
-    let (text, _) = run("x <~ normal(0, 1)\nweight(exp(x ^ 3 / 10), return x)", "[]");
+    // a weight of finite mass: exp(x^3 / 10) under normal(0, 1) has infinite mass, which
+    // the judge can only call unknown (issue 10: it needs 1,000 effective draws)
+    let (text, _) = run(
+        "x <~ normal(0, 1)\nweight(exp(-x ^ 4 / 10), return x)",
+        "[]",
+    );
     assert!(text.contains("normal(0, 1)"), "{text}");
 }
 
