@@ -13,7 +13,7 @@
 
 use std::cmp::Ordering;
 
-use crate::term::{Node, Store, TermId};
+use crate::term::{Node, Store, TermId, VarId};
 
 /// Work left in a comparison: a pair to compare, or the types of a pair whose children
 /// have all compared equal (types break ties last).
@@ -39,8 +39,11 @@ pub fn compare(store: &Store, a: TermId, b: TermId) -> Ordering {
         let (nx, ny) = (store.node(x), store.node(y));
         let head = kind(nx)
             .cmp(&kind(ny))
-            .then_with(|| payload(nx, ny))
-            .then_with(|| nx.binder().cmp(&ny.binder()));
+            .then_with(|| payload(store, nx, ny))
+            .then_with(|| match (nx.binder(), ny.binder()) {
+                (Some(v), Some(w)) => var_order(store, v, w),
+                (p, q) => p.cmp(&q),
+            });
         if head != Ordering::Equal {
             return head;
         }
@@ -102,11 +105,27 @@ fn kind(n: &Node) -> u8 {
     }
 }
 
+/// Variables in creation order, except canonical loop binders (`Store::
+/// canonical_binder`), which come first, by level and name: they are made when first
+/// needed, so their creation order depends on what was simplified before.
+fn var_order(store: &Store, x: VarId, y: VarId) -> Ordering {
+    match (store.canonical_level(x), store.canonical_level(y)) {
+        (Some(a), Some(b)) => a
+            .cmp(&b)
+            .then_with(|| store.var_name(x).cmp(store.var_name(y)))
+            .then_with(|| store.var_type(x).cmp(store.var_type(y)))
+            .then_with(|| x.cmp(&y)),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => x.cmp(&y),
+    }
+}
+
 /// Compares what two nodes of the same kind hold besides their children.
-fn payload(a: &Node, b: &Node) -> Ordering {
+fn payload(store: &Store, a: &Node, b: &Node) -> Ordering {
     use Node::*;
     match (a, b) {
-        (Var(x), Var(y)) => x.cmp(y),
+        (Var(x), Var(y)) => var_order(store, *x, *y),
         (Lit(x), Lit(y)) => x.cmp(y),
         (Bool(x), Bool(y)) => x.cmp(y),
         (Prim(p, _), Prim(q, _)) => p.cmp(q),

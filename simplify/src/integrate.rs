@@ -470,7 +470,22 @@ impl<'a> Integrator<'a> {
             };
             out.factors.push(Factor { term: p, origin });
         }
+        let body_vars: Vec<VarId> = t.binds.iter().map(|b| b.var).chain([i]).collect();
         for &g in &t.guards {
+            // a guard on the parameters alone holds for the plate unless it is empty:
+            // `g || n == 0`, a guard again, not a product of indicators
+            if !vars::mentions_any(self.store, g, &body_vars) {
+                let nty = self.store.ty(n).clone();
+                let zero_n = terms::int(self.store, 0, &nty);
+                let empty = self
+                    .store
+                    .prim(slic_algebra::Prim::Eq, vec![n, zero_n], Type::Bool);
+                let either = self
+                    .store
+                    .prim(slic_algebra::Prim::Or, vec![g, empty], Type::Bool);
+                out.guards.push(either);
+                continue;
+            }
             let g = vars::substitute(self.store, g, &map);
             let ind = terms::indicator(self.store, g);
             let p = self

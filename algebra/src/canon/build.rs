@@ -258,6 +258,8 @@ impl Canon<'_> {
     }
 
     pub(crate) fn atom_kernel(&mut self, c: TermId) -> u32 {
+        // every open loop is an atom under its canonical index, however it was built
+        let c = self.canonical_loop(c);
         if let Some(k) = self.kernels.find(&Kernel::Atom(c)) {
             return k;
         }
