@@ -278,6 +278,22 @@ impl Loop<'_, '_> {
         }
     }
 
+    /// For a kernel `if c: A else: B` that depends on the index, neither branch the
+    /// literal 1 (those are guards): `(c, A, B)`.
+    fn choice_of(&mut self, k: u32) -> Option<(TermId, TermId, TermId)> {
+        let t = match self.cx.kernels().get(k)?.kernel {
+            Kernel::Atom(t) => t,
+            _ => return None,
+        };
+        let Node::If(c, a, b) = *self.cx.store().node(t) else {
+            return None;
+        };
+        let one = Rational::one();
+        let is_one = |s: &Store, x: TermId| matches!(s.node(x), Node::Lit(v) if *v == one);
+        let s = self.cx.store();
+        (!is_one(s, a) && !is_one(s, b)).then_some((c, a, b))
+    }
+
     // ---- small builders ----------------------------------------------------------------
 
     /// The type of a sum (`is_sum`) or of a product met while closing this loop.
@@ -358,7 +374,12 @@ impl Loop<'_, '_> {
     /// neutral value as the other branch), its body canonical under the range, as an
     /// atom of the session.
     fn residual(&mut self, is_sum: bool, guard: Option<TermId>, body: &Normal) -> Normal {
-        let ty = self.kind_ty(is_sum);
+        let mut ty = self.kind_ty(is_sum);
+        if is_sum && guard.is_some() && body.as_constant().is_some_and(|c| c.is_one()) {
+            // a count is a nat loop whatever the type it is used at (`nat2real(..)` is
+            // transparent to canonical forms), so `Σ_j [c]` meets one atom
+            ty = Type::Nat;
+        }
         let mut b = self.cx.write(body, &ty);
         if let Some(g) = guard {
             let neutral = if is_sum { 0 } else { 1 };
@@ -461,6 +482,16 @@ impl Loop<'_, '_> {
                 self.changed = true;
             } else if s.dependent.is_empty() && guard.is_empty() && s.degree <= MAX_DEGREE {
                 poly.push((s.degree, coef));
+            } else if let Some(pos) = self.negated_count(&dep, &guard) {
+                // Σ_i [not c] = (hi - lo) - Σ_i [c] (for lo <= hi): every count is met
+                // in its positive form, and `Π_i if c: A else: B` needs one count, not two
+                let count = self.count()?;
+                let pc = self.cx.mul(&coef, &count)?;
+                closed = self.cx.add(&closed, &pc)?;
+                let r = self.residual(true, Some(pos), &dep);
+                let r = self.cx.mul(&coef, &r)?;
+                free = self.cx.add(&free, &r.neg())?;
+                self.changed = true;
             } else {
                 let g = (!guard.is_empty()).then(|| self.conjunction(&guard));
                 let r = self.residual(true, g, &dep);
@@ -478,6 +509,29 @@ impl Loop<'_, '_> {
         let sums = self.power_sums(&poly)?;
         closed = self.cx.add(&closed, &sums)?;
         Ok(Parts { closed, free })
+    }
+
+    /// For a count `Σ_i [not c]` (body 1, one guard that is a negated atom or a `/=`):
+    /// the canonical positive condition `c`.
+    fn negated_count(&mut self, body: &Normal, guard: &[TermId]) -> Option<TermId> {
+        if !body.as_constant().is_some_and(|c| c.is_one()) {
+            return None;
+        }
+        let [g] = guard else {
+            return None;
+        };
+        if !matches!(
+            self.cx.store().node(*g),
+            Node::Prim(Prim::Not | Prim::Ne, _)
+        ) {
+            return None;
+        }
+        let pos = cond::negate(self.store(), *g);
+        let pos = self.conjunction(&[pos]);
+        match self.cx.store().node(pos) {
+            Node::Bool(_) | Node::Prim(Prim::Not | Prim::Ne, _) => None,
+            _ => Some(pos),
+        }
     }
 
     fn index_kernel(&mut self) -> u32 {
@@ -689,6 +743,20 @@ impl Loop<'_, '_> {
             free = self.cx.mul(&free, &pf)?;
         }
         for &(k, e) in &s.dependent {
+            if let Some((cond, a, b)) = self.choice_of(k) {
+                // Π_i (if c: A else: B)^e = Π_i (if c: A^e else: 1) · Π_i (if not c: B^e
+                // else: 1): at each i exactly one factor is not 1
+                self.changed = true;
+                let nc = cond::negate(self.store(), cond);
+                for (g, x) in [(cond, a), (nc, b)] {
+                    let xn = self.cx.normal_of(x);
+                    let xn = self.cx.pow(&xn, i64::from(e))?.ok_or(Overflow)?;
+                    let p = self.guarded_product(&xn, vec![g], depth + 1)?;
+                    let p = self.finish_product(p)?;
+                    free = self.cx.mul(&free, &p)?;
+                }
+                continue;
+            }
             let exp_arg = match self.cx.kernels().get(k) {
                 Some(info) if matches!(info.kernel, Kernel::Exp(_)) => info.exp_arg.clone(),
                 _ => None,
@@ -739,6 +807,18 @@ impl Loop<'_, '_> {
         }
         if depth < MAX_DEPTH {
             if let Some(free) = self.hoist_or_solve(a, &guard, depth, false)? {
+                return Ok(Parts {
+                    closed: Normal::one(),
+                    free,
+                });
+            }
+            if !self.normal_depends(a) {
+                // Π_i (if c: A else: 1) = A^(Σ_i [c]) for A free of the index: the count
+                // handles every range (0 for an empty one, and A^0 = 1 even for A = 0)
+                self.changed = true;
+                let count = self.sum(&Normal::one(), guard, depth + 1)?;
+                let count = self.finish_sum(count)?;
+                let free = self.power_by(a, &count)?;
                 return Ok(Parts {
                     closed: Normal::one(),
                     free,
@@ -856,6 +936,34 @@ impl Loop<'_, '_> {
         }
         let t = self.cx.kernel_term(k, &ty);
         let n = self.count_nat()?;
+        let p = self.store().prim(Prim::Pow, vec![t, n], ty);
+        Ok(self.cx.normal_of(p))
+    }
+
+    /// `x^e` for `x` free of the index and a count `e` (a canonical form of a nat
+    /// value): `x ** e` (as `exp(e log x)`) for a prob `x`, else the exact power
+    /// `Pow(x, e)`, which keeps signs (`(-2)^3`) and `0^0 = 1`.
+    fn power_by(&mut self, x: &Normal, e: &Normal) -> Result<Normal, Overflow> {
+        let zero_base = x.is_zero();
+        if !zero_base && self.cx.fits(x, &Type::Prob) {
+            let t = self.cx.write(x, &Type::Prob);
+            let l = self.cx.log(t)?;
+            let s = self.cx.mul(e, &l)?;
+            return self.cx.exp(&s);
+        }
+        let ty = if zero_base && self.ty == Type::Prob {
+            Type::Prob
+        } else if self.ty.is_integral() && self.cx.fits(x, &Type::Int) {
+            if self.cx.fits(x, &Type::Nat) {
+                Type::Nat
+            } else {
+                Type::Int
+            }
+        } else {
+            Type::Real
+        };
+        let t = self.cx.write(x, &ty);
+        let n = self.cx.write(e, &Type::Nat);
         let p = self.store().prim(Prim::Pow, vec![t, n], ty);
         Ok(self.cx.normal_of(p))
     }

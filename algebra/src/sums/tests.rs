@@ -257,7 +257,7 @@ fn exponentials_and_powers() {
     row("product k from 0 to n: 2 ** nat2real(k)", "2 ** (nat2real(n) ^ 2 / 2 - nat2real(n) / 2)");
     row("product k from 0 to n: exp(x) / p", "p ** (-nat2real(n)) * exp(n * x)");
     row("product j from 0 to n: if i == y[j]: exp(a[j]) else: 1", "exp(summate j from 0 to n: if i == y[j]: a[j] else: 0)");
-    row("product j from 0 to n: if i == y[j]: p else: 1", "p ** (summate j from 0 to n: if i == y[j]: 1. real else: 0. real)");
+    row("product j from 0 to n: if i == y[j]: p else: 1", "p ** (summate j from 0 to n: if i == y[j]: 1 else: 0)");
 }
 
 #[test]
@@ -267,10 +267,23 @@ fn indirect_indexing_keeps_one_shape() {
     row("summate j from 0 to n: if i == y[j]: a[j] + 2 * b[j] else: 0", "(summate j from 0 to n: if i == y[j]: a[j] else: 0)\n    + 2 * (summate j from 0 to n: if i == y[j]: b[j] else: 0)");
     row("summate j from 0 to n: (if i == y[j]: a[j] else: 0) + (if i == y[j]: a[j] * x else: 0)", "x * (summate j from 0 to n: if i == y[j]: a[j] else: 0)\n    + (summate j from 0 to n: if i == y[j]: a[j] else: 0)");
     row("summate j from 0 to n: if 0 < x && i == y[j]: a[j] else: 0", "if 0 < x:\n    summate j from 0 to n: if i == y[j]: a[j] else: 0\nelse:\n    0");
-    row("summate j from 0 to n: if i == y[j]: x else: 0", "x * (summate j from 0 to n: if i == y[j]: 1. real else: 0. real)");
+    row("summate j from 0 to n: if i == y[j]: x else: 0", "x * (summate j from 0 to n: if i == y[j]: 1 else: 0)");
     row("summate j from 0 to n: a[j] / (nat2real(j) + 1)", "summate j from 0 to n: a[j] / (nat2real(j) + 1)");
     row("summate j from 0 to n: a[j]", "summate j from 0 to n: a[j]");
     row("product j from 0 to n: q[j]", "product j from 0 to n: q[j]");
+}
+
+#[test]
+fn two_way_products_become_powers_of_counts() {
+    row("product j from 0 to n: if i == y[j]: p else: 2 * p", "p ** n * 2 ** (nat2real(n) - (summate j from 0 to n: if i == y[j]: 1 else: 0))");
+    row("product j from 0 to n: if i == y[j]: x else: -2", "x ^ (summate j from 0 to n: if i == y[j]: 1 else: 0)\n    * (-2. real) ^ int2nat(n - (summate j from 0 to n: if i == y[j]: 1 else: 0))");
+    row("product j from m to n: if i == y[j]: x else: 3", "x ^ (summate j from m to n: if i == y[j]: 1 else: 0)\n    * 3 ** (-(summate j from m to n: if i == y[j]: 1 else: 0)\n                + (if m <= n: nat2real(n) - m else: 0))");
+    row("product j from 0 to n: if i == y[j]: 0 else: p", "(0. prob) ^ (summate j from 0 to n: if i == y[j]: 1 else: 0)\n    * p ** (nat2real(n) - (summate j from 0 to n: if i == y[j]: 1 else: 0))");
+    row("product j from 0 to n: if i == y[j]: x else: 0", "x ^ (summate j from 0 to n: if i == y[j]: 1 else: 0)\n    * (0. real) ^ int2nat(n - (summate j from 0 to n: if i == y[j]: 1 else: 0))");
+    row("product j from 0 to n: if i == y[j]: p ** a[j] else: 1", "p ** (summate j from 0 to n: if i == y[j]: a[j] else: 0)");
+    row("product j from 0 to n: if i /= y[j]: q[j] else: p", "p ** (summate j from 0 to n: if i == y[j]: 1 else: 0)\n    * (product j from 0 to n: if i == y[j]: 1 else: q[j])");
+    row("summate j from 0 to n: if i /= y[j]: x else: 0", "n * x - x * (summate j from 0 to n: if i == y[j]: 1 else: 0)");
+    row("summate j from m to n: if not (i == y[j]): 1 else: 0", "int2nat(-(summate j from m to n: if i == y[j]: 1 else: 0)\n            + nat2int(if m <= n: int2nat(n - m) else: 0))");
 }
 
 // ---- closed forms against explicit loops ------------------------------------------------
