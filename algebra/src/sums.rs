@@ -438,6 +438,11 @@ impl Loop<'_, '_> {
                 });
             }
         }
+        if depth < MAX_DEPTH {
+            if let Some(p) = self.except_point(n, &guard, depth)? {
+                return Ok(p);
+            }
+        }
         if self.normal_depends(&Normal::from_poly(n.den().clone())) {
             let g = (!guard.is_empty()).then(|| self.conjunction(&guard));
             let free = self.residual(true, g, n);
@@ -1126,6 +1131,7 @@ fn walk_here(store: &mut Store, ctx: &Context, t: TermId, memo: &mut WalkMemo) -
     }
 }
 
+mod except;
 #[cfg(test)]
 #[rustfmt::skip]
 mod tests;

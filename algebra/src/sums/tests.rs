@@ -286,6 +286,19 @@ fn two_way_products_become_powers_of_counts() {
     row("summate j from m to n: if not (i == y[j]): 1 else: 0", "int2nat(-(summate j from m to n: if i == y[j]: 1 else: 0)\n            + nat2int(if m <= n: int2nat(n - m) else: 0))");
 }
 
+#[test]
+fn every_point_except_one() {
+    row("summate j from 0 to n: if m == (if j == i: 2 else: y[j]): 1 else: 0", "int2nat((summate j from 0 to n: if m == y[j]: 1 else: 0)\n            + (if i + 1 <= n:\n                   -nat2int(if m == y[i]: 1 else: 0) + nat2int(if m == 2: 1 else: 0)\n               else:\n                   0))");
+    row("summate j from 0 to n: if j == i: x else: a[j]", "(summate j from 0 to n: a[j]) + (if i + 1 <= n: x - a[i] else: 0)");
+    row("summate j from m to n: if j == i: x else: a[j]", "(summate j from m to n: a[j]) + (if m <= i && i + 1 <= n: x - a[i] else: 0)");
+    row("summate j from 0 to n: (if j == i: x else: a[j]) ^ 2", "(summate j from 0 to n: a[j] ^ 2) + (if i + 1 <= n: x ^ 2 - a[i] ^ 2 else: 0)");
+    row("summate j from 0 to n: if m == (if j == i: 2 else: y[j]): a[j] else: 0", "(summate j from 0 to n: if m == y[j]: a[j] else: 0)\n    + (if i + 1 <= n: -(if m == y[i]: a[i] else: 0) + (if m == 2: a[i] else: 0) else: 0)");
+    row("summate j from 0 to n: (array d of n: if d == i: x else: a[d])[j]", "(summate j from 0 to n: a[j]) + (if i + 1 <= n: x - a[i] else: 0)");
+    row("product j from 0 to n: if m == (if j == i: 2 else: y[j]): p else: 1", "p ** ((summate j from 0 to n: if m == y[j]: 1 else: 0)\n          + (if i + 1 <= n:\n                 -(if m == y[i]: 1. real else: 0. real)\n                     + (if m == 2: 1. real else: 0. real)\n             else:\n                 0))");
+    row("product j from 0 to n: exp(if j == i: x else: a[j])", "exp((summate j from 0 to n: a[j]) + (if i + 1 <= n: x - a[i] else: 0))");
+    row("product j from 0 to n: if j == i: p else: q[j]", "(product j from 0 to n: if i == j: 1 else: q[j]) * (if i + 1 <= n: p else: 1)");
+}
+
 // ---- closed forms against explicit loops ------------------------------------------------
 
 /// Loads `src`, closes its loops, and compares the input and the output at the
