@@ -162,6 +162,9 @@ fn close_normal(
         changed: false,
     };
     let n = l.cx.normal_of(body);
+    let Ok(n) = l.gamma_ratios(&n) else {
+        return None;
+    };
     let r = if is_sum {
         l.sum(&n, Vec::new(), 0).and_then(|p| l.finish_sum(p))
     } else {
@@ -1132,6 +1135,7 @@ fn walk_here(store: &mut Store, ctx: &Context, t: TermId, memo: &mut WalkMemo) -
 }
 
 mod except;
+mod gamma;
 #[cfg(test)]
 #[rustfmt::skip]
 mod tests;

@@ -299,6 +299,17 @@ fn every_point_except_one() {
     row("product j from 0 to n: if j == i: p else: q[j]", "(product j from 0 to n: if i == j: 1 else: q[j]) * (if i + 1 <= n: p else: 1)");
 }
 
+#[test]
+fn gamma_ratios_in_loops() {
+    row("product j from 0 to n: gammaFunc(q[j] + 2) / gammaFunc(q[j])", "product j from 0 to n: q[j] ^ 2 + q[j]");
+    row("product j from 0 to n: gammaFunc(q[j]) / gammaFunc(q[j] + 3)", "1 / (product j from 0 to n: q[j] ^ 3 + 3 * q[j] ^ 2 + 2 * q[j])");
+    row("summate j from 0 to n: gammaFunc(q[j] + 1) / gammaFunc(q[j])", "summate j from 0 to n: q[j]");
+    row("product j from 0 to n: gammaFunc(q[j] + nat2prob(y[j]) + (if j == i: 1 else: 0)) / gammaFunc(q[j] + nat2prob(y[j]))", "if i + 1 <= n: q[i] + y[i] else: 1");
+    row("product j from 0 to n: gammaFunc(p + (if i == y[j]: 1 else: 0)) / gammaFunc(p)", "p ** (summate j from 0 to n: if i == y[j]: 1 else: 0)");
+    row("product j from 0 to n: gammaFunc(q[j] + 1 / 2) / gammaFunc(q[j])", "product j from 0 to n: gammaFunc(prob2real(q[j]) + 1/2) / gammaFunc(q[j])");
+    row("product j from 0 to n: gammaFunc(q[j] + 20) / gammaFunc(q[j])", "product j from 0 to n: gammaFunc(prob2real(q[j]) + 20) / gammaFunc(q[j])");
+}
+
 // ---- closed forms against explicit loops ------------------------------------------------
 
 /// Loads `src`, closes its loops, and compares the input and the output at the
