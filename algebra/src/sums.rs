@@ -391,7 +391,12 @@ impl Loop<'_, '_> {
         }
         let inside = self.inside.clone();
         let b = canon::canonicalize(self.store(), &inside, b);
-        let (var, lo, hi) = (self.var, self.lo, self.hi);
+        let old = self.var;
+        let (var, b) = canonical_binder(self.store(), old, b);
+        if var != old {
+            self.changed = true;
+        }
+        let (lo, hi) = (self.lo, self.hi);
         let node = if is_sum {
             Node::Summate(var, lo, hi, b)
         } else {
@@ -1003,6 +1008,36 @@ impl Loop<'_, '_> {
         let n = self.count_nat()?;
         let p = self.store().prim(Prim::Pow, vec![t, n], ty);
         Ok(self.cx.normal_of(p))
+    }
+}
+
+/// The canonical index for a loop over `var` with body `body` (issue 10 §3: `Σ_j [i ==
+/// y[j]]` and `Σ_k [y[k] == i]` must be one term), and the body over it: the canonical
+/// variable of `var`'s type at the height above every canonical index that `body` binds
+/// (so it captures nothing bound inside), raised further while `body` mentions it free
+/// (a loop written inside another's body).
+fn canonical_binder(store: &mut Store, var: VarId, body: TermId) -> (VarId, TermId) {
+    let mut height = 0;
+    for t in store.subterms(body) {
+        if let Some(h) = store
+            .node(t)
+            .binder()
+            .and_then(|b| store.canonical_height(b))
+        {
+            height = height.max(h + 1);
+        }
+    }
+    let ty = store.var_type(var).clone();
+    loop {
+        let v = store.canonical_var(&ty, height);
+        if v == var {
+            return (var, body);
+        }
+        if !mentions(store, body, v) {
+            let vt = store.var_term(v);
+            return (v, vars::substitute1(store, body, var, vt));
+        }
+        height += 1;
     }
 }
 

@@ -647,6 +647,10 @@ pub struct Store {
     /// call is an application of the variable, free in the program, whose definition is
     /// kept here, so only definitions a program uses are loaded and printing shows names.
     library: Vec<(VarId, TermId)>,
+    /// The canonical loop indices (`sums`), by type and height: a loop that stays open
+    /// binds the one of its index type at the height above every canonical index bound
+    /// in its body, so loops equal up to the names of their indices are one term.
+    canonical_vars: Vec<(Type, u32, VarId)>,
 }
 
 impl std::fmt::Debug for Store {
@@ -744,6 +748,32 @@ impl Store {
     /// term `def` (only `stdlib` loads definitions).
     pub(crate) fn add_library(&mut self, v: VarId, def: TermId) {
         self.library.push((v, def));
+    }
+
+    /// The canonical loop index of type `ty` at `height` (created on first use; see the
+    /// `canonical_vars` field). Heights 0, 1, 2 are named `j`, `k`, `l`.
+    pub fn canonical_var(&mut self, ty: &Type, height: u32) -> VarId {
+        let found = self
+            .canonical_vars
+            .iter()
+            .find(|(t, h, _)| t == ty && *h == height);
+        if let Some(&(_, _, v)) = found {
+            return v;
+        }
+        let name = match height {
+            0 => "j".to_string(),
+            1 => "k".to_string(),
+            2 => "l".to_string(),
+            h => format!("j{h}"),
+        };
+        let v = self.fresh_var(&name, ty.clone());
+        self.canonical_vars.push((ty.clone(), height, v));
+        v
+    }
+
+    /// The height of `v` when it is a canonical loop index.
+    pub fn canonical_height(&self, v: VarId) -> Option<u32> {
+        self.canonical_vars.iter().find(|x| x.2 == v).map(|x| x.1)
     }
 
     /// The term `x` for a variable.
