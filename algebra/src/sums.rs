@@ -172,7 +172,21 @@ fn close_normal(
     };
     match r {
         Ok(r) if l.changed => Some(r),
-        _ => None,
+        _ => {
+            // no rule applies: the loop stays, over its canonical index
+            let (v, b) = canonical_binder(cx.store_mut(), var, body);
+            if v == var {
+                return None;
+            }
+            let bty = cx.store().ty(body).clone();
+            let node = if is_sum {
+                Node::Summate(v, lo, hi, b)
+            } else {
+                Node::Product(v, lo, hi, b)
+            };
+            let t = cx.store_mut().intern(node, bty);
+            Some(cx.atom_normal(t))
+        }
     }
 }
 
@@ -282,7 +296,10 @@ impl Loop<'_, '_> {
     }
 
     /// For a kernel `if c: A else: B` that depends on the index, neither branch the
-    /// literal 1 (those are guards): `(c, A, B)`.
+    /// literal 1 (those are guards) nor 0: `(c, A, B)`. A zero branch stays in its loop:
+    /// `0^#(not c)` next to `Π_i (if c: A(i) else: 1)` lets the simplifier read the
+    /// second factor where the first is 0 and drop its guard, and `A(i)` (a categorical
+    /// density's `q[y[i]]`) may be undefined there (corpus case 15 met exactly that).
     fn choice_of(&mut self, k: u32) -> Option<(TermId, TermId, TermId)> {
         let t = match self.cx.kernels().get(k)?.kernel {
             Kernel::Atom(t) => t,
@@ -294,7 +311,8 @@ impl Loop<'_, '_> {
         let one = Rational::one();
         let is_one = |s: &Store, x: TermId| matches!(s.node(x), Node::Lit(v) if *v == one);
         let s = self.cx.store();
-        (!is_one(s, a) && !is_one(s, b)).then_some((c, a, b))
+        let zero = |x: TermId| matches!(s.node(x), Node::Lit(v) if v.is_zero());
+        (!is_one(s, a) && !is_one(s, b) && !zero(a) && !zero(b)).then_some((c, a, b))
     }
 
     // ---- small builders ----------------------------------------------------------------
@@ -729,13 +747,16 @@ impl Loop<'_, '_> {
             self.changed = true;
             closed = self.constant_power(c)?;
         }
-        let s = self.split(m, 1);
+        let mut s = self.split(m, 1);
         let mut residuals = 0usize;
         for &(k, e) in &s.free {
             self.changed = true;
             let p = self.kernel_power(k)?;
             let p = self.cx.pow(&p, i64::from(e))?.ok_or(Overflow)?;
             closed = self.cx.mul(&closed, &p)?;
+        }
+        if let Some(r) = self.zero_guarded(&mut s)? {
+            free = self.cx.mul(&free, &r)?;
         }
         if s.degree > 0 {
             let k = self.index_kernel();
@@ -796,6 +817,52 @@ impl Loop<'_, '_> {
         Ok((closed, free))
     }
 
+    /// A monomial with a factor that is 0 under some condition (`if c: 0 else: 1`, an
+    /// observation's support guard) and other factors that depend on the index: those are
+    /// read only where the guard lets them (`q[y[i]]` is undefined where `y[i]` is out of
+    /// range), so they stay in ONE loop with it, `Π_i (if c: 0 else: REST)`, rather than
+    /// being split into `Π_i [not c] · Π_i REST` (which read `REST` everywhere: corpus
+    /// case 15 met that). Takes those kernels out of `s`; `None` when there is no such
+    /// guard or nothing else to keep under it.
+    fn zero_guarded(&mut self, s: &mut Split) -> Result<Option<Normal>, Overflow> {
+        let mut zero_at = None;
+        for (at, &(k, _)) in s.guards.iter().enumerate() {
+            if let Some((c, a)) = self.guard_of(k, 1) {
+                if matches!(self.cx.store().node(a), Node::Lit(v) if v.is_zero()) {
+                    zero_at = Some((at, c));
+                    break;
+                }
+            }
+        }
+        let Some((at, c)) = zero_at else {
+            return Ok(None);
+        };
+        if s.dependent.is_empty() && s.degree == 0 && s.guards.len() == 1 {
+            return Ok(None);
+        }
+        let mut rest: Vec<(u32, u32)> = s.dependent.drain(..).collect();
+        rest.extend(
+            s.guards
+                .iter()
+                .enumerate()
+                .filter(|p| p.0 != at)
+                .map(|p| *p.1),
+        );
+        if s.degree > 0 {
+            rest.push((self.index_kernel(), s.degree));
+        }
+        s.guards.clear();
+        s.degree = 0;
+        let ty = self.ty.clone();
+        let rest = Self::monomial(&rest, &Rational::one());
+        let rt = self.cx.write(&rest, &ty);
+        let zero = self.lit(0, &ty);
+        let body = self.store().intern(Node::If(c, zero, rt), ty);
+        let body = self.cx.normal_of(body);
+        self.changed = true;
+        Ok(Some(self.residual(false, None, &body)))
+    }
+
     /// `Π_i (if ∧guard: a else: 1)`.
     fn guarded_product(
         &mut self,
@@ -825,7 +892,7 @@ impl Loop<'_, '_> {
                     free,
                 });
             }
-            if !self.normal_depends(a) {
+            if !a.is_zero() && !self.normal_depends(a) {
                 // Π_i (if c: A else: 1) = A^(Σ_i [c]) for A free of the index: the count
                 // handles every range (0 for an empty one, and A^0 = 1 even for A = 0)
                 self.changed = true;

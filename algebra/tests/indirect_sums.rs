@@ -33,15 +33,19 @@ const SHAPES: &[&str] = &[
     // every point except u
     "summate i from 0 to N: if k == (if i == u: zn else: y[i]): 1 else: 0",
     "summate i from 0 to N: if k == (array d of N: if d == u: zn else: y[d])[i]: 1 else: 0",
-    "summate i from 0 to N: if k == (if i == u: zn else: y[i]): s[i] else: 0",
-    "summate i from 0 to N: (if i == u: x else: s[i]) ^ 2",
+    "summate i from 0 to N: if k == (if i == u: zn else: y[i]): nat2real(y[i]) * x else: 0",
+    "summate i from 0 to size(s): (if i == u: x else: s[i]) ^ 2",
     "product i from 0 to N: if k == (if i == u: zn else: y[i]): p else: 1",
-    "product i from 0 to N: exp(if i == u: x else: s[i])",
+    "product i from 0 to size(s): exp(if i == u: x else: s[i])",
+    // refused (s is not known to be as long as y): stays a loop, still equal
+    "summate i from 0 to N: if i == u: x else: s[i]",
     // two-way products
     "product i from 0 to N: if b[i]: p else: real2prob(1 - p)",
     "product i from 0 to N: if k == y[i]: x else: -2",
     "product i from 0 to N: if y[i] < k: 0 else: p",
     "product i from 0 to N: if k == y[i]: p else: 2 * p",
+    // a read guarded by its support (labels may be out of range)
+    "product i from 0 to N: if y[i] < kk: (array c of kk: p + nat2prob(c))[y[i]] * p else: 0",
     // gamma ratios: Dirichlet-multinomial predictive, rising factorials
     "product c from 0 to kk: gammaFunc(p + nat2prob(summate i from 0 to N: if c == y[i]: 1 else: 0) + (if c == zn: 1 else: 0)) / gammaFunc(p + nat2prob(summate i from 0 to N: if c == y[i]: 1 else: 0))",
     "product i from 0 to N: gammaFunc(p + nat2prob(y[i]) + 2) / gammaFunc(p + nat2prob(y[i]))",
@@ -194,11 +198,12 @@ proptest! {
     }
 }
 
-/// Every shape is rewritten (no shape is merely passed through), and the "except u"
-/// shapes lose their `if i == u` (the pattern is really closed, not left in the loop).
+/// Every shape but the refused one is rewritten (none is merely passed through), and the
+/// "except u" shapes lose their `if i == u` (the pattern is really closed, not left in
+/// the loop).
 #[test]
 fn every_shape_is_rewritten() {
-    for body in SHAPES {
+    for body in SHAPES.iter().filter(|b| !b.ends_with("else: s[i]")) {
         let mut store = Store::new();
         let (t, r) = closed(&mut store, body).unwrap_or_else(|e| panic!("{e}"));
         assert_ne!(t, r, "{body}: unchanged");
@@ -224,10 +229,10 @@ fn mutants_are_caught() {
         // the correction made whatever u is (y[u] read out of range, or counted twice)
         (
             SHAPES[9],
-            "(summate i from 0 to N: s[i] ^ 2) + x ^ 2 - (if u < N: s[u] ^ 2 else: 0)",
+            "(summate i from 0 to size(s): s[i] ^ 2) + x ^ 2 - (if u < size(s): s[u] ^ 2 else: 0)",
         ),
         // two counts where one is the complement of the other, swapped
-        (SHAPES[15], "p ** (summate i from 0 to N: if k /= y[i]: 1 else: 0) * (2 * p) ** (summate i from 0 to N: if k == y[i]: 1 else: 0)"),
+        (SHAPES[16], "p ** (summate i from 0 to N: if k /= y[i]: 1 else: 0) * (2 * p) ** (summate i from 0 to N: if k == y[i]: 1 else: 0)"),
     ];
     let mut runner = TestRunner::deterministic();
     let strategy = draws();

@@ -11,9 +11,12 @@
 //! `(array d of n: e)[i]` whose index the loop's range keeps below `n` are reduced to
 //! `e[d := i]` first, so the pattern is met through an array built with `if d == u`.
 //!
-//! The identity holds wherever `f(b(i))` is defined at every point of the range (the
-//! loop reads `b` at u as well): loops over the points of arrays range over their sizes,
-//! which is how these sums arise. This file only rewrites; closing the two parts is the
+//! The loop over every point reads `f(b(i))` at u as well, where the original read
+//! `f(a)`: the rewrite is made only when `f(b(i))` is defined at every point of the
+//! range (total operations, and array reads that the range keeps in bounds, as in
+//! `summate i from 0 to size(z): .. z[i] ..`); `if i + 1 == n: 1 else: 1 - ps[i]`, whose
+//! else branch guards a read past the end of `ps`, is left alone (corpus case 14's
+//! stick-breaking weights). This file only rewrites; closing the two parts is the
 //! ordinary `sum` of the parent module.
 
 use super::{Loop, Parts};
@@ -22,7 +25,7 @@ use crate::canon::{Normal, Overflow};
 use crate::cond;
 use crate::solve::solve_linear;
 use crate::term::{Node, Prim, Store, TermId, VarId};
-use crate::types::Type;
+use crate::types::{Coercion, Type};
 use crate::vars::{self, mentions};
 
 /// The deepest subterm the search below follows (terms are hash-consed DAGs; this
@@ -57,9 +60,19 @@ impl Loop<'_, '_> {
             let rn = self.cx.normal_of(reduced);
             return self.sum(&rn, Vec::new(), depth + 1).map(Some);
         };
-        self.changed = true;
         let var = self.var;
         let tb = replace_free(self.store(), reduced, target, b, var, &mut Vec::new());
+        if !self.defined_everywhere(tb) {
+            // `b` may be undefined at u (`if i + 1 == n: 1 else: 1 - ps[i]` with `ps` one
+            // shorter): the loop over every point would read it there
+            if reduced == t {
+                return Ok(None);
+            }
+            self.changed = true;
+            let rn = self.cx.normal_of(reduced);
+            return self.sum(&rn, Vec::new(), depth + 1).map(Some);
+        }
+        self.changed = true;
         let ta = replace_free(self.store(), reduced, target, a, var, &mut Vec::new());
         let bn = self.cx.normal_of(tb);
         let mut parts = self.sum(&bn, Vec::new(), depth + 1)?;
@@ -126,6 +139,51 @@ impl Loop<'_, '_> {
         }
         let ty = self.cx.store().ty(t).clone();
         self.store().intern(node.with_children(&new), ty)
+    }
+
+    /// Is `t` (a loop body) defined at every point of the range, whatever the values of
+    /// the arrays it reads? Only total operations (arithmetic without division, `exp`,
+    /// `^` with a nat exponent, comparisons, logic, `if`, safe coercions) and reads `a[x]`
+    /// whose index the loop's context keeps below `size(a)` (the loop ranges over `a`).
+    fn defined_everywhere(&mut self, t: TermId) -> bool {
+        let subterms: Vec<TermId> = self.cx.store().subterms(t).collect();
+        subterms
+            .into_iter()
+            .all(|x| match self.cx.store().node(x).clone() {
+                Node::Var(_) | Node::Lit(_) | Node::Bool(_) | Node::If(..) => true,
+                Node::Coerce(c, _) => !matches!(
+                    c,
+                    Coercion::Int2Nat | Coercion::Real2Prob | Coercion::Real2Int
+                ),
+                Node::Prim(p, _) => matches!(
+                    p,
+                    Prim::Add
+                        | Prim::Mul
+                        | Prim::Neg
+                        | Prim::Pow
+                        | Prim::Exp
+                        | Prim::Abs
+                        | Prim::Signum
+                        | Prim::Min
+                        | Prim::Max
+                        | Prim::Lt
+                        | Prim::Le
+                        | Prim::Eq
+                        | Prim::Ne
+                        | Prim::And
+                        | Prim::Or
+                        | Prim::Not
+                        | Prim::Size
+                ),
+                Node::Index(arr, i) => {
+                    let size = match *self.cx.store().node(arr) {
+                        Node::Array(_, m, _) => m,
+                        _ => self.store().prim(Prim::Size, vec![arr], Type::Nat),
+                    };
+                    self.below(i, size)
+                }
+                _ => false,
+            })
     }
 
     /// Does the loop's context decide `0 <= x < m` (x an index of integral type)?
