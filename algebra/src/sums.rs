@@ -22,7 +22,16 @@
 //!   `c ** (hi - lo)`, `exp(s)` gives `exp(Σ s)` (the direction the holonomic layer
 //!   wants), `if c: A else: 1` collapses like a guarded sum or, when `A` is a positive
 //!   product of powers and exponentials, becomes `exp(Σ_i [c] log A)`; counts are guarded
-//!   `if lo <= hi: .. else: 1`.
+//!   `if lo <= hi: .. else: 1`. With `A` free of `i` (and not 0) it is `A^(Σ_i [c])`
+//!   (`A ** #c` for a prob, the exact `A ^ #c` otherwise, which keeps signs and `0^0 =
+//!   1`), and a two-way choice `if c: A else: B` (neither branch 1 or 0) is `Π_i (if c: A
+//!   else: 1) · Π_i (if not c: B else: 1)`, so case 13's `if y[i]: p else: 1 - p` is
+//!   `p ** k * (1 - p) ** (n - k)` with one count `k`. A factor that is 0 off a support
+//!   (`if c: 0 else: 1`) keeps the other factors that depend on `i` in its loop, `Π_i (if
+//!   c: 0 else: REST)`: `REST` may read an array where `c` says it must not.
+//! - Issue 10 (indirect indexing): a count of a negated condition is `Σ_i [not c] = (hi -
+//!   lo) - Σ_i [c]`; "every point except u" (`except.rs`) and gamma ratios with integer or
+//!   indicator shifts (`gamma.rs`) are rewritten before the rules above.
 //!
 //! # The canonical shape of what stays a loop
 //! What cannot be closed stays a loop whose body is ONE monomial of kernels that depend on
@@ -31,7 +40,12 @@
 //! under the loop's range) and `B` such a monomial; a sum of several bodies stays split,
 //! one loop per distinct body. `Σ_j [i == y[j]] 3*s[j]` is `3 * summate j from 0 to n: if
 //! i == y[j]: s[j] else: 0`; the histogram transform recognises that shape. Residual
-//! products are one loop per kernel (`Π p[i] q[i]` is `Π p[i] * Π q[i]`).
+//! products are one loop per kernel (`Π p[i] q[i]` is `Π p[i] * Π q[i]`). A count is a
+//! nat loop `summate i ..: if c: 1 else: 0` at whatever type it is used (coerced), and
+//! every loop that stays binds the canonical index of its type at the height above the
+//! canonical indices bound in its body (`Store::canonical_var`; printed `j`, `k`, `l`),
+//! so `Σ_j [i == y[j]]`, `Σ_k [y[k] == i]` and `Σ_k [not (y[k] /= i)]` are one `TermId`
+//! (the histogram transform meets each count once).
 //!
 //! Entry points: [`close_summate`] and [`close_product`] (one loop, inside a canonical
 //! session; `None` when no rule applies) and [`simplify_loops`] (every loop of a term,
