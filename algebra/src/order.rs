@@ -105,11 +105,11 @@ fn kind(n: &Node) -> u8 {
     }
 }
 
-/// Variables in creation order, except canonical loop binders (`Store::
-/// canonical_binder`), which come first, by level and name: they are made when first
-/// needed, so their creation order depends on what was simplified before.
+/// Variables in creation order, except canonical loop indices (`Store::canonical_var`),
+/// which come first, by height and name: they are made when first needed, so their
+/// creation order depends on what was simplified before.
 fn var_order(store: &Store, x: VarId, y: VarId) -> Ordering {
-    match (store.canonical_level(x), store.canonical_level(y)) {
+    match (store.canonical_height(x), store.canonical_height(y)) {
         (Some(a), Some(b)) => a
             .cmp(&b)
             .then_with(|| store.var_name(x).cmp(store.var_name(y)))

@@ -22,7 +22,16 @@
 //!   `c ** (hi - lo)`, `exp(s)` gives `exp(Σ s)` (the direction the holonomic layer
 //!   wants), `if c: A else: 1` collapses like a guarded sum or, when `A` is a positive
 //!   product of powers and exponentials, becomes `exp(Σ_i [c] log A)`; counts are guarded
-//!   `if lo <= hi: .. else: 1`.
+//!   `if lo <= hi: .. else: 1`. With `A` free of `i` (and not 0) it is `A^(Σ_i [c])`
+//!   (`A ** #c` for a prob, the exact `A ^ #c` otherwise, which keeps signs and `0^0 =
+//!   1`), and a two-way choice `if c: A else: B` (neither branch 1 or 0) is `Π_i (if c: A
+//!   else: 1) · Π_i (if not c: B else: 1)`, so case 13's `if y[i]: p else: 1 - p` is
+//!   `p ** k * (1 - p) ** (n - k)` with one count `k`. A factor that is 0 off a support
+//!   (`if c: 0 else: 1`) keeps the other factors that depend on `i` in its loop, `Π_i (if
+//!   c: 0 else: REST)`: `REST` may read an array where `c` says it must not.
+//! - Issue 10 (indirect indexing): a count of a negated condition is `Σ_i [not c] = (hi -
+//!   lo) - Σ_i [c]`; "every point except u" (`except.rs`) and gamma ratios with integer or
+//!   indicator shifts (`gamma.rs`) are rewritten before the rules above.
 //!
 //! # The canonical shape of what stays a loop
 //! What cannot be closed stays a loop whose body is ONE monomial of kernels that depend on
@@ -31,7 +40,12 @@
 //! under the loop's range) and `B` such a monomial; a sum of several bodies stays split,
 //! one loop per distinct body. `Σ_j [i == y[j]] 3*s[j]` is `3 * summate j from 0 to n: if
 //! i == y[j]: s[j] else: 0`; the histogram transform recognises that shape. Residual
-//! products are one loop per kernel (`Π p[i] q[i]` is `Π p[i] * Π q[i]`).
+//! products are one loop per kernel (`Π p[i] q[i]` is `Π p[i] * Π q[i]`). A count is a
+//! nat loop `summate i ..: if c: 1 else: 0` at whatever type it is used (coerced), and
+//! every loop that stays binds the canonical index of its type at the height above the
+//! canonical indices bound in its body (`Store::canonical_var`; printed `j`, `k`, `l`),
+//! so `Σ_j [i == y[j]]`, `Σ_k [y[k] == i]` and `Σ_k [not (y[k] /= i)]` are one `TermId`
+//! (the histogram transform meets each count once).
 //!
 //! Entry points: [`close_summate`] and [`close_product`] (one loop, inside a canonical
 //! session; `None` when no rule applies) and [`simplify_loops`] (every loop of a term,
@@ -167,6 +181,9 @@ fn close_normal(
         changed: false,
     };
     let n = l.cx.normal_of(body);
+    let Ok(n) = l.gamma_ratios(&n) else {
+        return None;
+    };
     let r = if is_sum {
         l.sum(&n, Vec::new(), 0).and_then(|p| l.finish_sum(p))
     } else {
@@ -174,7 +191,21 @@ fn close_normal(
     };
     match r {
         Ok(r) if l.changed => Some(r),
-        _ => None,
+        _ => {
+            // no rule applies: the loop stays, over its canonical index
+            let (v, b) = canonical_binder(cx.store_mut(), var, body);
+            if v == var {
+                return None;
+            }
+            let bty = cx.store().ty(body).clone();
+            let node = if is_sum {
+                Node::Summate(v, lo, hi, b)
+            } else {
+                Node::Product(v, lo, hi, b)
+            };
+            let t = cx.store_mut().intern(node, bty);
+            Some(cx.atom_normal(t))
+        }
     }
 }
 
@@ -283,6 +314,26 @@ impl Loop<'_, '_> {
         }
     }
 
+    /// For a kernel `if c: A else: B` that depends on the index, neither branch the
+    /// literal 1 (those are guards) nor 0: `(c, A, B)`. A zero branch stays in its loop:
+    /// `0^#(not c)` next to `Π_i (if c: A(i) else: 1)` lets the simplifier read the
+    /// second factor where the first is 0 and drop its guard, and `A(i)` (a categorical
+    /// density's `q[y[i]]`) may be undefined there (corpus case 15 met exactly that).
+    fn choice_of(&mut self, k: u32) -> Option<(TermId, TermId, TermId)> {
+        let t = match self.cx.kernels().get(k)?.kernel {
+            Kernel::Atom(t) => t,
+            _ => return None,
+        };
+        let Node::If(c, a, b) = *self.cx.store().node(t) else {
+            return None;
+        };
+        let one = Rational::one();
+        let is_one = |s: &Store, x: TermId| matches!(s.node(x), Node::Lit(v) if *v == one);
+        let s = self.cx.store();
+        let zero = |x: TermId| matches!(s.node(x), Node::Lit(v) if v.is_zero());
+        (!is_one(s, a) && !is_one(s, b) && !zero(a) && !zero(b)).then_some((c, a, b))
+    }
+
     // ---- small builders ----------------------------------------------------------------
 
     /// The type of a sum (`is_sum`) or of a product met while closing this loop.
@@ -363,7 +414,12 @@ impl Loop<'_, '_> {
     /// neutral value as the other branch), its body canonical under the range, as an
     /// atom of the session.
     fn residual(&mut self, is_sum: bool, guard: Option<TermId>, body: &Normal) -> Normal {
-        let ty = self.kind_ty(is_sum);
+        let mut ty = self.kind_ty(is_sum);
+        if is_sum && guard.is_some() && body.as_constant().is_some_and(|c| c.is_one()) {
+            // a count is a nat loop whatever the type it is used at (`nat2real(..)` is
+            // transparent to canonical forms), so `Σ_j [c]` meets one atom
+            ty = Type::Nat;
+        }
         let mut b = self.cx.write(body, &ty);
         if let Some(g) = guard {
             let neutral = if is_sum { 0 } else { 1 };
@@ -372,7 +428,12 @@ impl Loop<'_, '_> {
         }
         let inside = self.inside.clone();
         let b = canon::canonicalize(self.store(), &inside, b);
-        let (var, lo, hi) = (self.var, self.lo, self.hi);
+        let old = self.var;
+        let (var, b) = canonical_binder(self.store(), old, b);
+        if var != old {
+            self.changed = true;
+        }
+        let (lo, hi) = (self.lo, self.hi);
         let node = if is_sum {
             Node::Summate(var, lo, hi, b)
         } else {
@@ -422,6 +483,11 @@ impl Loop<'_, '_> {
                 });
             }
         }
+        if depth < MAX_DEPTH {
+            if let Some(p) = self.except_point(n, &guard, depth)? {
+                return Ok(p);
+            }
+        }
         if self.normal_depends(&Normal::from_poly(n.den().clone())) {
             let g = (!guard.is_empty()).then(|| self.conjunction(&guard));
             let free = self.residual(true, g, n);
@@ -466,6 +532,16 @@ impl Loop<'_, '_> {
                 self.changed = true;
             } else if s.dependent.is_empty() && guard.is_empty() && s.degree <= MAX_DEGREE {
                 poly.push((s.degree, coef));
+            } else if let Some(pos) = self.negated_count(&dep, &guard) {
+                // Σ_i [not c] = (hi - lo) - Σ_i [c] (for lo <= hi): every count is met
+                // in its positive form, and `Π_i if c: A else: B` needs one count, not two
+                let count = self.count()?;
+                let pc = self.cx.mul(&coef, &count)?;
+                closed = self.cx.add(&closed, &pc)?;
+                let r = self.residual(true, Some(pos), &dep);
+                let r = self.cx.mul(&coef, &r)?;
+                free = self.cx.add(&free, &r.neg())?;
+                self.changed = true;
             } else {
                 let g = (!guard.is_empty()).then(|| self.conjunction(&guard));
                 let r = self.residual(true, g, &dep);
@@ -483,6 +559,29 @@ impl Loop<'_, '_> {
         let sums = self.power_sums(&poly)?;
         closed = self.cx.add(&closed, &sums)?;
         Ok(Parts { closed, free })
+    }
+
+    /// For a count `Σ_i [not c]` (body 1, one guard that is a negated atom or a `/=`):
+    /// the canonical positive condition `c`.
+    fn negated_count(&mut self, body: &Normal, guard: &[TermId]) -> Option<TermId> {
+        if !body.as_constant().is_some_and(|c| c.is_one()) {
+            return None;
+        }
+        let [g] = guard else {
+            return None;
+        };
+        if !matches!(
+            self.cx.store().node(*g),
+            Node::Prim(Prim::Not | Prim::Ne, _)
+        ) {
+            return None;
+        }
+        let pos = cond::negate(self.store(), *g);
+        let pos = self.conjunction(&[pos]);
+        match self.cx.store().node(pos) {
+            Node::Bool(_) | Node::Prim(Prim::Not | Prim::Ne, _) => None,
+            _ => Some(pos),
+        }
     }
 
     fn index_kernel(&mut self) -> u32 {
@@ -667,13 +766,16 @@ impl Loop<'_, '_> {
             self.changed = true;
             closed = self.constant_power(c)?;
         }
-        let s = self.split(m, 1);
+        let mut s = self.split(m, 1);
         let mut residuals = 0usize;
         for &(k, e) in &s.free {
             self.changed = true;
             let p = self.kernel_power(k)?;
             let p = self.cx.pow(&p, i64::from(e))?.ok_or(Overflow)?;
             closed = self.cx.mul(&closed, &p)?;
+        }
+        if let Some(r) = self.zero_guarded(&mut s)? {
+            free = self.cx.mul(&free, &r)?;
         }
         if s.degree > 0 {
             let k = self.index_kernel();
@@ -694,6 +796,20 @@ impl Loop<'_, '_> {
             free = self.cx.mul(&free, &pf)?;
         }
         for &(k, e) in &s.dependent {
+            if let Some((cond, a, b)) = self.choice_of(k) {
+                // Π_i (if c: A else: B)^e = Π_i (if c: A^e else: 1) · Π_i (if not c: B^e
+                // else: 1): at each i exactly one factor is not 1
+                self.changed = true;
+                let nc = cond::negate(self.store(), cond);
+                for (g, x) in [(cond, a), (nc, b)] {
+                    let xn = self.cx.normal_of(x);
+                    let xn = self.cx.pow(&xn, i64::from(e))?.ok_or(Overflow)?;
+                    let p = self.guarded_product(&xn, vec![g], depth + 1)?;
+                    let p = self.finish_product(p)?;
+                    free = self.cx.mul(&free, &p)?;
+                }
+                continue;
+            }
             let exp_arg = match self.cx.kernels().get(k) {
                 Some(info) if matches!(info.kernel, Kernel::Exp(_)) => info.exp_arg.clone(),
                 _ => None,
@@ -720,6 +836,52 @@ impl Loop<'_, '_> {
         Ok((closed, free))
     }
 
+    /// A monomial with a factor that is 0 under some condition (`if c: 0 else: 1`, an
+    /// observation's support guard) and other factors that depend on the index: those are
+    /// read only where the guard lets them (`q[y[i]]` is undefined where `y[i]` is out of
+    /// range), so they stay in ONE loop with it, `Π_i (if c: 0 else: REST)`, rather than
+    /// being split into `Π_i [not c] · Π_i REST` (which read `REST` everywhere: corpus
+    /// case 15 met that). Takes those kernels out of `s`; `None` when there is no such
+    /// guard or nothing else to keep under it.
+    fn zero_guarded(&mut self, s: &mut Split) -> Result<Option<Normal>, Overflow> {
+        let mut zero_at = None;
+        for (at, &(k, _)) in s.guards.iter().enumerate() {
+            if let Some((c, a)) = self.guard_of(k, 1) {
+                if matches!(self.cx.store().node(a), Node::Lit(v) if v.is_zero()) {
+                    zero_at = Some((at, c));
+                    break;
+                }
+            }
+        }
+        let Some((at, c)) = zero_at else {
+            return Ok(None);
+        };
+        if s.dependent.is_empty() && s.degree == 0 && s.guards.len() == 1 {
+            return Ok(None);
+        }
+        let mut rest: Vec<(u32, u32)> = s.dependent.drain(..).collect();
+        rest.extend(
+            s.guards
+                .iter()
+                .enumerate()
+                .filter(|p| p.0 != at)
+                .map(|p| *p.1),
+        );
+        if s.degree > 0 {
+            rest.push((self.index_kernel(), s.degree));
+        }
+        s.guards.clear();
+        s.degree = 0;
+        let ty = self.ty.clone();
+        let rest = Self::monomial(&rest, &Rational::one());
+        let rt = self.cx.write(&rest, &ty);
+        let zero = self.lit(0, &ty);
+        let body = self.store().intern(Node::If(c, zero, rt), ty);
+        let body = self.cx.normal_of(body);
+        self.changed = true;
+        Ok(Some(self.residual(false, None, &body)))
+    }
+
     /// `Π_i (if ∧guard: a else: 1)`.
     fn guarded_product(
         &mut self,
@@ -744,6 +906,18 @@ impl Loop<'_, '_> {
         }
         if depth < MAX_DEPTH {
             if let Some(free) = self.hoist_or_solve(a, &guard, depth, false)? {
+                return Ok(Parts {
+                    closed: Normal::one(),
+                    free,
+                });
+            }
+            if !a.is_zero() && !self.normal_depends(a) {
+                // Π_i (if c: A else: 1) = A^(Σ_i [c]) for A free of the index: the count
+                // handles every range (0 for an empty one, and A^0 = 1 even for A = 0)
+                self.changed = true;
+                let count = self.sum(&Normal::one(), guard, depth + 1)?;
+                let count = self.finish_sum(count)?;
+                let free = self.power_by(a, &count)?;
                 return Ok(Parts {
                     closed: Normal::one(),
                     free,
@@ -865,6 +1039,34 @@ impl Loop<'_, '_> {
         Ok(self.cx.normal_of(p))
     }
 
+    /// `x^e` for `x` free of the index and a count `e` (a canonical form of a nat
+    /// value): `x ** e` (as `exp(e log x)`) for a prob `x`, else the exact power
+    /// `Pow(x, e)`, which keeps signs (`(-2)^3`) and `0^0 = 1`.
+    fn power_by(&mut self, x: &Normal, e: &Normal) -> Result<Normal, Overflow> {
+        let zero_base = x.is_zero();
+        if !zero_base && self.cx.fits(x, &Type::Prob) {
+            let t = self.cx.write(x, &Type::Prob);
+            let l = self.cx.log(t)?;
+            let s = self.cx.mul(e, &l)?;
+            return self.cx.exp(&s);
+        }
+        let ty = if zero_base && self.ty == Type::Prob {
+            Type::Prob
+        } else if self.ty.is_integral() && self.cx.fits(x, &Type::Int) {
+            if self.cx.fits(x, &Type::Nat) {
+                Type::Nat
+            } else {
+                Type::Int
+            }
+        } else {
+            Type::Real
+        };
+        let t = self.cx.write(x, &ty);
+        let n = self.cx.write(e, &Type::Nat);
+        let p = self.store().prim(Prim::Pow, vec![t, n], ty);
+        Ok(self.cx.normal_of(p))
+    }
+
     /// `x^(hi - lo)` for a polynomial `x` free of the index (right for `lo <= hi`).
     fn power(&mut self, x: &Normal) -> Result<Normal, Overflow> {
         if self.ty.is_integral() && self.cx.fits(x, &Type::Int) {
@@ -892,6 +1094,36 @@ impl Loop<'_, '_> {
         let n = self.count_nat()?;
         let p = self.store().prim(Prim::Pow, vec![t, n], ty);
         Ok(self.cx.normal_of(p))
+    }
+}
+
+/// The canonical index for a loop over `var` with body `body` (issue 10 §3: `Σ_j [i ==
+/// y[j]]` and `Σ_k [y[k] == i]` must be one term), and the body over it: the canonical
+/// variable of `var`'s type at the height above every canonical index that `body` binds
+/// (so it captures nothing bound inside), raised further while `body` mentions it free
+/// (a loop written inside another's body).
+pub(crate) fn canonical_binder(store: &mut Store, var: VarId, body: TermId) -> (VarId, TermId) {
+    let mut height = 0;
+    for t in store.subterms(body) {
+        if let Some(h) = store
+            .node(t)
+            .binder()
+            .and_then(|b| store.canonical_height(b))
+        {
+            height = height.max(h + 1);
+        }
+    }
+    let ty = store.var_type(var).clone();
+    loop {
+        let v = store.canonical_var(&ty, height);
+        if v == var {
+            return (var, body);
+        }
+        if !mentions(store, body, v) {
+            let vt = store.var_term(v);
+            return (v, vars::substitute1(store, body, var, vt));
+        }
+        height += 1;
     }
 }
 
@@ -1023,6 +1255,8 @@ fn walk_here(store: &mut Store, ctx: &Context, t: TermId, memo: &mut WalkMemo) -
     }
 }
 
+mod except;
+mod gamma;
 #[cfg(test)]
 #[rustfmt::skip]
 mod tests;

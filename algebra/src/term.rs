@@ -647,10 +647,10 @@ pub struct Store {
     /// call is an application of the variable, free in the program, whose definition is
     /// kept here, so only definitions a program uses are loaded and printing shows names.
     library: Vec<(VarId, TermId)>,
-    /// The canonical binders of loops (see [`Store::canonical_binder`]), by level and
-    /// type and name, and the level of each.
-    canonical_binders: rustc_hash::FxHashMap<(u32, Type, String), VarId>,
-    canonical_levels: rustc_hash::FxHashMap<VarId, u32>,
+    /// The canonical loop indices (`sums`), by type and height: a loop that stays open
+    /// binds the one of its index type at the height above every canonical index bound
+    /// in its body, so loops equal up to the names of their indices are one term.
+    canonical_vars: Vec<(Type, u32, VarId)>,
 }
 
 impl std::fmt::Debug for Store {
@@ -750,25 +750,30 @@ impl Store {
         self.library.push((v, def));
     }
 
-    /// The binder that a canonical loop at `level` over `ty` whose index is named `name`
-    /// uses: loops equal up to the identity of their index are then one term (loops
-    /// copied by substitution get fresh indices of the same name). A loop's level is one
-    /// more than the highest level of any canonical binder in its body, so renaming its
-    /// index to the binder of its level never captures anything.
-    pub fn canonical_binder(&mut self, level: u32, ty: &Type, name: &str) -> VarId {
-        let key = (level, ty.clone(), name.to_string());
-        if let Some(&v) = self.canonical_binders.get(&key) {
+    /// The canonical loop index of type `ty` at `height` (created on first use; see the
+    /// `canonical_vars` field). Heights 0, 1, 2 are named `j`, `k`, `l`.
+    pub fn canonical_var(&mut self, ty: &Type, height: u32) -> VarId {
+        let found = self
+            .canonical_vars
+            .iter()
+            .find(|(t, h, _)| t == ty && *h == height);
+        if let Some(&(_, _, v)) = found {
             return v;
         }
-        let v = self.fresh_var(name, ty.clone());
-        self.canonical_binders.insert(key, v);
-        self.canonical_levels.insert(v, level);
+        let name = match height {
+            0 => "j".to_string(),
+            1 => "k".to_string(),
+            2 => "l".to_string(),
+            h => format!("j{h}"),
+        };
+        let v = self.fresh_var(&name, ty.clone());
+        self.canonical_vars.push((ty.clone(), height, v));
         v
     }
 
-    /// The level of a canonical loop binder (`None` for every other variable).
-    pub fn canonical_level(&self, v: VarId) -> Option<u32> {
-        self.canonical_levels.get(&v).copied()
+    /// The height of `v` when it is a canonical loop index.
+    pub fn canonical_height(&self, v: VarId) -> Option<u32> {
+        self.canonical_vars.iter().find(|x| x.2 == v).map(|x| x.1)
     }
 
     /// The term `x` for a variable.

@@ -59,6 +59,8 @@ enum Frame {
     PowExp(Prim, TermId),
     /// `1 / []`: × inside and outside.
     Recip,
+    /// `log([])` in mode +: × inside (`log(a·b) = log a + log b` for probs).
+    Log,
     /// `c * []` in mode +.
     Scale(TermId),
     /// `-[]` in mode +.
@@ -132,6 +134,14 @@ pub fn unproduct(
     let g = product(store, body, one);
     let inside = ctx.enter_index(store, index, size);
     let g = sums::simplify_loops(store, &inside, g);
+    // a loop that closed inside a guard leaves `if c: (if d: e else: I) else: I`: one
+    // test `c && d`, so the loop around it closes as one count
+    let merged = merge_guards(store, g);
+    let g = if merged == g {
+        g
+    } else {
+        sums::simplify_loops(store, &inside, merged)
+    };
     Some(Unproduct {
         rest,
         index,
@@ -203,6 +213,9 @@ impl Walk<'_> {
             }
             (Node::Prim(Prim::Recip, xs), Mode::Times) if xs.len() == 1 => {
                 self.under(Frame::Recip, xs[0], heap, Mode::Times)
+            }
+            (Node::Prim(Prim::Log, xs), Mode::Plus) if xs.len() == 1 => {
+                self.under(Frame::Log, xs[0], heap, Mode::Times)
             }
             (Node::Prim(p @ (Prim::RealPow | Prim::Pow), xs), Mode::Times) if xs.len() == 2 => {
                 let (b, k) = (xs[0], xs[1]);
@@ -366,7 +379,7 @@ impl Walk<'_> {
                 Frame::Exp | Frame::PowBase(_) | Frame::Sum(..) | Frame::Scale(_) | Frame::Neg => {
                     Mode::Plus
                 }
-                Frame::PowExp(..) | Frame::Recip | Frame::Prod(..) => Mode::Times,
+                Frame::PowExp(..) | Frame::Recip | Frame::Prod(..) | Frame::Log => Mode::Times,
                 Frame::Coerce(..) | Frame::Guard(..) => mode,
             };
         }
@@ -378,6 +391,7 @@ impl Walk<'_> {
                 Frame::PowBase(c) => self.store.prim(Prim::RealPow, vec![*c, t], Type::Prob),
                 Frame::PowExp(p, c) => self.store.prim(*p, vec![t, *c], ty),
                 Frame::Recip => self.store.prim(Prim::Recip, vec![t], ty),
+                Frame::Log => self.store.prim(Prim::Log, vec![t], Type::Real),
                 Frame::Scale(c) => self.store.prim(Prim::Mul, vec![*c, t], ty),
                 Frame::Neg => self.store.prim(Prim::Neg, vec![t], ty),
                 Frame::Coerce(k, to) => self.store.intern(Node::Coerce(*k, t), to.clone()),
@@ -390,16 +404,53 @@ impl Walk<'_> {
                         Mode::Plus => Rational::zero(),
                     };
                     let id = self.store.intern(Node::Lit(v), ty.clone());
-                    if *value {
-                        self.store.intern(Node::If(*c, t, id), ty)
+                    let c = if *value {
+                        *c
                     } else {
-                        self.store.intern(Node::If(*c, id, t), ty)
+                        self.store.prim(Prim::Not, vec![*c], Type::Bool)
+                    };
+                    // a guard around `if d: e else: I` is one test `c && d`, so a loop
+                    // over it closes as one count (`Π_j [c && d] ξ = ξ ** Σ_j [c && d]`)
+                    match *self.store.node(t) {
+                        Node::If(d, e, other) if other == id => {
+                            let both = self.store.prim(Prim::And, vec![c, d], Type::Bool);
+                            self.store.intern(Node::If(both, e, id), ty)
+                        }
+                        _ => self.store.intern(Node::If(c, t, id), ty),
                     }
                 }
             };
         }
         t
     }
+}
+
+/// `t` with every `if c: (if d: e else: I) else: I` (`I` a literal) made
+/// `if c && d: e else: I`.
+fn merge_guards(store: &mut Store, t: TermId) -> TermId {
+    let node = store.node(t).clone();
+    let ch = node.children();
+    if ch.is_empty() {
+        return t;
+    }
+    let new: Vec<TermId> = ch.iter().map(|&c| merge_guards(store, c)).collect();
+    let ty = store.ty(t).clone();
+    let t = if new == ch {
+        t
+    } else {
+        store.intern(node.with_children(&new), ty.clone())
+    };
+    if let Node::If(c, a, b) = *store.node(t) {
+        if matches!(store.node(b), Node::Lit(_)) {
+            if let Node::If(d, e, b2) = *store.node(a) {
+                if b2 == b {
+                    let both = store.prim(Prim::And, vec![c, d], Type::Bool);
+                    return store.intern(Node::If(both, e, b), ty);
+                }
+            }
+        }
+    }
+    t
 }
 
 /// `t` with every occurrence of the term `from` replaced by `to` (the caller makes sure

@@ -109,28 +109,18 @@ impl Canon<'_> {
         })
     }
 
-    /// The loop `t` with its index renamed to the canonical binder of its level (see
-    /// `Store::canonical_binder`), so loops equal up to their index's name are one atom.
+    /// The loop `t` with its index renamed to the canonical loop index of its height
+    /// (`sums::canonical_binder`), so loops equal up to their index's name are one atom.
     fn canonical_loop(&mut self, t: TermId) -> TermId {
         let (v, lo, hi, body, sum) = match *self.store.node(t) {
             Node::Summate(v, lo, hi, b) => (v, lo, hi, b, true),
             Node::Product(v, lo, hi, b) => (v, lo, hi, b, false),
             _ => return t,
         };
-        let level = 1 + crate::vars::occurring(self.store, body)
-            .iter()
-            .filter(|&&w| w != v)
-            .filter_map(|&w| self.store.canonical_level(w))
-            .max()
-            .unwrap_or(0);
-        let ty = self.store.var_type(v).clone();
-        let name = self.store.var_name(v).to_string();
-        let w = self.store.canonical_binder(level, &ty, &name);
+        let (w, body) = crate::sums::canonical_binder(self.store, v, body);
         if w == v {
             return t;
         }
-        let wt = self.store.var_term(w);
-        let body = crate::vars::substitute1(self.store, body, v, wt);
         let tty = self.store.ty(t).clone();
         let node = if sum {
             Node::Summate(w, lo, hi, body)

@@ -306,7 +306,7 @@ fn deeply_nested_input() {
 #[test]
 fn measures_and_binders_keep_their_shape() {
     check("fn mu real:\nx <~ normal(mu + mu, 1)\nreturn x * 2 - x", "x <~ normal(2 * mu, 1)\nreturn x");
-    check("fn n nat: fn a array(prob): weight(product i from 0 to n: a[i] * a[i], return n + n)", "weight(product i from 0 to n: a[i] ^ 2, return 2 * n)");
+    check("fn n nat: fn a array(prob): weight(product i from 0 to n: a[i] * a[i], return n + n)", "weight(product j from 0 to n: a[j] ^ 2, return 2 * n)");
     check("fn a array(real): array i of size(a): a[i] - a[i] + 1", "array i of size(a): 1. real");
 }
 

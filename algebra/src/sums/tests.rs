@@ -189,21 +189,21 @@ fn row(body: &str, expect: &str) {
 #[test]
 fn constants_factor_out() {
     row("summate k from 0 to n: x * nat2real(k)", "nat2real(n) ^ 2 * x / 2 - n * x / 2");
-    row("summate k from 0 to n: x * a[k]", "x * (summate k from 0 to n: a[k])");
-    row("summate k from 0 to n: 2 * x * a[k] / 3", "2 * x * (summate k from 0 to n: a[k]) / 3");
-    row("summate k from 0 to n: a[k] / x", "(summate k from 0 to n: a[k]) / x");
-    row("product k from 0 to n: p * q[k]", "p ** n * (product k from 0 to n: q[k])");
-    row("product k from 0 to n: 2 * q[k]", "2 ** n * (product k from 0 to n: q[k])");
-    row("product k from 0 to n: -2 * a[k]", "(-1. real) ^ n * 2 ** n * (product k from 0 to n: a[k])");
-    row("product k from 0 to n: q[k] / p", "p ** (-nat2real(n)) * (product k from 0 to n: q[k])");
+    row("summate k from 0 to n: x * a[k]", "x * (summate j from 0 to n: a[j])");
+    row("summate k from 0 to n: 2 * x * a[k] / 3", "2 * x * (summate j from 0 to n: a[j]) / 3");
+    row("summate k from 0 to n: a[k] / x", "(summate j from 0 to n: a[j]) / x");
+    row("product k from 0 to n: p * q[k]", "p ** n * (product j from 0 to n: q[j])");
+    row("product k from 0 to n: 2 * q[k]", "2 ** n * (product j from 0 to n: q[j])");
+    row("product k from 0 to n: -2 * a[k]", "(-1. real) ^ n * 2 ** n * (product j from 0 to n: a[j])");
+    row("product k from 0 to n: q[k] / p", "p ** (-nat2real(n)) * (product j from 0 to n: q[j])");
 }
 
 #[test]
 fn split_over_sums_and_products() {
-    row("summate k from 0 to n: a[k] + b[k]", "(summate k from 0 to n: a[k]) + (summate k from 0 to n: b[k])");
-    row("summate k from 0 to n: a[k] + 2 * b[k] + x", "n * x + (summate k from 0 to n: a[k]) + 2 * (summate k from 0 to n: b[k])");
-    row("product k from 0 to n: a[k] * b[k]", "(product k from 0 to n: a[k]) * (product k from 0 to n: b[k])");
-    row("product k from 0 to n: q[k] ^ 2 * a[k]", "(product k from 0 to n: a[k]) * (product k from 0 to n: prob2real(q[k]) ^ 2)");
+    row("summate k from 0 to n: a[k] + b[k]", "(summate j from 0 to n: a[j]) + (summate j from 0 to n: b[j])");
+    row("summate k from 0 to n: a[k] + 2 * b[k] + x", "n * x + (summate j from 0 to n: a[j]) + 2 * (summate j from 0 to n: b[j])");
+    row("product k from 0 to n: a[k] * b[k]", "(product j from 0 to n: a[j]) * (product j from 0 to n: b[j])");
+    row("product k from 0 to n: q[k] ^ 2 * a[k]", "(product j from 0 to n: a[j]) * (product j from 0 to n: prob2real(q[j]) ^ 2)");
 }
 
 #[test]
@@ -233,7 +233,7 @@ fn power_sums() {
     row("summate k from 1 to n + 1: nat2real(k)", "nat2real(n) ^ 2 / 2 + nat2real(n) / 2");
     row("summate k from 0 to n: (nat2real(k) + x) ^ 2", "nat2real(n) ^ 3 / 3\n    + nat2real(n) ^ 2 * x\n    + n * x ^ 2\n    - nat2real(n) ^ 2 / 2\n    - n * x\n    + nat2real(n) / 6");
     check("fn a int: fn b int: summate k from a to b: int2real(k)", "if a <= b: -int2real(a) ^ 2 / 2 + int2real(b) ^ 2 / 2 + a / 2 - b / 2 else: 0");
-    check("fn n nat: summate k from 0 to n: nat2real(k) ^ 17", "summate k from 0 to n: nat2real(k) ^ 17");
+    check("fn n nat: summate k from 0 to n: nat2real(k) ^ 17", "summate j from 0 to n: nat2real(j) ^ 17");
 }
 
 #[test]
@@ -244,20 +244,20 @@ fn kronecker_deltas() {
     row("summate j from 0 to n: if 2 * j == i: a[j] else: 0", "if i + 1 <= 2 * n && i == 2 * real2int(nat2real(i) / 2):\n    a[int2nat(real2int(nat2real(i) / 2))]\nelse:\n    0");
     row("product j from 0 to n: if i == j: q[j] else: 1", "if i + 1 <= n: q[i] else: 1");
     row("summate j from 0 to n: if j == m && x < a[j]: a[j] else: 0", "if x < a[m] && m + 1 <= n: a[m] else: 0");
-    row("summate k from 0 to n: summate j from 0 to n: if k == j: a[k] * b[j] else: 0", "summate k from 0 to n: a[k] * b[k]");
-    row("summate k from 0 to n: summate j from 0 to m: if k == j: a[k] else: 0", "summate k from 0 to n: if k + 1 <= m: a[k] else: 0");
+    row("summate k from 0 to n: summate j from 0 to n: if k == j: a[k] * b[j] else: 0", "summate j from 0 to n: a[j] * b[j]");
+    row("summate k from 0 to n: summate j from 0 to m: if k == j: a[k] else: 0", "summate j from 0 to n: if j + 1 <= m: a[j] else: 0");
 }
 
 #[test]
 fn exponentials_and_powers() {
     row("product k from 0 to n: exp(x * nat2real(k))", "exp(nat2real(n) ^ 2 * x / 2 - n * x / 2)");
-    row("product k from 0 to n: exp(a[k])", "exp(summate k from 0 to n: a[k])");
-    row("product k from 0 to n: exp(a[k]) * q[k]", "exp(summate k from 0 to n: a[k]) * (product k from 0 to n: q[k])");
-    row("product k from 0 to n: p ** a[k]", "p ** (summate k from 0 to n: a[k])");
+    row("product k from 0 to n: exp(a[k])", "exp(summate j from 0 to n: a[j])");
+    row("product k from 0 to n: exp(a[k]) * q[k]", "exp(summate j from 0 to n: a[j]) * (product j from 0 to n: q[j])");
+    row("product k from 0 to n: p ** a[k]", "p ** (summate j from 0 to n: a[j])");
     row("product k from 0 to n: 2 ** nat2real(k)", "2 ** (nat2real(n) ^ 2 / 2 - nat2real(n) / 2)");
     row("product k from 0 to n: exp(x) / p", "p ** (-nat2real(n)) * exp(n * x)");
     row("product j from 0 to n: if i == y[j]: exp(a[j]) else: 1", "exp(summate j from 0 to n: if i == y[j]: a[j] else: 0)");
-    row("product j from 0 to n: if i == y[j]: p else: 1", "p ** (summate j from 0 to n: if i == y[j]: 1. real else: 0. real)");
+    row("product j from 0 to n: if i == y[j]: p else: 1", "p ** (summate j from 0 to n: if i == y[j]: 1 else: 0)");
 }
 
 #[test]
@@ -267,10 +267,123 @@ fn indirect_indexing_keeps_one_shape() {
     row("summate j from 0 to n: if i == y[j]: a[j] + 2 * b[j] else: 0", "(summate j from 0 to n: if i == y[j]: a[j] else: 0)\n    + 2 * (summate j from 0 to n: if i == y[j]: b[j] else: 0)");
     row("summate j from 0 to n: (if i == y[j]: a[j] else: 0) + (if i == y[j]: a[j] * x else: 0)", "x * (summate j from 0 to n: if i == y[j]: a[j] else: 0)\n    + (summate j from 0 to n: if i == y[j]: a[j] else: 0)");
     row("summate j from 0 to n: if 0 < x && i == y[j]: a[j] else: 0", "if 0 < x:\n    summate j from 0 to n: if i == y[j]: a[j] else: 0\nelse:\n    0");
-    row("summate j from 0 to n: if i == y[j]: x else: 0", "x * (summate j from 0 to n: if i == y[j]: 1. real else: 0. real)");
+    row("summate j from 0 to n: if i == y[j]: x else: 0", "x * (summate j from 0 to n: if i == y[j]: 1 else: 0)");
     row("summate j from 0 to n: a[j] / (nat2real(j) + 1)", "summate j from 0 to n: a[j] / (nat2real(j) + 1)");
     row("summate j from 0 to n: a[j]", "summate j from 0 to n: a[j]");
     row("product j from 0 to n: q[j]", "product j from 0 to n: q[j]");
+}
+
+#[test]
+fn two_way_products_become_powers_of_counts() {
+    // a factor 0 off its support keeps the reads it guards in its loop (corpus case 15)
+    row("product j from 0 to n: (if y[j] < size(q): 1 else: 0) * q[y[j]] / p", "p ** (-nat2real(n)) * (product j from 0 to n: if size(q) <= y[j]: 0 else: q[y[j]])");
+    row("product j from 0 to n: (if y[j] < size(q): 1 else: 0) * q[y[j]] * nat2real(j)", "product j from 0 to n: if size(q) <= y[j]: 0 else: nat2real(j) * q[y[j]]");
+    row("product j from 0 to n: if i == y[j]: p else: 2 * p", "p ** n * 2 ** (nat2real(n) - (summate j from 0 to n: if i == y[j]: 1 else: 0))");
+    row("product j from 0 to n: if i == y[j]: x else: -2", "x ^ (summate j from 0 to n: if i == y[j]: 1 else: 0)\n    * (-2. real) ^ int2nat(n - (summate j from 0 to n: if i == y[j]: 1 else: 0))");
+    row("product j from m to n: if i == y[j]: x else: 3", "x ^ (summate j from m to n: if i == y[j]: 1 else: 0)\n    * 3 ** (-(summate j from m to n: if i == y[j]: 1 else: 0)\n                + (if m <= n: nat2real(n) - m else: 0))");
+    row("product j from 0 to n: if i == y[j]: 0 else: p", "product j from 0 to n: if i == y[j]: 0 else: p");
+    row("product j from 0 to n: if i == y[j]: x else: 0", "product j from 0 to n: if i == y[j]: x else: 0");
+    row("product j from 0 to n: if i == y[j]: p ** a[j] else: 1", "p ** (summate j from 0 to n: if i == y[j]: a[j] else: 0)");
+    row("product j from 0 to n: if i /= y[j]: q[j] else: p", "p ** (summate j from 0 to n: if i == y[j]: 1 else: 0)\n    * (product j from 0 to n: if i == y[j]: 1 else: q[j])");
+    row("summate j from 0 to n: if i /= y[j]: x else: 0", "n * x - x * (summate j from 0 to n: if i == y[j]: 1 else: 0)");
+    row("summate j from m to n: if not (i == y[j]): 1 else: 0", "int2nat(-(summate j from m to n: if i == y[j]: 1 else: 0)\n            + nat2int(if m <= n: int2nat(n - m) else: 0))");
+}
+
+#[test]
+fn every_point_except_one() {
+    row("summate j from 0 to size(y): if m == (if j == i: 2 else: y[j]): 1 else: 0", "int2nat((summate j from 0 to size(y): if m == y[j]: 1 else: 0)\n            + (if i + 1 <= size(y):\n                   -nat2int(if m == y[i]: 1 else: 0) + nat2int(if m == 2: 1 else: 0)\n               else:\n                   0))");
+    row("summate j from 0 to size(a): if j == i: x else: a[j]", "(summate j from 0 to size(a): a[j]) + (if i + 1 <= size(a): x - a[i] else: 0)");
+    row("summate j from m to size(a): if j == i: x else: a[j]", "(summate j from m to size(a): a[j]) + (if m <= i && i + 1 <= size(a): x - a[i] else: 0)");
+    row("summate j from 0 to size(a): (if j == i: x else: a[j]) ^ 2", "(summate j from 0 to size(a): a[j] ^ 2)\n    + (if i + 1 <= size(a): x ^ 2 - a[i] ^ 2 else: 0)");
+    row("summate j from 0 to size(y): if m == (if j == i: 2 else: y[j]): nat2real(y[j]) else: 0", "(summate j from 0 to size(y): if m == y[j]: nat2real(y[j]) else: 0)\n    + (if i + 1 <= size(y):\n           -(if m == y[i]: nat2real(y[i]) else: 0) + (if m == 2: nat2real(y[i]) else: 0)\n       else:\n           0)");
+    row("summate j from 0 to size(a): (array d of size(a): if d == i: x else: a[d])[j]", "(summate j from 0 to size(a): a[j]) + (if i + 1 <= size(a): x - a[i] else: 0)");
+    row("product j from 0 to size(y): if m == (if j == i: 2 else: y[j]): p else: 1", "p ** ((summate j from 0 to size(y): if m == y[j]: 1 else: 0)\n          + (if i + 1 <= size(y):\n                 -(if m == y[i]: 1. real else: 0. real)\n                     + (if m == 2: 1. real else: 0. real)\n             else:\n                 0))");
+    row("product j from 0 to size(a): exp(if j == i: x else: a[j])", "exp((summate j from 0 to size(a): a[j]) + (if i + 1 <= size(a): x - a[i] else: 0))");
+    row("product j from 0 to n: if j == i: p else: q[j]", "(product j from 0 to n: if i == j: 1 else: q[j]) * (if i + 1 <= n: p else: 1)");
+    // not where the loop over every point would read past an array's end (a's size is
+    // not known to be n) or divide by zero at u
+    row("summate j from 0 to n: if j == i: x else: a[j]", "summate j from 0 to n: if i == j: x else: a[j]");
+    row("summate j from 0 to n: if j == i: x else: 1 / (nat2real(j) - nat2real(i))", "summate j from 0 to n: if i == j: x else: -1 / (nat2real(i) - j)");
+    // literal-array reads are reduced where the range keeps them in bounds
+    row("summate j from 0 to n: (array d of n: if d == i: x else: a[d])[j]", "summate j from 0 to n: if i == j: x else: a[j]");
+}
+
+#[test]
+fn gamma_ratios_in_loops() {
+    row("product j from 0 to n: gammaFunc(q[j] + 2) / gammaFunc(q[j])", "product j from 0 to n: q[j] ^ 2 + q[j]");
+    row("product j from 0 to n: gammaFunc(q[j]) / gammaFunc(q[j] + 3)", "1 / (product j from 0 to n: q[j] ^ 3 + 3 * q[j] ^ 2 + 2 * q[j])");
+    row("summate j from 0 to n: gammaFunc(q[j] + 1) / gammaFunc(q[j])", "summate j from 0 to n: q[j]");
+    row("product j from 0 to n: gammaFunc(q[j] + nat2prob(y[j]) + (if j == i: 1 else: 0)) / gammaFunc(q[j] + nat2prob(y[j]))", "if i + 1 <= n: q[i] + y[i] else: 1");
+    row("product j from 0 to n: gammaFunc(p + (if i == y[j]: 1 else: 0)) / gammaFunc(p)", "p ** (summate j from 0 to n: if i == y[j]: 1 else: 0)");
+    row("product j from 0 to n: gammaFunc(q[j] + 1 / 2) / gammaFunc(q[j])", "(product j from 0 to n: gammaFunc(prob2real(q[j]) + 1/2))\n    / (product j from 0 to n: gammaFunc(q[j]))");
+    row("product j from 0 to n: gammaFunc(q[j] + 20) / gammaFunc(q[j])", "(product j from 0 to n: gammaFunc(prob2real(q[j]) + 20))\n    / (product j from 0 to n: gammaFunc(q[j]))");
+}
+
+/// Every variant in `variants` (bodies over `n`, `i`, `y`, `s`) closes to one and the same
+/// term: they are loaded as the elements of one array literal, so equal means the same
+/// `TermId` (issue 10 §3: the histogram transform must meet each count once).
+fn one_term(variants: &[&str]) {
+    let src = format!("fn n nat: fn i nat: fn y array(nat): fn s array(real): [{}]", variants.join(", "));
+    let mut st = Store::new();
+    let t = front::load(&mut st, &src).unwrap_or_else(|d| panic!("{src}: {d:?}"));
+    let r = simplify_loops(&mut st, &Context::new(), t);
+    let (vars, body) = params(&st, r);
+    let Node::ArrayLit(xs) = st.node(body).clone() else { panic!("{src}: not an array literal") };
+    for (x, v) in xs.iter().zip(variants) {
+        assert_eq!(*x, xs[0], "{v}\n  is {}\n  not {}", print::print_term(&st, *x), print::print_term(&st, xs[0]));
+    }
+    let (_, a) = params(&st, t);
+    let Node::ArrayLit(ins) = st.node(a).clone() else { panic!("{src}: not an array literal") };
+    for (x, v) in ins.iter().zip(variants) {
+        match same_values(&mut st, &vars, *x, xs[0], 40, 11) {
+            Ok(k) => assert!(k > 0, "{v}: nothing compared"),
+            Err(e) => panic!("{v}: {e}"),
+        }
+    }
+}
+
+#[test]
+fn counts_and_class_sums_are_one_term() {
+    one_term(&[
+        "summate j from 0 to n: if i == y[j]: 1 else: 0",
+        "summate k from 0 to n: if y[k] == i: 1 else: 0",
+        "summate k from 0 to n: if y[k] /= i: 0 else: 1",
+        "summate k from 0 to n: if not (y[k] == i): 0 else: 1",
+        "summate k from 0 to n: (if i == y[k]: 1 else: 0) * 1",
+        "summate k from 0 to n: if i == y[k] && k < n: 1 else: 0",
+        "summate k from 0 to n: if i == y[k]: (if y[k] == i: 1 else: 0) else: 0",
+    ]);
+    one_term(&[
+        "summate j from 0 to n: if i == y[j]: 1. real else: 0",
+        "nat2real(summate k from 0 to n: if y[k] == i: 1 else: 0)",
+        "summate k from 0 to n: if y[k] /= i: 0. real else: 1",
+        "summate k from 0 to n: nat2real(if y[k] == i: 1 else: 0)",
+    ]);
+    one_term(&[
+        "summate j from 0 to n: if i == y[j]: s[j] else: 0",
+        "summate k from 0 to n: if y[k] == i: s[k] else: 0",
+        "summate k from 0 to n: s[k] * (if i == y[k]: 1 else: 0)",
+        "summate k from 0 to n: (if y[k] /= i: 0 else: 1) * s[k]",
+        "summate k from 0 to n: if y[k] == i: s[k] else: 0 * s[k]",
+    ]);
+    one_term(&[
+        "summate j from 0 to n: if i == y[j]: s[j] ^ 2 else: 0",
+        "summate k from 0 to n: if y[k] == i: s[k] * s[k] else: 0",
+        "summate k from 0 to n: (if i == y[k]: s[k] else: 0) ^ 2",
+        "summate k from 0 to n: s[k] * (if y[k] == i: s[k] else: 0)",
+    ]);
+    one_term(&[
+        "summate j from 0 to n: if i < y[j]: 1 else: 0",
+        "summate k from 0 to n: if y[k] > i: 1 else: 0",
+        "summate k from 0 to n: if not (y[k] <= i): 1 else: 0",
+        "summate k from 0 to n: if i + 1 <= y[k]: 1 else: 0",
+        "summate k from 0 to n: if y[k] >= i + 1: 1 else: 0",
+    ]);
+    one_term(&[
+        "summate j from 0 to n: if i /= y[j]: 1 else: 0",
+        "int2nat(n - (summate k from 0 to n: if y[k] == i: 1 else: 0))",
+        "int2nat(summate k from 0 to n: 1 - (if y[k] == i: 1 else: 0))",
+    ]);
 }
 
 // ---- closed forms against explicit loops ------------------------------------------------

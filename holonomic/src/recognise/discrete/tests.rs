@@ -187,5 +187,5 @@ fn check_row(src: &str, on: &str, dist: Option<&str>, mass: &str) {
 fn table_rows() {
     check_row("fn l prob: fn k nat: l^k * exp(-l) / gammaFunc(k+1)", "nat", Some("poisson(l)"), "l ** k * exp(-l) / gammaFunc(nat2real(k) + 1)");
     check_row("fn r prob: fn k nat: gammaFunc(k + r) / gammaFunc(k + 1) * (1/3)^k", "nat", None, "2 ** r     * 3 ** (-r - k)     * gammaFunc(prob2real(r) + k)     / (gammaFunc(nat2real(k) + 1) * gammaFunc(r))");
-    check_row("fn k nat: (1/2)^k", "0..3", Some("categorical([1, 1/2, 1/4])"), "[1, 1/2, 1/4][k] / (summate i from 0 to size([1, 1/2, 1/4]): [1, 1/2, 1/4][i])");
+    check_row("fn k nat: (1/2)^k", "0..3", Some("categorical([1, 1/2, 1/4])"), "[1, 1/2, 1/4][k] / (summate j from 0 to size([1, 1/2, 1/4]): [1, 1/2, 1/4][j])");
 }
