@@ -4,8 +4,11 @@
 //!
 //! Nothing here is an algorithm of slic-cas; it only feeds the library crates inputs.
 
+pub mod array_models;
+pub mod assume;
 pub mod gen;
 pub mod models;
+pub mod mutate;
 
 use std::path::{Path, PathBuf};
 
@@ -37,12 +40,25 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The value of a `# key: value` header comment in a corpus file, if present.
+/// The value of a `# key: value` header comment in a corpus file, if present, with its
+/// continuation lines (`#` and at least three spaces, `corpus/README.md`) joined by spaces:
+/// an `# assume:` expression may span several lines.
 pub fn header(text: &str, key: &str) -> Option<String> {
     let prefix = format!("# {key}:");
-    text.lines()
-        .take_while(|l| l.starts_with('#') || l.trim().is_empty())
-        .find_map(|l| l.strip_prefix(&prefix).map(|v| v.trim().to_string()))
+    let mut lines = text
+        .lines()
+        .take_while(|l| l.starts_with('#') || l.trim().is_empty());
+    let mut value = lines.find_map(|l| l.strip_prefix(&prefix).map(|v| v.trim().to_string()))?;
+    for l in lines {
+        match l.strip_prefix("#   ") {
+            Some(more) => {
+                value.push(' ');
+                value.push_str(more.trim());
+            }
+            None => break,
+        }
+    }
+    Some(value)
 }
 
 /// The `# args:` header of a corpus file read as values of the parameter types of a
@@ -126,4 +142,65 @@ pub fn print_round_trip(
         return Err(format!("printing is not a fixpoint:\n{text}\n---\n{text2}"));
     }
     Ok(())
+}
+
+/// How many variables a term draws, as "reaches its expected form" counts them (issue
+/// 10): every primitive measure (`normal(...)`, `lebesgue(...)`) and every call of a
+/// standard-library measure (`dirichlet(as)`) counts one, except the measure of an
+/// `observe` (conditioning draws nothing); a plate's body counts once, whatever its size,
+/// so `plate i of n: normal(0, 1)` is one draw and `plate i of n: x <~ normal(0, 1);
+/// normal(x, 1)` two. A local `def`'s body counts once, where it is defined.
+pub fn draw_count(store: &slic_algebra::Store, t: slic_algebra::TermId) -> usize {
+    use slic_algebra::Node;
+    let mut count = 0;
+    let mut todo = vec![t];
+    while let Some(t) = todo.pop() {
+        match store.node(t) {
+            Node::Dist(..) => count += 1,
+            Node::Observe(_, value) => todo.push(*value),
+            Node::App(..) if store.ty(t).measure_of().is_some() => {
+                let mut head = t;
+                while let Node::App(f, arg) = store.node(head) {
+                    todo.push(*arg);
+                    head = *f;
+                }
+                match store.node(head) {
+                    Node::Var(v) if store.library_def(*v).is_some() => count += 1,
+                    _ => todo.push(head),
+                }
+            }
+            n => todo.extend(n.children()),
+        }
+    }
+    count
+}
+
+/// How many weights and observations of a term depend on a drawn variable (one bound by
+/// `<~`): the likelihood factors an expected form has folded into its draws (a conjugate
+/// posterior) and a simplified output may still carry (`p <~ beta(a, b); weight(p ^ k, ...)`
+/// draws as many variables as `beta(a + k, b)` but has not eliminated the observation).
+/// A weight on parameters only (an evidence) or an observation of data given parameters
+/// does not count. Plate and local `def` bodies count once, as in [`draw_count`].
+pub fn conditioning_count(store: &slic_algebra::Store, t: slic_algebra::TermId) -> usize {
+    use slic_algebra::{vars, Node, VarId};
+    let mut count = 0;
+    let mut todo: Vec<(slic_algebra::TermId, Vec<VarId>)> = vec![(t, Vec::new())];
+    while let Some((t, drawn)) = todo.pop() {
+        let node = store.node(t);
+        match node {
+            Node::Weight(w, _) if vars::mentions_any(store, *w, &drawn) => count += 1,
+            Node::Observe(..) if vars::mentions_any(store, t, &drawn) => count += 1,
+            _ => {}
+        }
+        for c in node.children() {
+            let mut inner = drawn.clone();
+            if let Node::Bind(x, _, body) = node {
+                if c == *body {
+                    inner.push(*x);
+                }
+            }
+            todo.push((c, inner));
+        }
+    }
+    count
 }
