@@ -299,13 +299,13 @@ fn every_point_except_one() {
     row("summate j from 0 to size(a): (array d of size(a): if d == i: x else: a[d])[j]", "(summate j from 0 to size(a): a[j]) + (if i + 1 <= size(a): x - a[i] else: 0)");
     row("product j from 0 to size(y): if m == (if j == i: 2 else: y[j]): p else: 1", "p ** ((summate j from 0 to size(y): if m == y[j]: 1 else: 0)\n          + (if i + 1 <= size(y):\n                 -(if m == y[i]: 1. real else: 0. real)\n                     + (if m == 2: 1. real else: 0. real)\n             else:\n                 0))");
     row("product j from 0 to size(a): exp(if j == i: x else: a[j])", "exp((summate j from 0 to size(a): a[j]) + (if i + 1 <= size(a): x - a[i] else: 0))");
-    row("product j from 0 to n: if j == i: p else: q[j]", "(product j from 0 to n: if i == j: 1 else: q[j]) * (if i + 1 <= n: p else: 1)");
+    row("product j from 0 to n: if j == i: p else: q[j]", "(product j from 0 to n: if j == i: 1 else: q[j]) * (if i + 1 <= n: p else: 1)");
     // not where the loop over every point would read past an array's end (a's size is
     // not known to be n) or divide by zero at u
-    row("summate j from 0 to n: if j == i: x else: a[j]", "summate j from 0 to n: if i == j: x else: a[j]");
-    row("summate j from 0 to n: if j == i: x else: 1 / (nat2real(j) - nat2real(i))", "summate j from 0 to n: if i == j: x else: -1 / (nat2real(i) - j)");
+    row("summate j from 0 to n: if j == i: x else: a[j]", "summate j from 0 to n: if j == i: x else: a[j]");
+    row("summate j from 0 to n: if j == i: x else: 1 / (nat2real(j) - nat2real(i))", "summate j from 0 to n: if j == i: x else: 1 / (nat2real(j) - i)");
     // literal-array reads are reduced where the range keeps them in bounds
-    row("summate j from 0 to n: (array d of n: if d == i: x else: a[d])[j]", "summate j from 0 to n: if i == j: x else: a[j]");
+    row("summate j from 0 to n: (array d of n: if d == i: x else: a[d])[j]", "summate j from 0 to n: if j == i: x else: a[j]");
 }
 
 #[test]

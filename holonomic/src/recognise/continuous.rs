@@ -561,7 +561,52 @@ impl Session<'_> {
                     .iter()
                     .all(|&(k, _)| self.strictly_positive(k, depth))
             });
-        by_terms || (depth < MAX_DEPTH.min(8) && self.positive_quadratic(p, depth + 1))
+        by_terms
+            || (depth < MAX_DEPTH.min(8) && self.positive_quadratic(p, depth + 1))
+            || (depth < MAX_DEPTH.min(8) && self.positive_with_complement(p, depth + 1))
+    }
+
+    /// `p = q + c·(N - K)` where `K` is a count `Σ_{j<N} [cond]` (a loop of 0/1 terms
+    /// over `0..N`, so `K <= N`) appearing in `p` as `-c·K`: `p >= q`, so `q` positive by
+    /// form proves `p` positive (`b + n - #trues > 0` for a beta's second parameter).
+    fn positive_with_complement(&self, p: &Poly, depth: u32) -> bool {
+        let kernels = self.canon.kernels();
+        p.terms().iter().any(|(m, c)| {
+            let [(k, 1)] = m.pairs() else {
+                return false;
+            };
+            if !c.is_negative() {
+                return false;
+            }
+            let Some(info) = kernels.get(*k) else {
+                return false;
+            };
+            let Kernel::Atom(t) = info.kernel else {
+                return false;
+            };
+            let store = self.canon.store();
+            let Node::Summate(_, lo, hi, body) = *store.node(t) else {
+                return false;
+            };
+            let zero_lo = matches!(store.node(lo), Node::Lit(q) if q.is_zero());
+            let indicator = match store.node(body) {
+                Node::If(_, a, b) => [*a, *b]
+                    .iter()
+                    .all(|&x| matches!(store.node(x), Node::Lit(q) if q.is_zero() || q.is_one())),
+                _ => false,
+            };
+            if !zero_lo || !indicator {
+                return false;
+            }
+            let Some(n) = kernels.find(&Kernel::Atom(hi)) else {
+                return false;
+            };
+            let neg = -c.clone();
+            let q = p
+                .add(&Poly::term(Monomial::from_pairs([(*k, 1)]), neg.clone()))
+                .sub(&Poly::term(Monomial::from_pairs([(n, 1)]), neg));
+            self.positive_poly(&q, depth)
+        })
     }
 
     /// `p = a v^2 + b v + c` for some kernel `v` (a, b, c free of it) with `a > 0` and
