@@ -123,16 +123,7 @@ impl Simp<'_> {
         let mut t2 = t.clone();
         self.open_dependents(&mut t2, i, x)?;
         t2.binds.remove(i);
-        let (mine, others): (Vec<Factor>, Vec<Factor>) = t2
-            .factors
-            .iter()
-            .partition(|f| vars::mentions(self.store, f.term, x));
-        let (my_guards, other_guards): (Vec<TermId>, Vec<TermId>) = t2
-            .guards
-            .iter()
-            .partition(|&&g| vars::mentions(self.store, g, x));
-        t2.factors = others;
-        t2.guards = other_guards;
+        let (mine, my_guards) = t2.take_mentioning(self.store, x);
         let mut fs: Vec<TermId> = mine.iter().map(|f| f.term).collect();
         for g in my_guards {
             fs.push(terms::indicator(self.store, g));
@@ -235,10 +226,7 @@ impl Simp<'_> {
             Type::Array(e) => (**e).clone(),
             _ => return inner,
         };
-        let prior = mine.iter().find_map(|f| match f.origin {
-            Origin::Prior { var, dist } if var == x => Some((f.term, dist)),
-            _ => None,
-        });
+        let prior = LTerm::prior_of(&mine, x);
         // the plate's own prior and nothing else: the plate as written
         if let Some((_, dist)) = prior {
             if mine.len() == 1 && gmine.is_empty() {
@@ -318,10 +306,7 @@ impl Simp<'_> {
         pool: &mut Vec<Factor>,
         ctx: &Context,
     ) -> Option<TermId> {
-        let prior = mine.iter().find_map(|f| match f.origin {
-            Origin::Prior { var, dist } if var == x => Some((f.term, dist)),
-            _ => None,
-        });
+        let prior = LTerm::prior_of(mine, x);
         let mut fs: Vec<TermId> = mine
             .iter()
             .filter(|f| Some(f.term) != prior.map(|p| p.0))

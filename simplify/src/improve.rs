@@ -860,16 +860,7 @@ impl Simp<'_> {
         let iv = self
             .base_interval(x, &base)
             .ok_or_else(|| "it is drawn from a measure with no known density".to_string())?;
-        let (mine, others): (Vec<Factor>, Vec<Factor>) = t2
-            .factors
-            .iter()
-            .partition(|f| vars::mentions(self.store, f.term, x));
-        let (my_guards, other_guards): (Vec<TermId>, Vec<TermId>) = t2
-            .guards
-            .iter()
-            .partition(|&&g| vars::mentions(self.store, g, x));
-        t2.factors = others;
-        t2.guards = other_guards;
+        let (mine, my_guards) = t2.take_mentioning(self.store, x);
         let ctx = self.facts(&t2, true);
         let r = support::restrict(self.store, &ctx, x, iv, &my_guards);
         if !r.possible {

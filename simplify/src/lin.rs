@@ -157,6 +157,34 @@ impl LTerm {
         t
     }
 
+    /// The factors and guards that mention `x`, taken out of this term (the integrand
+    /// of `x`), the rest left in place.
+    pub(crate) fn take_mentioning(
+        &mut self,
+        store: &Store,
+        x: VarId,
+    ) -> (Vec<Factor>, Vec<TermId>) {
+        let (mine, others): (Vec<Factor>, Vec<Factor>) = self
+            .factors
+            .iter()
+            .partition(|f| vars::mentions(store, f.term, x));
+        let (my_guards, other_guards): (Vec<TermId>, Vec<TermId>) = self
+            .guards
+            .iter()
+            .partition(|&&g| vars::mentions(store, g, x));
+        self.factors = others;
+        self.guards = other_guards;
+        (mine, my_guards)
+    }
+
+    /// The factor of `var`'s own prior among `fs` (its term and distribution), if any.
+    pub(crate) fn prior_of(fs: &[Factor], var: VarId) -> Option<(TermId, TermId)> {
+        fs.iter().find_map(|f| match f.origin {
+            Origin::Prior { var: v, dist } if v == var => Some((f.term, dist)),
+            _ => None,
+        })
+    }
+
     pub(crate) fn bound_vars(&self) -> Vec<VarId> {
         self.binds.iter().map(|b| b.var).collect()
     }

@@ -25,7 +25,7 @@ use slic_algebra::vars;
 use slic_algebra::{alpha, canon, cond, cost, Dist, Node, Prim, Store, TermId, Type, VarId};
 use slic_holonomic::Recognised;
 
-use crate::lin::{Base, Bind, Factor, LTerm, Lin, Origin};
+use crate::lin::{Base, Bind, Factor, LTerm, Lin};
 use crate::support;
 use crate::{prepare, terms, Simp};
 
@@ -321,10 +321,7 @@ impl Simp<'_> {
                 self.bind(x, d, body)
             }
             Base::Lebesgue { .. } | Base::Counting { .. } => {
-                let prior = mine.iter().find_map(|f| match f.origin {
-                    Origin::Prior { var, dist } if var == x => Some((f.term, dist)),
-                    _ => None,
-                });
+                let prior = LTerm::prior_of(&mine, x);
                 if let Some((_, dist)) = prior {
                     if mine.len() == 1 && gmine.is_empty() {
                         return self.bind(x, dist, inner);
