@@ -42,7 +42,7 @@ impl std::ops::Not for Tri {
 }
 
 /// One fact the context holds.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Fact {
     /// `lo <= v < hi` for an integral loop variable (bounds are terms of v's type).
     Range { var: VarId, lo: TermId, hi: TermId },

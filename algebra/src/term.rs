@@ -651,6 +651,16 @@ pub struct Store {
     /// binds the one of its index type at the height above every canonical index bound
     /// in its body, so loops equal up to the names of their indices are one term.
     canonical_vars: Vec<(Type, u32, VarId)>,
+    /// What `cond` has read each context's facts into (its proof state), by the facts:
+    /// terms never change, so the reading is a function of them, and a canonicalisation
+    /// decides many conditions under one context. Cleared when it grows past a bound.
+    pub(crate) knowledge: rustc_hash::FxHashMap<
+        Vec<crate::assume::Fact>,
+        std::sync::Arc<dyn std::any::Any + Send + Sync>,
+    >,
+    /// The structural normal form of each condition `cond` has met (with its polarity):
+    /// a function of the term alone, so kept across calls.
+    pub(crate) norm_memo: rustc_hash::FxHashMap<(TermId, bool), TermId>,
 }
 
 impl std::fmt::Debug for Store {

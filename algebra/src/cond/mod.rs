@@ -192,7 +192,7 @@ impl Comparison {
 pub fn canonical(store: &mut Store, ctx: &Context, c: TermId) -> TermId {
     let mut n = Norm::new(store);
     let t = n.norm(c, false);
-    let kb = Knowledge::new(&mut n, ctx);
+    let kb = knowledge(&mut n, ctx);
     if kb.inconsistent {
         return t;
     }
@@ -220,11 +220,35 @@ pub fn negate(store: &mut Store, c: TermId) -> TermId {
 pub fn decide(store: &mut Store, ctx: &Context, c: TermId) -> Tri {
     let mut n = Norm::new(store);
     let t = n.norm(c, false);
-    let kb = Knowledge::new(&mut n, ctx);
+    let kb = knowledge(&mut n, ctx);
     if kb.inconsistent {
         return Tri::Unknown;
     }
     kb.eval(&mut n, t)
+}
+
+/// How many structural normal forms of conditions the store keeps before it starts over.
+const NORM_CACHE: usize = 1 << 16;
+
+/// How many contexts' readings the store keeps before it starts over.
+const KNOWLEDGE_CACHE: usize = 4096;
+
+/// What `ctx` says, read once per distinct list of facts (`Store::knowledge`).
+fn knowledge(n: &mut Norm, ctx: &Context) -> std::sync::Arc<Knowledge> {
+    if let Some(k) = n.store.knowledge.get(ctx.facts()) {
+        if let Ok(k) = k.clone().downcast::<Knowledge>() {
+            return k;
+        }
+    }
+    let kb = std::sync::Arc::new(Knowledge::new(n, ctx));
+    if n.store.knowledge.len() >= KNOWLEDGE_CACHE {
+        n.store.knowledge.clear();
+    }
+    n.store.knowledge.insert(
+        ctx.facts().to_vec(),
+        kb.clone() as std::sync::Arc<dyn std::any::Any + Send + Sync>,
+    );
+    kb
 }
 
 /// The structural normaliser (no context).
@@ -260,8 +284,15 @@ impl Norm<'_> {
         if let Some(&r) = self.memo.get(&(t, neg)) {
             return r;
         }
+        if let Some(&r) = self.store.norm_memo.get(&(t, neg)) {
+            return r;
+        }
         let r = crate::stack::grow(|| self.norm_here(t, neg));
         self.memo.insert((t, neg), r);
+        if self.store.norm_memo.len() >= NORM_CACHE {
+            self.store.norm_memo.clear();
+        }
+        self.store.norm_memo.insert((t, neg), r);
         r
     }
 
