@@ -148,8 +148,7 @@ impl Densities {
                 let w = *args.first()?;
                 let n = store.prim(Prim::Size, vec![w], Type::Nat);
                 guards.push(terms::compare(store, Prim::Lt, v, n));
-                let f = self.at(store, d, &args, v)?;
-                Some(literal_reads_as_cases(store, f, v))
+                Some(self.at(store, d, &args, v)?)
             }
             Dist::Normal | Dist::Gamma | Dist::Poisson => Some(self.at(store, d, &args, v)?),
         };
@@ -160,26 +159,23 @@ impl Densities {
 /// The most items a literal array read at a symbolic index is unfolded into cases.
 const CASES_MAX: usize = 8;
 
-/// `f` with every read `[a0, a1, ..][v]` of a short literal array at the symbolic value
-/// `v` written `if v == 0: a0 else: if v == 1: a1 .. else: a_last`: equal wherever the read
-/// is in range (the observation's guard `v < size` says so, and out of range the read is
-/// an error), and a two-way choice the loop rules of `sums` close into powers of counts
-/// (`Π_i [1 - z, z][x[i]]` is `z^k (1 - z)^(n - k)`).
-fn literal_reads_as_cases(store: &mut Store, f: TermId, v: TermId) -> TermId {
-    if terms::lit_value(store, v).is_some() {
-        return f;
-    }
+/// `f` with every read `[a0, a1, ..][v]` of a short literal array at an index `v` that
+/// mentions the loop index `i` written `if v == 0: a0 else: if v == 1: a1 .. else:
+/// a_last`: equal wherever the read is in range (out of range it is an error), and inside
+/// a plate's product a two-way choice the loop rules of `sums` close into powers of
+/// counts (`Π_i [1 - z, z][x[i]]` is `z^k (1 - z)^(n - k)`).
+pub(crate) fn literal_reads_as_cases(store: &mut Store, f: TermId, i: VarId) -> TermId {
     let node = store.node(f).clone();
-    if let Node::Index(a, k) = node {
-        if k == v {
+    if let Node::Index(a, v) = node {
+        if vars::mentions(store, v, i) {
             if let Node::ArrayLit(items) = store.node(a).clone() {
                 if (2..=CASES_MAX).contains(&items.len()) {
                     let ty = store.ty(f).clone();
                     let vty = store.ty(v).clone();
                     let mut acc = items[items.len() - 1];
-                    for (i, &item) in items.iter().enumerate().rev().skip(1) {
-                        let it = terms::int(store, i as i64, &vty);
-                        let c = store.prim(Prim::Eq, vec![v, it], Type::Bool);
+                    for (k, &item) in items.iter().enumerate().rev().skip(1) {
+                        let kt = terms::int(store, k as i64, &vty);
+                        let c = store.prim(Prim::Eq, vec![v, kt], Type::Bool);
                         acc = store.intern(Node::If(c, item, acc), ty.clone());
                     }
                     return acc;
@@ -193,7 +189,7 @@ fn literal_reads_as_cases(store: &mut Store, f: TermId, v: TermId) -> TermId {
     }
     let new: Vec<TermId> = ch
         .iter()
-        .map(|&c| literal_reads_as_cases(store, c, v))
+        .map(|&c| literal_reads_as_cases(store, c, i))
         .collect();
     if new == ch {
         return f;

@@ -374,7 +374,11 @@ impl<'a> Integrator<'a> {
         let Some(t) = l.pop() else {
             return Ok(None);
         };
-        let mut fs: Vec<TermId> = t.factors.iter().map(|f| f.term).collect();
+        let mut fs: Vec<TermId> = t
+            .factors
+            .iter()
+            .map(|f| crate::density::literal_reads_as_cases(self.store, f.term, i))
+            .collect();
         for g in t.guards {
             fs.push(terms::indicator(self.store, g));
         }
