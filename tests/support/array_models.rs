@@ -25,6 +25,8 @@ use std::fmt;
 use proptest::prelude::*;
 use slic_semantics::{Rng, Value};
 
+use crate::models::Chooser;
+
 /// A generated array model: its program text (parameters `n`, `k`, `y`, `t`).
 #[derive(Clone)]
 pub struct ArrayModel {
@@ -40,24 +42,6 @@ impl fmt::Debug for ArrayModel {
 /// Random array models from random choice sequences.
 pub fn arb_array_model() -> impl Strategy<Value = ArrayModel> {
     prop::collection::vec(any::<u8>(), 0..24).prop_map(|bytes| array_model_from_choices(&bytes))
-}
-
-struct Chooser<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-}
-
-impl Chooser<'_> {
-    /// A choice in `0..n` (`n >= 1`); 0 once the sequence is exhausted.
-    fn pick(&mut self, n: usize) -> usize {
-        let b = self.bytes.get(self.pos).copied().unwrap_or(0);
-        self.pos += 1;
-        usize::from(b) % n.max(1)
-    }
-
-    fn one_of<'v>(&mut self, xs: &[&'v str]) -> &'v str {
-        xs[self.pick(xs.len())]
-    }
 }
 
 const MEANS: [&str; 3] = ["0", "1/2", "-1"];
@@ -137,7 +121,7 @@ fn block(c: &mut Chooser<'_>, x: &str) -> String {
 
 /// The model a choice sequence describes (see the module doc).
 pub fn array_model_from_choices(bytes: &[u8]) -> ArrayModel {
-    let mut c = Chooser { bytes, pos: 0 };
+    let mut c = Chooser::new(bytes);
     let mut text = String::from("fn n nat:\nfn k nat:\nfn y array(nat):\nfn t array(real):\n");
     let blocks = 1 + c.pick(3);
     for b in 0..blocks {

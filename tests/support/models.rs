@@ -69,20 +69,26 @@ struct Drawn {
     at: Option<&'static str>,
 }
 
-struct Chooser<'a> {
+/// Choices read from a sequence of random bytes (the one reader of both model
+/// generators, `models` and `array_models`).
+pub(crate) struct Chooser<'a> {
     bytes: &'a [u8],
     pos: usize,
 }
 
-impl Chooser<'_> {
+impl<'a> Chooser<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Chooser<'a> {
+        Chooser { bytes, pos: 0 }
+    }
+
     /// A choice in `0..n` (`n >= 1`); 0 once the sequence is exhausted.
-    fn pick(&mut self, n: usize) -> usize {
+    pub(crate) fn pick(&mut self, n: usize) -> usize {
         let b = self.bytes.get(self.pos).copied().unwrap_or(0);
         self.pos += 1;
         usize::from(b) % n.max(1)
     }
 
-    fn one_of<'v>(&mut self, xs: &[&'v str]) -> &'v str {
+    pub(crate) fn one_of<'v>(&mut self, xs: &[&'v str]) -> &'v str {
         xs[self.pick(xs.len())]
     }
 }
