@@ -661,6 +661,10 @@ pub struct Store {
     /// The structural normal form of each condition `cond` has met (with its polarity):
     /// a function of the term alone, so kept across calls.
     pub(crate) norm_memo: rustc_hash::FxHashMap<(TermId, bool), TermId>,
+    /// The canonical form of each term under each list of facts (`canon::canonicalize`,
+    /// the one-shot session): a function of the two, and the loops of a Gibbs update
+    /// meet the same counts under the same ranges many times. Cleared past a bound.
+    pub(crate) canon_memo: rustc_hash::FxHashMap<(Vec<crate::assume::Fact>, TermId), TermId>,
 }
 
 impl std::fmt::Debug for Store {

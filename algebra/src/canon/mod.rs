@@ -217,8 +217,20 @@ impl<'s> Canon<'s> {
 /// The canonical form of any term under `ctx` (a one-shot [`Canon`] session with the
 /// default configuration).
 pub fn canonicalize(store: &mut Store, ctx: &Context, t: TermId) -> TermId {
-    Canon::new(store, ctx.clone()).canonicalize(t)
+    let key = (ctx.facts().to_vec(), t);
+    if let Some(&r) = store.canon_memo.get(&key) {
+        return r;
+    }
+    let r = Canon::new(store, ctx.clone()).canonicalize(t);
+    if store.canon_memo.len() >= CANON_CACHE {
+        store.canon_memo.clear();
+    }
+    store.canon_memo.insert(key, r);
+    r
 }
+
+/// How many one-shot canonical forms the store keeps before it starts afresh.
+const CANON_CACHE: usize = 1 << 16;
 
 #[cfg(test)]
 mod prop;
