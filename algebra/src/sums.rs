@@ -71,6 +71,14 @@ use crate::term::{Node, Prim, Store, TermId, VarId};
 use crate::types::Type;
 use crate::vars::{self, mentions};
 
+/// How many `summate` and `product` nodes `t` holds (shared subterms once).
+fn loops_in(store: &Store, t: TermId) -> usize {
+    store
+        .subterms(t)
+        .filter(|&u| matches!(store.node(u), Node::Summate(..) | Node::Product(..)))
+        .count()
+}
+
 /// The highest power of the index that Faulhaber's formula is applied to.
 pub const MAX_DEGREE: u32 = 16;
 
@@ -542,6 +550,10 @@ impl Loop<'_, '_> {
                 let r = self.cx.mul(&coef, &r)?;
                 free = self.cx.add(&free, &r.neg())?;
                 self.changed = true;
+            } else if let Some(r) = self.interchange(&s, &guard)? {
+                let r = self.cx.mul(&coef, &r)?;
+                free = self.cx.add(&free, &r)?;
+                self.changed = true;
             } else {
                 let g = (!guard.is_empty()).then(|| self.conjunction(&guard));
                 let r = self.residual(true, g, &dep);
@@ -559,6 +571,68 @@ impl Loop<'_, '_> {
         let sums = self.power_sums(&poly)?;
         closed = self.cx.add(&closed, &sums)?;
         Ok(Parts { closed, free })
+    }
+
+    /// `Σ_i [g(i)] D(i) Σ_{j=lo'}^{hi'-1} B(i, j)`, the inner bounds free of `i`, as
+    /// `Σ_j Σ_i [g(i)] D(i) B(i, j)` when the sum over `i` then closes (fewer loops stay):
+    /// a count read at every class in a range, `Σ_{k=lo}^{hi-1} Σ_j [k == y[j]]`, is the
+    /// count of the labels in that range, `Σ_j [lo <= y[j] < hi]`, which is how the tail
+    /// sums of a Dirichlet's posterior parameters meet the counts its stick fractions
+    /// hold. Finite sums commute, empty ranges included; the monomial `s` (one term of
+    /// the body, free factors already taken out) must hold exactly one such inner sum.
+    fn interchange(&mut self, s: &Split, guard: &[TermId]) -> Result<Option<Normal>, Overflow> {
+        if self.cx.store().interchanging {
+            return Ok(None);
+        }
+        let mut inner = None;
+        for (pos, &(k, e)) in s.dependent.iter().enumerate() {
+            let Some(Kernel::Atom(t)) = self.cx.kernels().get(k).map(|i| i.kernel.clone()) else {
+                continue;
+            };
+            let Node::Summate(j, lo2, hi2, b) = *self.cx.store().node(t) else {
+                continue;
+            };
+            let var = self.var;
+            let st = self.cx.store();
+            if e != 1 || mentions(st, lo2, var) || mentions(st, hi2, var) || inner.is_some() {
+                return Ok(None);
+            }
+            inner = Some((pos, t, j, lo2, hi2, b));
+        }
+        let Some((pos, t, j, lo2, hi2, b)) = inner else {
+            return Ok(None);
+        };
+        let mut rest = s.dependent.clone();
+        rest.remove(pos);
+        if s.degree > 0 {
+            rest.push((self.index_kernel(), s.degree));
+        }
+        let ty = self.sum_ty.clone();
+        let d = Self::monomial(&rest, &Rational::one());
+        let bn = self.cx.normal_of(b);
+        let body = self.cx.mul(&d, &bn)?;
+        let mut body = self.cx.write(&body, &ty);
+        if !guard.is_empty() {
+            let g = self.conjunction(guard);
+            let zero = self.lit(0, &ty);
+            body = self.store().intern(Node::If(g, body, zero), ty.clone());
+        }
+        let (var, lo, hi) = (self.var, self.lo, self.hi);
+        let by_class = self
+            .store()
+            .intern(Node::Summate(var, lo, hi, body), ty.clone());
+        let swapped = self
+            .store()
+            .intern(Node::Summate(j, lo2, hi2, by_class), ty.clone());
+        let outside = self.outside.clone();
+        self.store().interchanging = true;
+        let r = canon::canonicalize(self.store(), &outside, swapped);
+        self.store().interchanging = false;
+        let before = loops_in(self.cx.store(), t) + 1;
+        if loops_in(self.cx.store(), r) >= before {
+            return Ok(None);
+        }
+        Ok(Some(self.cx.normal_of(r)))
     }
 
     /// For a count `Σ_i [not c]` (body 1, one guard that is a negated atom or a `/=`):

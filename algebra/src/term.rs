@@ -665,6 +665,9 @@ pub struct Store {
     /// the one-shot session): a function of the two, and the loops of a Gibbs update
     /// meet the same counts under the same ranges many times. Cleared past a bound.
     pub(crate) canon_memo: rustc_hash::FxHashMap<(Vec<crate::assume::Fact>, TermId), TermId>,
+    /// `sums` is canonicalising a sum with its loops interchanged: no second interchange
+    /// inside it (it would swap them back), and no canonical form is kept meanwhile.
+    pub(crate) interchanging: bool,
 }
 
 impl std::fmt::Debug for Store {

@@ -30,6 +30,7 @@
 
 mod arrays;
 mod density;
+mod dirichlet;
 mod improve;
 mod integrate;
 mod lin;
@@ -120,6 +121,7 @@ pub fn simplify(store: &mut Store, t: TermId, config: &SimplifyConfig) -> Simpli
         term = next;
     }
     s.left_notes();
+    let term = dirichlet::fold(s.store, term);
     let term = cheapest_weights(s.store, term);
     Simplified {
         term,

@@ -66,6 +66,14 @@ impl Canon<'_> {
                             Ok(n)
                         } else {
                             let inner = self.write(&n, &c.from_type());
+                            // a coercion of a choice is the choice of the coerced
+                            // branches (`int2nat(if c: +1 else: +0)`, a count closed
+                            // in int, is the nat `if c: 1 else: 0`)
+                            if let Node::If(cc, x, y) = *self.store.node(inner) {
+                                let (x, y) = (self.coerce(c, x), self.coerce(c, y));
+                                let choice = self.store.intern(Node::If(cc, x, y), c.to_type());
+                                return self.normal_of(choice);
+                            }
                             let term = self.coerce(c, inner);
                             Ok(self.atom_normal(term))
                         }

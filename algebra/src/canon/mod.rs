@@ -222,6 +222,9 @@ pub fn canonicalize(store: &mut Store, ctx: &Context, t: TermId) -> TermId {
         return r;
     }
     let r = Canon::new(store, ctx.clone()).canonicalize(t);
+    if store.interchanging {
+        return r;
+    }
     if store.canon_memo.len() >= CANON_CACHE {
         store.canon_memo.clear();
     }

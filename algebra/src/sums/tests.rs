@@ -273,6 +273,18 @@ fn indirect_indexing_keeps_one_shape() {
     row("product j from 0 to n: q[j]", "product j from 0 to n: q[j]");
 }
 
+/// A sum over classes of a per-class sum is the sum over the points of the classes in
+/// range; the tail sums of a Dirichlet posterior's concentrations meet its stick counts.
+#[test]
+fn sums_over_classes_interchange() {
+    row("summate k from 0 to m: summate j from 0 to n: if k == y[j]: 1 else: 0", "summate j from 0 to n: if y[j] + 1 <= m: 1 else: 0");
+    row("summate k from i + 1 to m: summate j from 0 to n: if k == y[j]: a[j] else: 0", "summate j from 0 to n: if i + 1 <= y[j] && y[j] + 1 <= m: a[j] else: 0");
+    row("summate k from i to m: q[k] + (summate j from 0 to n: if k == y[j]: 1 else: 0)", "(summate j from i to m: q[j])\n    + (summate j from 0 to n: if i <= y[j] && y[j] + 1 <= m: 1 else: 0)");
+    // the inner sum over k does not close: both loops stay as they were
+    row("summate k from 0 to m: summate j from 0 to n: a[j] * b[k]", "(summate j from 0 to n: a[j]) * (summate j from 0 to m: b[j])");
+    row("summate k from 0 to m: summate j from 0 to n: if k <= y[j]: a[k] else: 0", "summate k from 0 to m: a[k] * (summate j from 0 to n: if k <= y[j]: 1 else: 0)");
+}
+
 #[test]
 fn two_way_products_become_powers_of_counts() {
     // a factor 0 off its support keeps the reads it guards in its loop (corpus case 15)
