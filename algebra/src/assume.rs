@@ -167,6 +167,16 @@ fn nonneg_by_shape(store: &Store, t: TermId, depth: usize) -> bool {
         Node::Prim(crate::term::Prim::Add | crate::term::Prim::Mul, xs) => {
             xs.iter().all(|&x| nonneg_by_shape(store, x, depth + 1))
         }
+        // an even power is a square, whatever its base's sign (`Σ_j x[j]^2`, the
+        // precision a regression slope gets from its data, issue 10); an odd one keeps
+        // its base's sign
+        Node::Prim(crate::term::Prim::Pow, xs) => match xs.as_slice() {
+            [b, e] => {
+                matches!(store.node(*e), Node::Lit(k) if k.to_i64().is_some_and(|k| k % 2 == 0))
+                    || nonneg_by_shape(store, *b, depth + 1)
+            }
+            _ => false,
+        },
         _ => false,
     }
 }

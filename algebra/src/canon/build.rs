@@ -64,6 +64,11 @@ impl Canon<'_> {
                         let n = self.normal_of(a);
                         if self.fits(&n, &c.to_type()) {
                             Ok(n)
+                        } else if let Some(split) = self
+                            .split_nonneg_part(&n)
+                            .filter(|_| c == Coercion::Real2Prob)
+                        {
+                            Ok(split)
                         } else {
                             let inner = self.write(&n, &c.from_type());
                             // a coercion of a choice is the choice of the coerced

@@ -37,7 +37,7 @@ use super::Canon;
 use crate::num::Rational;
 use crate::poly::{Monomial, Poly};
 use crate::term::{Node, Prim, TermId};
-use crate::types::Type;
+use crate::types::{Coercion, Type};
 
 /// How deep `fix` may re-enter itself (a merged monomial rarely needs a second pass).
 const MAX_FIX_DEPTH: u32 = 3;
@@ -195,6 +195,45 @@ impl Canon<'_> {
             return Ok(acc);
         }
         Ok(self.log_atom_of(n))
+    }
+
+    /// `real2prob(m·r / d)` as `m / d · real2prob(r)` where the monomial `m` (common to
+    /// every term of the numerator) has non-negative kernels and the denominator `d` is
+    /// a prob by its form, as `log` splits them: `None` when nothing splits off. Issue
+    /// 10: a precision `invNoise·(n Σx^2 - (Σx)^2 + ..)` written as a prob keeps
+    /// `invNoise` visible, so a later density is read as a power of it, not an atom.
+    pub(crate) fn split_nonneg_part(&mut self, n: &Normal) -> Option<Normal> {
+        let (num, den) = (n.num(), n.den());
+        let m = content(num);
+        let den_fits = self.fits(&Normal::from_parts(den.clone(), Poly::one())?, &Type::Prob);
+        let m = if self.all_nonneg(&m) {
+            m
+        } else {
+            Monomial::one()
+        };
+        let den_one = den.as_constant().is_some_and(|d| d.is_one());
+        if m.is_one() && (den_one || !den_fits) {
+            return None;
+        }
+        let rest_num = Poly::from_terms(
+            num.terms()
+                .iter()
+                .map(|(t, c)| (t.div(&m).unwrap_or_else(|| t.clone()), c.clone())),
+        );
+        let (rest, outside_den) = if den_fits {
+            (Normal::from_parts(rest_num, Poly::one())?, den.clone())
+        } else {
+            (Normal::from_parts(rest_num, den.clone())?, Poly::one())
+        };
+        let atom = if self.fits(&rest, &Type::Prob) {
+            rest
+        } else {
+            let inner = self.write(&rest, &Type::Real);
+            let term = self.coerce(Coercion::Real2Prob, inner);
+            self.atom_normal(term)
+        };
+        let outside = Normal::from_parts(Poly::term(m, Rational::one()), outside_den)?;
+        atom.mul(&outside, self.config.max_terms).ok()
     }
 
     fn all_nonneg(&self, m: &Monomial) -> bool {

@@ -136,6 +136,11 @@ fn coercions_to_the_leaves() {
     check("fn n int: fn m nat: n - m", "n - m");
     check("fn p prob: real2prob(1 - p)", "real2prob(-p + 1)");
     check("fn p prob: real2prob(prob2real(p) + 1)", "p + 1");
+    // issue 10: a prob factor common to every term and a prob denominator come out of
+    // `real2prob`, so a precision `t * (..)` is seen as a power of `t`
+    check("fn t prob: fn x real: real2prob(t * x - t)", "t * real2prob(x - 1)");
+    check("fn t prob: fn x real: real2prob((x - 1) / (t + 1))", "real2prob(x - 1) / (t + 1)");
+    check("fn x real: fn y real: real2prob(x * y - x)", "real2prob(x * y - x)");
     check("fn n nat: nat2real(n) * 2 + 1", "2 * nat2real(n) + 1");
 }
 

@@ -264,6 +264,12 @@ const DECIDE: &[(&str, &[&str], &str, Tri)] = &[
     // a plate of `int2nat(n - 1)` elements: its index is below n - 1
     ("i nat, n nat", &["i: 0..int2nat(n - 1)"], "i + 1 == n", Tri::False),
     ("i nat, n nat", &["i: 0..int2nat(n - 1)"], "i + 1 < n", Tri::True),
+    // issue 10: a sum of squares is never negative (a regression slope's precision
+    // `1 + Σ x[j]^2`); an odd power or a plain sum of reals is not known
+    ("x array(real), n nat", &[], "0 < 1 + summate j from 0 to n: x[j] ^ 2", Tri::True),
+    ("x array(real), n nat", &[], "(summate j from 0 to n: x[j] ^ 4) < 0", Tri::False),
+    ("x array(real), n nat", &[], "0 <= summate j from 0 to n: x[j] ^ 3", Tri::Unknown),
+    ("x array(real), n nat", &[], "0 <= summate j from 0 to n: x[j]", Tri::Unknown),
 ];
 
 #[test]

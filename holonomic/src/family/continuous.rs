@@ -54,7 +54,7 @@ pub(crate) struct Unnormalised {
 }
 
 /// The normal kernel `exp(c1 x^2/2 + c0 x)` at the real term `x` (`c1`, `c0` real),
-/// and its integral over the reals `sqrt(2 pi · var) exp(c0^2 var / 2)` where
+/// and its integral over the reals `sqrt(2 pi · var) exp(-c0^2 / (2 c1))` where
 /// `var = -1/c1` (a prob term).
 pub(crate) fn normal_kernel(
     store: &mut Store,
@@ -72,8 +72,15 @@ pub(crate) fn normal_kernel(
     let pi = terms::pi(store);
     let root = mul(store, vec![two, pi, var], &Type::Prob);
     let root = sqrt(store, root);
+    // the exponent is written with the real `-1/c1`, not the prob `var`: `var` is a
+    // `real2prob` of `-1/c1` where its sign is not evident by form, an atom to the
+    // canonical form, and the weight's exponent would then mix that atom with the
+    // polynomial it stands for (issue 10: the rate of a regression's noise precision
+    // was no longer a rational function of the sufficient statistics)
     let c02 = pow(store, c0, 2);
-    let e = mul(store, vec![half, c02, var], &Type::Real);
+    let neg_c1 = terms::neg(store, c1);
+    let inv = terms::recip(store, neg_c1, &Type::Real);
+    let e = mul(store, vec![half, c02, inv], &Type::Real);
     let one = terms::int(store, 1, Type::Prob);
     Unnormalised {
         factor: one,

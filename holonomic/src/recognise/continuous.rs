@@ -59,6 +59,8 @@ pub(super) fn recognise(
         f,
         op,
         positive_loops: Default::default(),
+        square_sums: Default::default(),
+        grams: Vec::new(),
     };
     let candidate = match (lo, hi) {
         (None, None) => s.on_reals()?,
@@ -89,6 +91,55 @@ struct Session<'s> {
     /// Loop atoms proved positive by [`Session::prove_positive_loops`] (a sum of
     /// positive elements over a range the context proves non-empty).
     positive_loops: rustc_hash::FxHashSet<TermId>,
+    /// Loop kernels `Σ_{j<N} f(j)` read by [`Session::find_square_sums`], each with the
+    /// kernel of `Σ_{j<N} f(j)^2` and `N` as a polynomial: what
+    /// [`Session::positive_by_cauchy_schwarz`] bounds the loop's square by.
+    square_sums: rustc_hash::FxHashMap<u32, (u32, Poly)>,
+    /// Gram matrices of loop kernels found by [`Session::find_grams`], for
+    /// [`Session::positive_gram`].
+    grams: Vec<Gram>,
+}
+
+/// `G[a][b] = Σ_{j<N} φ_a(j) φ_b(j)` for features `φ` (the constant 1, whose entry is
+/// `N`, and loop bodies `f` whose `Σ f` and `Σ f^2` are both kernels), each entry one
+/// kernel: a Gram matrix, positive semi-definite whatever the data.
+#[derive(Clone, Debug)]
+struct Gram {
+    entries: Vec<Vec<u32>>,
+}
+
+/// The most features a Gram matrix is built over (its determinant has `k!` terms).
+const MAX_GRAM: usize = 4;
+
+/// The determinant of a square matrix of polynomials, by cofactor expansion along the
+/// first row (small matrices only: [`MAX_GRAM`]).
+fn det(m: &[Vec<Poly>]) -> Poly {
+    match m.len() {
+        0 => Poly::one(),
+        1 => m[0][0].clone(),
+        k => {
+            let mut acc = Poly::zero();
+            for col in 0..k {
+                let minor: Vec<Vec<Poly>> = m[1..]
+                    .iter()
+                    .map(|row| {
+                        row.iter()
+                            .enumerate()
+                            .filter(|&(c, _)| c != col)
+                            .map(|(_, p)| p.clone())
+                            .collect()
+                    })
+                    .collect();
+                let term = m[0][col].mul(&det(&minor));
+                acc = if col % 2 == 0 {
+                    acc.add(&term)
+                } else {
+                    acc.sub(&term)
+                };
+            }
+            acc
+        }
+    }
 }
 
 /// `Overflow` of a `Normal` operation, as a budget miss.
@@ -482,6 +533,8 @@ impl Session<'_> {
             };
         }
         self.prove_positive_loops(&n);
+        self.find_square_sums(&n);
+        self.find_grams(&n);
         if self.positive_form(&n, 0) {
             return Ok(());
         }
@@ -535,6 +588,230 @@ impl Session<'_> {
         }
     }
 
+    /// Records, for each kernel of `n` that is a loop `Σ_{j<N} f(j)` from 0, the kernel of
+    /// `Σ_{j<N} f(j)^2` over the same range and `N` (a polynomial over the session's
+    /// kernels), for [`Self::positive_by_cauchy_schwarz`]. Issue 10: the precision of a
+    /// regression coefficient once another is integrated out, and the rate of a noise
+    /// precision once the mean is, are positive only by Cauchy-Schwarz
+    /// (`N Σ y^2 - (Σ y)^2 >= 0`), which no sign of the separate terms shows.
+    fn find_square_sums(&mut self, n: &Normal) {
+        let ks: Vec<u32> = n
+            .num()
+            .terms()
+            .iter()
+            .chain(n.den().terms().iter())
+            .flat_map(|(m, _)| m.pairs().iter().map(|&(k, _)| k).collect::<Vec<_>>())
+            .collect();
+        for k in ks {
+            if self.square_sums.contains_key(&k) {
+                continue;
+            }
+            let Some(info) = self.canon.kernels().get(k) else {
+                continue;
+            };
+            let Kernel::Atom(t) = info.kernel else {
+                continue;
+            };
+            let (j, lo, hi, body) = match *self.canon.store().node(t) {
+                Node::Summate(j, lo, hi, body) => (j, lo, hi, body),
+                _ => continue,
+            };
+            // from 0 to a nat bound, the loop has exactly N terms (an empty range is
+            // N = 0, never a negative count)
+            let from_zero = matches!(self.canon.store().node(lo), Node::Lit(q) if q.is_zero());
+            if !from_zero || *self.canon.store().ty(hi) != Type::Nat {
+                continue;
+            }
+            let store = self.store();
+            let ty = store.ty(body).clone();
+            let sty = store.ty(t).clone();
+            let two = terms::int(store, 2, Type::Nat);
+            let sq = store.prim(Prim::Pow, vec![body, two], ty);
+            let s2 = store.intern(Node::Summate(j, lo, hi, sq), sty);
+            let (Ok(w), Ok(count)) = (self.canon.normal(s2), self.canon.normal(hi)) else {
+                continue;
+            };
+            let Some((w, c)) = w.as_scaled_kernel() else {
+                continue;
+            };
+            if !c.is_one() || w == k || count.den().as_constant().is_none_or(|d| !d.is_one()) {
+                continue;
+            }
+            self.square_sums.insert(k, (w, count.num().clone()));
+        }
+    }
+
+    /// Records the Gram matrices (see [`Gram`]) over the loops of `n` that
+    /// [`Self::find_square_sums`] read: per loop range, the features are the bodies `f`
+    /// with `Σ f` and `Σ f^2` kernels, with the constant 1 first when `N` is a kernel;
+    /// every cross sum `Σ f g` must be a kernel too.
+    fn find_grams(&mut self, n: &Normal) {
+        let mut ranges: Vec<(VarId, TermId)> = Vec::new();
+        let mut features: Vec<Vec<(u32, TermId)>> = Vec::new();
+        let used: Vec<u32> = n
+            .num()
+            .terms()
+            .iter()
+            .chain(n.den().terms().iter())
+            .flat_map(|(m, _)| m.pairs().iter().map(|&(k, _)| k).collect::<Vec<_>>())
+            .collect();
+        // a feature's loop and its square's both occur in `n` (building `Σ f^2` to look
+        // for it made a kernel; one not in `n` says nothing about its terms)
+        let mut linear: Vec<u32> = self
+            .square_sums
+            .iter()
+            .filter(|(k, (w, _))| used.contains(k) && used.contains(w))
+            .map(|(k, _)| *k)
+            .collect();
+        linear.sort_unstable();
+        for k in linear {
+            let Some(Kernel::Atom(t)) = self.canon.kernels().get(k).map(|i| i.kernel.clone())
+            else {
+                continue;
+            };
+            let Node::Summate(j, _, hi, body) = *self.canon.store().node(t) else {
+                continue;
+            };
+            match ranges.iter().position(|r| *r == (j, hi)) {
+                Some(at) => features[at].push((k, body)),
+                None => {
+                    ranges.push((j, hi));
+                    features.push(vec![(k, body)]);
+                }
+            }
+        }
+        for ((j, hi), fs) in ranges.into_iter().zip(features) {
+            let Ok(count) = self.canon.normal(hi) else {
+                continue;
+            };
+            let Some((nk, c)) = count.as_scaled_kernel() else {
+                continue;
+            };
+            let with_one = c.is_one() && used.contains(&nk);
+            let k = fs.len() + usize::from(with_one);
+            if !(2..=MAX_GRAM).contains(&k) {
+                continue;
+            }
+            let mut entries = vec![vec![0u32; k]; k];
+            let off = usize::from(with_one);
+            if with_one {
+                entries[0][0] = nk;
+                for (a, &(s, _)) in fs.iter().enumerate() {
+                    entries[0][a + 1] = s;
+                    entries[a + 1][0] = s;
+                }
+            }
+            let mut ok = true;
+            for a in 0..fs.len() {
+                for b in a..fs.len() {
+                    let e = if a == b {
+                        self.square_sums.get(&fs[a].0).map(|&(w, _)| w)
+                    } else {
+                        self.cross_sum(j, hi, fs[a].1, fs[b].1)
+                    };
+                    let Some(e) = e else {
+                        ok = false;
+                        break;
+                    };
+                    entries[a + off][b + off] = e;
+                    entries[b + off][a + off] = e;
+                }
+            }
+            if ok {
+                self.grams.push(Gram { entries });
+            }
+        }
+    }
+
+    /// The kernel of `Σ_{j<hi} f g`, when that loop is one kernel with coefficient 1.
+    fn cross_sum(&mut self, j: VarId, hi: TermId, f: TermId, g: TermId) -> Option<u32> {
+        let store = self.store();
+        let ty = if *store.ty(f) == Type::Prob && *store.ty(g) == Type::Prob {
+            Type::Prob
+        } else {
+            Type::Real
+        };
+        let fr = if ty == Type::Real {
+            terms::real(store, f)
+        } else {
+            f
+        };
+        let gr = if ty == Type::Real {
+            terms::real(store, g)
+        } else {
+            g
+        };
+        let prod = store.prim(Prim::Mul, vec![fr, gr], ty.clone());
+        let zero = terms::int(store, 0, Type::Nat);
+        let s = store.intern(Node::Summate(j, zero, hi, prod), ty);
+        let (k, c) = self.canon.normal(s).ok()?.as_scaled_kernel()?;
+        c.is_one().then_some(k)
+    }
+
+    /// `p = c · det(G + D)` for a Gram matrix `G` of [`Self::grams`] (see [`Gram`]), a
+    /// constant `c > 0` and a constant symmetric positive definite `D` (the priors'
+    /// precisions): `G + D` is positive definite, so `p > 0`. `c` and `D` are read from
+    /// the coefficients of `p` (of `Π G_ii`, of `Π_{i≠a} G_ii`, of `G_ab Π_{i∉{a,b}}
+    /// G_ii`), then `p` is checked equal to the expanded determinant. Issue 10: the
+    /// rate of a regression's noise precision once slope and intercept are integrated
+    /// out is `det(G + D) / det(G' + D')` over the data's sums `n, Σx, Σy, Σx^2, ..`.
+    fn positive_gram(&self, p: &Poly) -> bool {
+        self.grams.iter().any(|g| {
+            let k = g.entries.len();
+            let var = |a: usize, b: usize| g.entries[a][b];
+            let diag_but = |skip: &[usize]| {
+                Monomial::from_pairs((0..k).filter(|i| !skip.contains(i)).map(|i| (var(i, i), 1)))
+            };
+            let coef = |m: &Monomial| {
+                p.terms()
+                    .iter()
+                    .find(|(t, _)| t == m)
+                    .map(|(_, c)| c.clone())
+                    .unwrap_or_else(Rational::zero)
+            };
+            let c = coef(&diag_but(&[]));
+            let Some(inv_c) = c.recip().filter(|_| c.is_positive()) else {
+                return false;
+            };
+            let half = Rational::from_integer(-2)
+                .recip()
+                .unwrap_or_else(Rational::zero);
+            // D_aa from `Π_{i≠a} G_ii`; D_ab from the transposition of a and b, whose
+            // `-(G_ab + D_ab)^2` gives `-2 D_ab G_ab Π_{i∉{a,b}} G_ii`
+            let d: Vec<Vec<Rational>> = (0..k)
+                .map(|a| {
+                    (0..k)
+                        .map(|b| {
+                            if a == b {
+                                &coef(&diag_but(&[a])) * &inv_c
+                            } else {
+                                let m = diag_but(&[a, b]).mul(&Monomial::var(var(a, b), 1));
+                                &(&coef(&m) * &inv_c) * &half
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            // D positive definite: every leading principal minor positive (Sylvester)
+            for size in 1..=k {
+                let minor: Vec<Vec<Poly>> = (0..size)
+                    .map(|a| (0..size).map(|b| Poly::constant(d[a][b].clone())).collect())
+                    .collect();
+                if !det(&minor).as_constant().is_some_and(|v| v.is_positive()) {
+                    return false;
+                }
+            }
+            let m: Vec<Vec<Poly>> = (0..k)
+                .map(|a| {
+                    (0..k)
+                        .map(|b| Poly::var(var(a, b)).add(&Poly::constant(d[a][b].clone())))
+                        .collect()
+                })
+                .collect();
+            det(&m).scale(&c) == *p
+        })
+    }
+
     /// Is `n` positive by its form: numerator and denominator both (or both negated)
     /// positive polynomials?
     fn positive_form(&self, n: &Normal, depth: u32) -> bool {
@@ -564,6 +841,100 @@ impl Session<'_> {
         by_terms
             || (depth < MAX_DEPTH.min(8) && self.positive_quadratic(p, depth + 1))
             || (depth < MAX_DEPTH.min(8) && self.positive_with_complement(p, depth + 1))
+            || (depth < MAX_DEPTH.min(8) && self.positive_cofactor(p, depth + 1))
+            || (depth < MAX_DEPTH.min(8) && self.positive_by_cauchy_schwarz(p, depth + 1))
+            || self.positive_gram(p)
+    }
+
+    /// `p = m·q` with `m` a product of strictly positive kernels common to every term
+    /// (`invNoise·(...)`, a precision scaled by the noise's): `p > 0` when `q > 0`.
+    fn positive_cofactor(&self, p: &Poly, depth: u32) -> bool {
+        let Some((first, _)) = p.terms().first() else {
+            return false;
+        };
+        let common: Vec<(u32, u32)> = first
+            .pairs()
+            .iter()
+            .filter_map(|&(k, _)| {
+                let e = p.terms().iter().map(|(m, _)| m.degree_in(k)).min()?;
+                (e > 0 && self.strictly_positive(k, depth)).then_some((k, e))
+            })
+            .collect();
+        if common.is_empty() {
+            return false;
+        }
+        let m = Monomial::from_pairs(common);
+        let mut terms = Vec::with_capacity(p.terms().len());
+        for (t, c) in p.terms() {
+            let Some(q) = t.div(&m) else {
+                return false;
+            };
+            terms.push((q, c.clone()));
+        }
+        self.positive_poly(&Poly::from_terms(terms), depth)
+    }
+
+    /// `p = -k (v + e)^2 + r1 w + r0` with `v = Σ_{j<N} f(j)`, `w = Σ_{j<N} f(j)^2` (see
+    /// [`Self::find_square_sums`]), `k > 0` and `e` constants, and `r1 = k (N + g)` with a
+    /// constant `g >= 0`: by Cauchy-Schwarz on `(f(0), .., f(N-1), e/√g)` and `(1, .., 1,
+    /// √g)`, `(v + e)^2 <= (N + g)(w + e^2/g)` (`g = 0` needs `e = 0`: `v^2 <= N w`), so
+    /// `p >= r0 - k (N + g) e^2/g`, and that positive by form proves `p > 0`
+    /// (`(n + 1)(Σ y^2 + 25) - (Σ y + 5)^2 + 2 (n + 1)`, a normal-gamma posterior's rate).
+    fn positive_by_cauchy_schwarz(&self, p: &Poly, depth: u32) -> bool {
+        p.vars().into_iter().any(|v| {
+            let Some((w, count)) = self.square_sums.get(&v) else {
+                return false;
+            };
+            if p.degree_in(v) != 2 || p.degree_in(*w) > 1 {
+                return false;
+            }
+            let (mut a, mut b, mut c) = (Poly::zero(), Poly::zero(), Poly::zero());
+            for (d, coef) in p.coefficients_in(v) {
+                match d {
+                    2 => a = coef,
+                    1 => b = coef,
+                    _ => c = coef,
+                }
+            }
+            let (Some(a), Some(b)) = (a.as_constant(), b.as_constant()) else {
+                return false;
+            };
+            if !a.is_negative() {
+                return false;
+            }
+            let k = -a;
+            let two_k = &k * &Rational::from_integer(2);
+            let Some(inv_two_k) = two_k.recip() else {
+                return false;
+            };
+            // -k v^2 + b v = -k (v + e)^2 + k e^2 with e = -b / (2k)
+            let e = -(&b * &inv_two_k);
+            let r = c.add(&Poly::constant(&k * &(&e * &e)));
+            let (mut r1, mut r0) = (Poly::zero(), Poly::zero());
+            for (d, coef) in r.coefficients_in(*w) {
+                if d == 1 {
+                    r1 = coef;
+                } else {
+                    r0 = coef;
+                }
+            }
+            let Some(inv_k) = k.recip() else {
+                return false;
+            };
+            let Some(g) = r1.sub(&count.scale(&k)).as_constant().map(|d| &d * &inv_k) else {
+                return false;
+            };
+            if g.is_negative() {
+                return false;
+            }
+            let d = match g.recip() {
+                Some(inv_g) => &(&e * &e) * &inv_g,
+                None if e.is_zero() => Rational::zero(),
+                None => return false,
+            };
+            let q = r0.sub(&count.add(&Poly::constant(g)).scale(&(&k * &d)));
+            self.positive_poly(&q, depth)
+        })
     }
 
     /// `p = q + c·(N - K)` where `K` is a count `Σ_{j<N} [cond]` (a loop of 0/1 terms
