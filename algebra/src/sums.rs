@@ -797,6 +797,17 @@ impl Loop<'_, '_> {
         }
         for &(k, e) in &s.dependent {
             if let Some((cond, a, b)) = self.choice_of(k) {
+                // one point and everything else (`point.rs`): Π_i (if i == u: A else: B)
+                // is Π_i B times A/B at u
+                let (pc, pa, pb) = match self.cx.store().node(cond) {
+                    Node::Prim(Prim::Ne | Prim::Not, _) => (cond::negate(self.store(), cond), b, a),
+                    _ => (cond, a, b),
+                };
+                if let Some(p) = self.one_point(pc, pa, pb, e, depth + 1)? {
+                    let p = self.finish_product(p)?;
+                    free = self.cx.mul(&free, &p)?;
+                    continue;
+                }
                 // Π_i (if c: A else: B)^e = Π_i (if c: A^e else: 1) · Π_i (if not c: B^e
                 // else: 1): at each i exactly one factor is not 1
                 self.changed = true;
@@ -922,6 +933,9 @@ impl Loop<'_, '_> {
                     closed: Normal::one(),
                     free,
                 });
+            }
+            if let Some(p) = self.all_but_point(a, &guard, depth)? {
+                return Ok(p);
             }
             if let Some(log) = self.log_of_power_product(a)? {
                 // Π_i (if c: A else: 1) = exp(Σ_i [c] log A) for A a positive product of
@@ -1257,6 +1271,7 @@ fn walk_here(store: &mut Store, ctx: &Context, t: TermId, memo: &mut WalkMemo) -
 
 mod except;
 mod gamma;
+mod point;
 #[cfg(test)]
 #[rustfmt::skip]
 mod tests;

@@ -20,11 +20,9 @@
 //! ordinary `sum` of the parent module.
 
 use super::{Loop, Parts};
-use crate::assume::Tri;
 use crate::canon::{Normal, Overflow};
-use crate::cond;
 use crate::solve::solve_linear;
-use crate::term::{Node, Prim, Store, TermId, VarId};
+use crate::term::{Node, Prim, TermId, VarId};
 use crate::types::{Coercion, Type};
 use crate::vars::{self, mentions};
 
@@ -61,7 +59,7 @@ impl Loop<'_, '_> {
             return self.sum(&rn, Vec::new(), depth + 1).map(Some);
         };
         let var = self.var;
-        let tb = replace_free(self.store(), reduced, target, b, var, &mut Vec::new());
+        let tb = vars::replace_free(self.store(), reduced, target, b);
         if !self.defined_everywhere(tb) {
             // `b` may be undefined at u (`if i + 1 == n: 1 else: 1 - ps[i]` with `ps` one
             // shorter): the loop over every point would read it there
@@ -73,7 +71,7 @@ impl Loop<'_, '_> {
             return self.sum(&rn, Vec::new(), depth + 1).map(Some);
         }
         self.changed = true;
-        let ta = replace_free(self.store(), reduced, target, a, var, &mut Vec::new());
+        let ta = vars::replace_free(self.store(), reduced, target, a);
         let bn = self.cx.normal_of(tb);
         let mut parts = self.sum(&bn, Vec::new(), depth + 1)?;
         // the correction f(a) - f(b(u)), counted when u is in the range
@@ -188,21 +186,8 @@ impl Loop<'_, '_> {
 
     /// Does the loop's context decide `0 <= x < m` (x an index of integral type)?
     fn below(&mut self, x: TermId, m: TermId) -> bool {
-        let s = self.store();
-        let (xt, mt) = (s.ty(x).clone(), s.ty(m).clone());
-        if !xt.is_integral() || !mt.is_integral() {
-            return false;
-        }
-        let lt = s.prim(Prim::Lt, vec![x, m], Type::Bool);
-        let c = if xt == Type::Nat {
-            lt
-        } else {
-            let zero = s.intern(Node::Lit(crate::num::Rational::zero()), xt);
-            let ge = s.prim(Prim::Le, vec![zero, x], Type::Bool);
-            s.prim(Prim::And, vec![ge, lt], Type::Bool)
-        };
         let inside = self.inside.clone();
-        cond::decide(self.store(), &inside, c) == Tri::True
+        super::point::in_bounds(self.store(), &inside, x, m)
     }
 
     /// The first `if c: a else: b` in `t` (outside binders that capture its variables)
@@ -244,42 +229,4 @@ impl Loop<'_, '_> {
         bound.truncate(before);
         found
     }
-}
-
-/// `t` with `target` replaced by `with` wherever no enclosing binder of `t` captures a
-/// variable of `target` (there it means something else). `target` mentions `var`, so
-/// subterms that do not are left alone without a look.
-fn replace_free(
-    store: &mut Store,
-    t: TermId,
-    target: TermId,
-    with: TermId,
-    var: VarId,
-    bound: &mut Vec<VarId>,
-) -> TermId {
-    if t == target && !bound.iter().any(|&v| mentions(store, t, v)) {
-        return with;
-    }
-    if !mentions(store, t, var) {
-        return t;
-    }
-    let node = store.node(t).clone();
-    let ch = node.children();
-    if ch.is_empty() {
-        return t;
-    }
-    let mut binds = Vec::new();
-    vars::binders(&node, &mut binds);
-    let before = bound.len();
-    bound.extend(binds);
-    let new: Vec<TermId> = ch
-        .iter()
-        .map(|&c| crate::stack::grow(|| replace_free(store, c, target, with, var, bound)))
-        .collect();
-    bound.truncate(before);
-    if new == ch {
-        return t;
-    }
-    let ty = store.ty(t).clone();
-    store.intern(node.with_children(&new), ty)
 }
