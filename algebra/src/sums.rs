@@ -31,7 +31,10 @@
 //!   c: 0 else: REST)`: `REST` may read an array where `c` says it must not.
 //! - Issue 10 (indirect indexing): a count of a negated condition is `Σ_i [not c] = (hi -
 //!   lo) - Σ_i [c]`; "every point except u" (`except.rs`) and gamma ratios with integer or
-//!   indicator shifts (`gamma.rs`) are rewritten before the rules above.
+//!   indicator shifts (`gamma.rs`) are rewritten before the rules above; a product that
+//!   is one thing at a point `a` and another everywhere else is the loop over every
+//!   point times the point's ratio (`point.rs`), where the other body is proved positive
+//!   at `a`.
 //!
 //! # The canonical shape of what stays a loop
 //! What cannot be closed stays a loop whose body is ONE monomial of kernels that depend on
