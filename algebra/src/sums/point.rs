@@ -13,8 +13,10 @@
 //! defined under `lo <= a < hi` (this file's small prover: positive literals, `exp`,
 //! `pi`, sums of non-negative terms one of which is positive, products, quotients, roots
 //! and powers of positive terms, `Γ` and `B` of positive arguments, array reads whose
-//! index is proved in bounds, and else `cond::decide(0 < x)`); otherwise the product is
-//! left as it was. `Π_i (if i == a: 1 else: g(i))` (a guard whose negation solves for
+//! index is proved in bounds or that `f(a)` makes as well, and else `cond::decide(0 <
+//! x)`), the divisors that `f(a)` always evaluates being taken as nonzero (where the
+//! point is in range the input evaluates `f(a)`); otherwise the product is left as it
+//! was. `Π_i (if i == a: 1 else: g(i))` (a guard whose negation solves for
 //! the index) is the case `f = 1`. This file only rewrites; the loop over `g` is closed
 //! by the ordinary `product` of the parent module.
 
@@ -76,7 +78,16 @@ impl Loop<'_, '_> {
             }
         }
         let point_vars = vars::free_vars(self.cx.store(), sol.value);
-        let prover = Prover { point_vars };
+        let reads_of_at = self
+            .cx
+            .store()
+            .subterms(fa)
+            .filter(|&r| matches!(self.cx.store().node(r), Node::Index(..)))
+            .collect();
+        let prover = Prover {
+            point_vars,
+            reads_of_at,
+        };
         if !prover.positive(self.store(), &at_point, ga, 0) {
             return Ok(None);
         }
@@ -121,10 +132,13 @@ impl Loop<'_, '_> {
 
 /// The positivity and definedness prover of the one-point rule, at the point `a`.
 struct Prover {
-    /// The variables of the point `a`: an array read whose index mentions none of them
-    /// is one that every element of the loop makes (the point's own included), not one
-    /// the rewrite adds.
+    /// The variables of the point `a`.
     point_vars: Vec<VarId>,
+    /// The array reads `at(a)` makes: a read of `elsewhere(a)` whose index does not
+    /// depend on the point and that `at(a)` makes too is one the input already made
+    /// where the point is in range (`summate j from 0 to size(s): .. y[j] ..` in both
+    /// branches of case 15's weight), not one the rewrite adds.
+    reads_of_at: rustc_hash::FxHashSet<TermId>,
 }
 
 impl Prover {
@@ -205,7 +219,7 @@ impl Prover {
     }
 
     /// Is `t` defined under `ctx` (no division by zero, no root or log of what may be
-    /// negative, every array read that depends on the point in bounds), whatever the values
+    /// negative, every array read in bounds or made by `at(a)` too), whatever the values
     /// the context allows?
     fn defined(&self, store: &mut Store, ctx: &Context, t: TermId, depth: u32) -> bool {
         if depth > MAX_PROOF_DEPTH {
@@ -222,7 +236,8 @@ impl Prover {
                     Node::Array(_, m, _) => m,
                     _ => store.prim(Prim::Size, vec![arr], Type::Nat),
                 };
-                !vars::mentions_any(store, i, &self.point_vars) || in_bounds(store, ctx, i, size)
+                (!vars::mentions_any(store, i, &self.point_vars) && self.reads_of_at.contains(&t))
+                    || in_bounds(store, ctx, i, size)
             }
             Node::Coerce(c, x) => {
                 self.defined(store, ctx, x, d) && (safe(c) || self.nonnegative(store, ctx, x, d))
@@ -290,9 +305,16 @@ fn strict_divisors(store: &Store, t: TermId) -> Vec<TermId> {
                     out.push(d);
                     match store.node(d) {
                         Node::Prim(Prim::Mul, fs) => parts.extend(fs.iter().copied()),
-                        Node::Prim(Prim::Pow | Prim::RealPow | Prim::NatRoot, bs) => {
+                        // `b ^ 0` is 1 whatever b is: only a literal non-zero power says
+                        // that its base is not 0
+                        Node::Prim(Prim::Pow | Prim::RealPow, bs)
+                            if bs.get(1).is_some_and(
+                                |&e| matches!(store.node(e), Node::Lit(q) if !q.is_zero()),
+                            ) =>
+                        {
                             parts.extend(bs.first().copied())
                         }
+                        Node::Prim(Prim::NatRoot, bs) => parts.extend(bs.first().copied()),
                         Node::Prim(Prim::Sqrt, bs) => parts.extend(bs.iter().copied()),
                         _ => {}
                     }
