@@ -31,7 +31,10 @@
 //!   c: 0 else: REST)`: `REST` may read an array where `c` says it must not.
 //! - Issue 10 (indirect indexing): a count of a negated condition is `Σ_i [not c] = (hi -
 //!   lo) - Σ_i [c]`; "every point except u" (`except.rs`) and gamma ratios with integer or
-//!   indicator shifts (`gamma.rs`) are rewritten before the rules above.
+//!   indicator shifts (`gamma.rs`) are rewritten before the rules above; a product that
+//!   is one thing at a point `a` and another everywhere else is the loop over every
+//!   point times the point's ratio (`point.rs`), where the other body is proved positive
+//!   at `a`.
 //!
 //! # The canonical shape of what stays a loop
 //! What cannot be closed stays a loop whose body is ONE monomial of kernels that depend on
@@ -871,6 +874,17 @@ impl Loop<'_, '_> {
         }
         for &(k, e) in &s.dependent {
             if let Some((cond, a, b)) = self.choice_of(k) {
+                // one point and everything else (`point.rs`): Π_i (if i == u: A else: B)
+                // is Π_i B times A/B at u
+                let (pc, pa, pb) = match self.cx.store().node(cond) {
+                    Node::Prim(Prim::Ne | Prim::Not, _) => (cond::negate(self.store(), cond), b, a),
+                    _ => (cond, a, b),
+                };
+                if let Some(p) = self.one_point(pc, pa, pb, e, depth + 1)? {
+                    let p = self.finish_product(p)?;
+                    free = self.cx.mul(&free, &p)?;
+                    continue;
+                }
                 // Π_i (if c: A else: B)^e = Π_i (if c: A^e else: 1) · Π_i (if not c: B^e
                 // else: 1): at each i exactly one factor is not 1
                 self.changed = true;
@@ -996,6 +1010,9 @@ impl Loop<'_, '_> {
                     closed: Normal::one(),
                     free,
                 });
+            }
+            if let Some(p) = self.all_but_point(a, &guard, depth)? {
+                return Ok(p);
             }
             if let Some(log) = self.log_of_power_product(a)? {
                 // Π_i (if c: A else: 1) = exp(Σ_i [c] log A) for A a positive product of
@@ -1331,6 +1348,7 @@ fn walk_here(store: &mut Store, ctx: &Context, t: TermId, memo: &mut WalkMemo) -
 
 mod except;
 mod gamma;
+mod point;
 #[cfg(test)]
 #[rustfmt::skip]
 mod tests;

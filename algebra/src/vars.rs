@@ -146,49 +146,6 @@ impl FreeVars {
     }
 }
 
-/// `t` with the subterm `target` replaced by `with` wherever no binder of `t` around it
-/// binds a variable that `target` mentions (there `target` means something else).
-/// Subterms that do not mention a free variable of `target` are left without a look.
-pub fn replace_free(store: &mut Store, t: TermId, target: TermId, with: TermId) -> TermId {
-    let key = free_vars(store, target).first().copied();
-    replace_free_in(store, t, target, with, key, &mut Vec::new())
-}
-
-fn replace_free_in(
-    store: &mut Store,
-    t: TermId,
-    target: TermId,
-    with: TermId,
-    key: Option<VarId>,
-    bound: &mut Vec<VarId>,
-) -> TermId {
-    if t == target && !bound.iter().any(|&v| mentions(store, t, v)) {
-        return with;
-    }
-    if key.is_some_and(|k| !mentions(store, t, k)) {
-        return t;
-    }
-    let node = store.node(t).clone();
-    let ch = node.children();
-    if ch.is_empty() {
-        return t;
-    }
-    let mut binds = Vec::new();
-    binders(&node, &mut binds);
-    let before = bound.len();
-    bound.extend(binds);
-    let new: Vec<TermId> = ch
-        .iter()
-        .map(|&c| stack::grow(|| replace_free_in(store, c, target, with, key, bound)))
-        .collect();
-    bound.truncate(before);
-    if new == ch {
-        return t;
-    }
-    let ty = store.ty(t).clone();
-    store.intern(node.with_children(&new), ty)
-}
-
 /// The free variables of `t` (occurring outside every binder of them), sorted by id.
 pub fn free_vars(store: &Store, t: TermId) -> Vec<VarId> {
     FreeVars::new().of(store, t).to_vec()
@@ -277,6 +234,50 @@ pub fn substitute1(store: &mut Store, t: TermId, var: VarId, value: TermId) -> T
     let mut map = FxHashMap::default();
     map.insert(var, value);
     substitute(store, t, &map)
+}
+
+/// `t` with the subterm `target` replaced by `with` wherever no enclosing binder inside
+/// `t` captures a free variable of `target` (there it means something else): what
+/// deciding one `if` of a term (a case split, a point of a loop) writes. Subterms that do
+/// not mention a free variable of `target` are left without a look.
+pub fn replace_free(store: &mut Store, t: TermId, target: TermId, with: TermId) -> TermId {
+    let key = free_vars(store, target).first().copied();
+    replace_in(store, t, target, with, key, &mut Vec::new())
+}
+
+fn replace_in(
+    store: &mut Store,
+    t: TermId,
+    target: TermId,
+    with: TermId,
+    key: Option<VarId>,
+    bound: &mut Vec<VarId>,
+) -> TermId {
+    if t == target && !bound.iter().any(|&v| mentions(store, t, v)) {
+        return with;
+    }
+    if key.is_some_and(|v| !mentions(store, t, v)) {
+        return t;
+    }
+    let node = store.node(t).clone();
+    let ch = node.children();
+    if ch.is_empty() {
+        return t;
+    }
+    let mut binds = Vec::new();
+    binders(&node, &mut binds);
+    let before = bound.len();
+    bound.extend(binds);
+    let new: Vec<TermId> = ch
+        .iter()
+        .map(|&c| stack::grow(|| replace_in(store, c, target, with, key, bound)))
+        .collect();
+    bound.truncate(before);
+    if new == ch {
+        return t;
+    }
+    let ty = store.ty(t).clone();
+    store.intern(node.with_children(&new), ty)
 }
 
 /// An alpha-equivalent copy of `t` in which every variable bound inside `t` is a new one

@@ -50,6 +50,17 @@ const SHAPES: &[&str] = &[
     "product c from 0 to kk: gammaFunc(p + nat2prob(summate i from 0 to N: if c == y[i]: 1 else: 0) + (if c == zn: 1 else: 0)) / gammaFunc(p + nat2prob(summate i from 0 to N: if c == y[i]: 1 else: 0))",
     "product i from 0 to N: gammaFunc(p + nat2prob(y[i]) + 2) / gammaFunc(p + nat2prob(y[i]))",
     "product c from 0 to kk: gammaFunc(p + (if c == k: 1 else: 0)) / gammaFunc(p)",
+    // one point and every other (`sums/point.rs`): the loop over every point times the
+    // point's ratio, where the other body is proved positive there
+    "product i from 0 to N: if i == u: p * p else: 1 + nat2prob(y[i])",
+    "product i from 0 to N: if u == i: x else: 2 + nat2real(y[i])",
+    "product i from 0 to size(s): if i == u: p else: exp(s[i]) * (p + 1)",
+    "product i from 0 to N: if i /= u: 1 + nat2prob(y[i]) else: 1",
+    "product i from 0 to N: if i == N + u: p else: 1 + nat2prob(y[i])",
+    // refused: `y[u]` may be 0 (dividing by it is wrong), and `s[u]` is not known to be
+    // read in bounds when u < size(y)
+    "product i from 0 to N: if u == i: p else: nat2prob(y[i])",
+    "product i from 0 to N: if u == i: p else: exp(s[i])",
 ];
 
 /// One draw: the scalar parameters and the arrays.
@@ -221,6 +232,7 @@ fn every_shape_is_rewritten() {
 /// `(shape, wrong closed form)`.
 #[test]
 fn mutants_are_caught() {
+    assert!(SHAPES[21].starts_with("product i from 0 to N: if i == u: p * p"));
     let mutants = [
         // a count off by one
         (SHAPES[0], "(summate i from 0 to N: if k == y[i]: 1 else: 0) + 1"),
@@ -230,6 +242,12 @@ fn mutants_are_caught() {
         (
             SHAPES[9],
             "(summate i from 0 to size(s): s[i] ^ 2) + x ^ 2 - (if u < size(s): s[u] ^ 2 else: 0)",
+        ),
+        // the point's ratio forgotten, or made whatever u is
+        (SHAPES[21], "product i from 0 to N: 1 + nat2prob(y[i])"),
+        (
+            SHAPES[21],
+            "(product i from 0 to N: 1 + nat2prob(y[i])) * (if u < N: p * p / (1 + nat2prob(y[0])) else: 1)",
         ),
         // two counts where one is the complement of the other, swapped
         (SHAPES[16], "p ** (summate i from 0 to N: if k /= y[i]: 1 else: 0) * (2 * p) ** (summate i from 0 to N: if k == y[i]: 1 else: 0)"),

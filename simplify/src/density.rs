@@ -96,6 +96,10 @@ impl Densities {
             Dist::Categorical => {
                 let w = *args.first()?;
                 let n = store.prim(Prim::Size, vec![w], Type::Nat);
+                // `size(array i of m: ..)` is m: the bound that facts about the value
+                // are decided against (`z < size(as)` for `categorical(array i of
+                // size(as): ..)`)
+                let n = crate::prepare::reduce(store, n);
                 let n = terms::coerce(store, n, &Type::Int);
                 Base::Counting {
                     lo: Some(zero_int),

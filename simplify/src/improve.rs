@@ -887,7 +887,9 @@ impl Simp<'_> {
     /// `∫ f dx` (or `Σ`) over `support` exactly; a factor `if c: a else: b` whose
     /// condition does not mention `x` (a case of the parameters, such as `i == z` in one
     /// element of an array integral) splits the integral into its two cases first:
-    /// `if c: ∫ a·rest else: ∫ b·rest`, each under what its case says.
+    /// `if c: ∫ a·rest else: ∫ b·rest`, each under what its case says. Where the direct
+    /// integral fails, such an `if` deeper inside (`exp(.. + (if i == z: t·ξ else: 0))`,
+    /// what unproduct writes for a point read at a random index, issue 10) splits it too.
     fn integral_by_cases(
         &mut self,
         ctx: &Context,
@@ -908,27 +910,50 @@ impl Simp<'_> {
                 _ => None,
             });
         if let Some((k, c, a, b)) = case.filter(|_| depth < MAX_CASE_SPLITS) {
-            let branch = |value: bool, pick: TermId, me: &mut Self| {
-                let mut ps = parts.clone();
-                ps[k] = pick;
-                let g = terms::product(me.store, ps);
-                let inside = ctx.enter_branch(c, value);
-                let g = canon::canonicalize(me.store, &inside, g);
-                me.integral_by_cases(&inside, g, x, support, depth + 1)
-            };
-            let wa = branch(true, a, self)?;
-            let wb = branch(false, b, self)?;
-            let ty = self.store.ty(wa).clone();
-            let w = self.store.intern(Node::If(c, wa, wb), ty);
-            return Ok(canon::canonicalize(self.store, ctx, w));
+            let target = parts[k];
+            return self.split_integral(ctx, f, (target, c, a, b), x, support, depth);
         }
         let discrete = matches!(support, slic_holonomic::Support::Int { .. });
-        if discrete {
+        let direct = if discrete {
             slic_holonomic::sum(self.store, ctx, f, x, support)
         } else {
             slic_holonomic::integrate(self.store, ctx, f, x, support)
+        };
+        match direct {
+            Ok(w) => Ok(w),
+            Err(m) => {
+                if depth < MAX_CASE_SPLITS {
+                    if let Some(case) = nested_case(self.store, f, x) {
+                        return self.split_integral(ctx, f, case, x, support, depth);
+                    }
+                }
+                Err(format!("its density{} is {m}", self.shown(f)))
+            }
         }
-        .map_err(|m| format!("its density{} is {m}", self.shown(f)))
+    }
+
+    /// `∫ f dx` as `if c: ∫ f[target := a] else: ∫ f[target := b]`, `target` being the
+    /// subterm `if c: a else: b` of `f` (c free of `x`), each case under what it says.
+    fn split_integral(
+        &mut self,
+        ctx: &Context,
+        f: TermId,
+        (target, c, a, b): (TermId, TermId, TermId, TermId),
+        x: VarId,
+        support: &slic_holonomic::Support,
+        depth: usize,
+    ) -> Result<TermId, String> {
+        let branch = |value: bool, pick: TermId, me: &mut Self| {
+            let g = vars::replace_free(me.store, f, target, pick);
+            let inside = ctx.enter_branch(c, value);
+            let g = canon::canonicalize(me.store, &inside, g);
+            me.integral_by_cases(&inside, g, x, support, depth + 1)
+        };
+        let wa = branch(true, a, self)?;
+        let wb = branch(false, b, self)?;
+        let ty = self.store.ty(wa).clone();
+        let w = self.store.intern(Node::If(c, wa, wb), ty);
+        Ok(canon::canonicalize(self.store, ctx, w))
     }
 
     /// The draws after the `i`-th bind of `t` whose law depends on `x`, opened into
@@ -1332,6 +1357,49 @@ fn evidently_positive(store: &Store, t: TermId, depth: usize) -> bool {
         Node::Coerce(Coercion::Nat2Prob | Coercion::Prob2Real, x) => pos(x),
         _ => false,
     }
+}
+
+/// The first `if c: a else: b` inside `f` (outside binders that capture a variable of
+/// it) whose condition does not mention `x`: `(the node, c, a, b)`. A case of the
+/// parameters that an integral over `x` may be split on.
+fn nested_case(store: &Store, f: TermId, x: VarId) -> Option<(TermId, TermId, TermId, TermId)> {
+    fn walk(
+        store: &Store,
+        t: TermId,
+        x: VarId,
+        bound: &mut Vec<VarId>,
+        seen: &mut rustc_hash::FxHashSet<TermId>,
+    ) -> Option<(TermId, TermId, TermId, TermId)> {
+        if bound.is_empty() && !seen.insert(t) {
+            return None;
+        }
+        let node = store.node(t);
+        if let Node::If(c, a, b) = *node {
+            if !vars::mentions(store, c, x) && !vars::mentions_any(store, c, bound) {
+                return Some((t, c, a, b));
+            }
+        }
+        let mut binds = Vec::new();
+        vars::binders(node, &mut binds);
+        let before = bound.len();
+        bound.extend(binds);
+        let mut found = None;
+        for ch in node.children() {
+            found = slic_algebra::stack::grow(|| walk(store, ch, x, bound, seen));
+            if found.is_some() {
+                break;
+            }
+        }
+        bound.truncate(before);
+        found
+    }
+    walk(
+        store,
+        f,
+        x,
+        &mut Vec::new(),
+        &mut rustc_hash::FxHashSet::default(),
+    )
 }
 
 /// `if c: a else: 0` (or `if c: 0 else: a`, as `not c`) as `(c, a)`.

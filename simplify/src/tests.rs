@@ -345,6 +345,19 @@ fn integrating_out_a_variable_moves_the_bounds_of_later_draws_into_guards() {
     );
 }
 
+/// Issue 10 (case 15's new point read at a random index): a case of the parameters
+/// inside the integrand, not at its top, splits the integral when the direct one fails.
+#[test]
+fn an_integral_splits_on_a_case_of_the_parameters_inside_its_integrand() {
+    let src = "fn c bool:\nfn m real:\nx <~ normal(m, 1)\n\
+               weight(exp(-x ^ 2 / 4 + (if c: m * x else: 0)), return ())";
+    let out = "fn c bool:\nfn m real:\n\
+               weight(if c: exp(5 * m ^ 2 / 6) * sqrt(6) / 3 else: exp(-m ^ 2 / 6) * sqrt(6) / 3,\n       \
+               return ())";
+    check(src, "[true, 0.5]", out);
+    check(src, "[false, -1.5]", out);
+}
+
 #[test]
 fn results_affine_in_one_draw_are_drawn_directly() {
     // gamma and uniform: corpus/simplify/31-gamma-scaled.hk, 32-uniform-shifted.hk

@@ -20,9 +20,7 @@
 //! ordinary `sum` of the parent module.
 
 use super::{Loop, Parts};
-use crate::assume::Tri;
 use crate::canon::{Normal, Overflow};
-use crate::cond;
 use crate::solve::solve_linear;
 use crate::term::{Node, Prim, TermId, VarId};
 use crate::types::{Coercion, Type};
@@ -188,21 +186,8 @@ impl Loop<'_, '_> {
 
     /// Does the loop's context decide `0 <= x < m` (x an index of integral type)?
     fn below(&mut self, x: TermId, m: TermId) -> bool {
-        let s = self.store();
-        let (xt, mt) = (s.ty(x).clone(), s.ty(m).clone());
-        if !xt.is_integral() || !mt.is_integral() {
-            return false;
-        }
-        let lt = s.prim(Prim::Lt, vec![x, m], Type::Bool);
-        let c = if xt == Type::Nat {
-            lt
-        } else {
-            let zero = s.intern(Node::Lit(crate::num::Rational::zero()), xt);
-            let ge = s.prim(Prim::Le, vec![zero, x], Type::Bool);
-            s.prim(Prim::And, vec![ge, lt], Type::Bool)
-        };
         let inside = self.inside.clone();
-        cond::decide(self.store(), &inside, c) == Tri::True
+        super::point::in_bounds(self.store(), &inside, x, m)
     }
 
     /// The first `if c: a else: b` in `t` (outside binders that capture its variables)
