@@ -176,16 +176,18 @@ impl Loop<'_, '_> {
                 }
                 // Π T(k)/B(k) with B(k+1) = T(k) is B(hi)/B(lo); with T(k+1) = B(k) it
                 // is T(lo)/T(hi)
-                let (part, f) = if self.shifted_equal(&ctx, *ab, *at) {
-                    (self.end_ratio(*ab, true)?, *ab)
+                let (f, t, up) = if self.shifted_equal(&ctx, *ab, *at) {
+                    (*ab, *at, true)
                 } else if self.shifted_equal(&ctx, *at, *ab) {
-                    (self.end_ratio(*at, false)?, *at)
+                    (*at, *ab, false)
                 } else {
                     continue;
                 };
-                if !self.defined_at_lo(f) {
+                let defined = self.defined_at_lo(f);
+                if !defined {
                     ends = Ends::Unknown;
                 }
+                let part = self.end_ratio(f, t, up, defined)?;
                 let e = i64::from(*et.min(eb));
                 let pair = self.cx.pow(nb, e)?.ok_or(Overflow)?;
                 let inv = self.cx.pow(nt, -e)?.ok_or(Overflow)?;
@@ -263,12 +265,43 @@ impl Loop<'_, '_> {
         provably_equal(s, ctx, f1, g)
     }
 
-    /// `F(hi) / F(lo)` (`up`) or its reciprocal, `F` a term in the index.
-    fn end_ratio(&mut self, f: TermId, up: bool) -> Result<Normal, Overflow> {
+    /// `F(hi) / F(lo)` (`up`) or its reciprocal, `F` a term in the index and `T` its
+    /// partner (`F(k+1) = T(k)`). The lower end is written `T(lo - 1)` (`T` with every
+    /// linear use of the index lowered by one) when the context outside the loop proves
+    /// it equal to `F(lo)`: the telescoped sums and counts of a stick then read as one
+    /// sum and one count from `lo` (`A + n` rather than `as[0] + Σ_{j>0} as[j] + ...`).
+    ///
+    /// `defined`: is `F(lo)` defined (the closed form is then guarded by `lo <= hi`)? If
+    /// not, it is guarded by `lo < hi`, which the lower end may then assume (and, for an
+    /// upper bound `int2nat(e)`, `lo < e`).
+    fn end_ratio(
+        &mut self,
+        f: TermId,
+        t: TermId,
+        up: bool,
+        defined: bool,
+    ) -> Result<Normal, Overflow> {
         let (var, lo, hi) = (self.var, self.lo, self.hi);
+        let mut ctx = self.outside.clone();
         let s = self.store();
         let at_hi = vars::substitute1(s, f, var, hi);
-        let at_lo = vars::substitute1(s, f, var, lo);
+        let mut at_lo = vars::substitute1(s, f, var, lo);
+        if let Some(below) = shift_down(s, t, var) {
+            let lower = vars::substitute1(s, below, var, lo);
+            if !defined {
+                let nonempty = s.prim(Prim::Lt, vec![lo, hi], Type::Bool);
+                ctx = ctx.with_condition(nonempty, true);
+                if let Node::Coerce(Coercion::Int2Nat, e) = *s.node(hi) {
+                    let l = s.intern(Node::Coerce(Coercion::Nat2Int, lo), Type::Int);
+                    let below_e = s.prim(Prim::Lt, vec![l, e], Type::Bool);
+                    ctx = ctx.with_condition(below_e, true);
+                }
+            }
+            let dec = Decision { ctx, bound: None };
+            if provably_equal(self.store(), &dec, at_lo, lower) {
+                at_lo = lower;
+            }
+        }
         let f_hi = self.cx.normal_of(at_hi);
         let f_lo = self.cx.normal_of(at_lo);
         let (a, b) = if up { (f_hi, f_lo) } else { (f_lo, f_hi) };
@@ -532,6 +565,47 @@ fn align(
     let body = store.prim(Prim::Add, body, Type::Real);
     let inner = dec.ctx.with_range(w, low, hi);
     Some((peeled, body, inner))
+}
+
+/// `t(k - 1)` for `t` a term in `k`: every maximal linear numeric subterm that mentions
+/// `k` only as an atom of its own (`k + 1`, `2*k - 3`) with its constant lowered by the
+/// coefficient of `k`, written at its own type (`None` when that type cannot hold it: a
+/// nat `k - 1`, or `k` used otherwise than linearly).
+fn shift_down(store: &mut Store, t: TermId, k: VarId) -> Option<TermId> {
+    crate::stack::grow(|| shift_here(store, t, k))
+}
+
+fn shift_here(store: &mut Store, t: TermId, k: VarId) -> Option<TermId> {
+    if !vars::mentions(store, t, k) {
+        return Some(t);
+    }
+    let ty = store.ty(t).clone();
+    if ty.is_numeric() {
+        let index = store.var_term(k);
+        let lin = linear_form(store, t);
+        let c = lin.coeff(index);
+        let others_free = lin
+            .terms
+            .iter()
+            .all(|(a, _)| *a == index || !vars::mentions(store, *a, k));
+        if !c.is_zero() && others_free {
+            let lowered = lin.add_scaled(store, &Linear::constant(-c), &Rational::one());
+            let w = lowered.to_term(store, &ty);
+            return (*store.ty(w) == ty).then_some(w);
+        }
+        if matches!(store.node(t), Node::Var(_)) {
+            return None;
+        }
+    }
+    let node = store.node(t).clone();
+    if node.binder() == Some(k) {
+        return None;
+    }
+    let mut children = Vec::new();
+    for ch in node.children() {
+        children.push(shift_down(store, ch, k)?);
+    }
+    Some(store.intern(node.with_children(&children), ty))
 }
 
 /// Is `x <= y` proved: under the context, or for the largest index of the loop (`x`
