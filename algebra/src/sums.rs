@@ -31,10 +31,12 @@
 //!   c: 0 else: REST)`: `REST` may read an array where `c` says it must not.
 //! - Issue 10 (indirect indexing): a count of a negated condition is `Σ_i [not c] = (hi -
 //!   lo) - Σ_i [c]`; "every point except u" (`except.rs`) and gamma ratios with integer or
-//!   indicator shifts (`gamma.rs`) are rewritten before the rules above; a product that
-//!   is one thing at a point `a` and another everywhere else is the loop over every
-//!   point times the point's ratio (`point.rs`), where the other body is proved positive
-//!   at `a`.
+//!   indicator shifts (`gamma.rs`) are rewritten before the rules above, and a product's
+//!   telescoping factors `Π F(k+1)/F(k) = F(hi)/F(lo)` (`telescope_product.rs`, with the
+//!   betas of its body expanded into gammas where that closes) are closed first; a
+//!   product that is one thing at a point `a` and another everywhere else is the loop
+//!   over every point times the point's ratio (`point.rs`), where the other body is
+//!   proved positive at `a`.
 //!
 //! # The canonical shape of what stays a loop
 //! What cannot be closed stays a loop whose body is ONE monomial of kernels that depend on
@@ -192,13 +194,24 @@ fn close_normal(
         changed: false,
     };
     let n = l.cx.normal_of(body);
+    // a product's telescoping factors (`Π F(k+1)/F(k)`) first, closed apart from the rest
+    let (telescoped, n) = if is_sum {
+        (Normal::one(), n)
+    } else {
+        match l.telescope(&n) {
+            Ok(parts) => parts,
+            Err(_) => return None,
+        }
+    };
     let Ok(n) = l.gamma_ratios(&n) else {
         return None;
     };
     let r = if is_sum {
         l.sum(&n, Vec::new(), 0).and_then(|p| l.finish_sum(p))
     } else {
-        l.product(&n, 0).and_then(|p| l.finish_product(p))
+        l.product(&n, 0)
+            .and_then(|p| l.finish_product(p))
+            .and_then(|r| l.cx.mul(&r, &telescoped))
     };
     match r {
         Ok(r) if l.changed => Some(r),
@@ -1349,6 +1362,7 @@ fn walk_here(store: &mut Store, ctx: &Context, t: TermId, memo: &mut WalkMemo) -
 mod except;
 mod gamma;
 mod point;
+mod telescope_product;
 #[cfg(test)]
 #[rustfmt::skip]
 mod tests;

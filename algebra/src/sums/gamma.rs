@@ -25,7 +25,7 @@ use crate::types::Type;
 const MAX_RISING: i64 = 8;
 
 /// One `Γ(arg)` kernel of a monomial: kernel index, exponent, argument.
-type Gamma = (u32, u32, TermId);
+pub(super) type Gamma = (u32, u32, TermId);
 
 impl Loop<'_, '_> {
     /// `n` with each ratio `Γ(x + m) / Γ(x)` (or `Γ(x + [c]) / Γ(x)`, either way up) of its
@@ -64,7 +64,7 @@ impl Loop<'_, '_> {
     }
 
     /// The `Γ` kernels of a one-monomial polynomial (`None` for a sum of monomials).
-    fn gammas(&mut self, p: &Poly) -> Option<Vec<Gamma>> {
+    pub(super) fn gammas(&mut self, p: &Poly) -> Option<Vec<Gamma>> {
         let [(m, _)] = p.terms() else {
             return (p.as_constant().is_some()).then(Vec::new);
         };
