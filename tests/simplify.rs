@@ -435,7 +435,6 @@ const NOT_YET_REACHED: &[&str] = &[
     "15-gaussian-mixture",
     "19-naive-bayes-gibbs",
     "22-linear-regression",
-    "23-stan-coin",
 ];
 
 /// Whether one array case reaches its expected form, and if not, why.

@@ -144,17 +144,28 @@ impl Loop<'_, '_> {
     /// Is `t` (a loop body) defined at every point of the range, whatever the values of
     /// the arrays it reads? Only total operations (arithmetic without division, `exp`,
     /// `^` with a nat exponent, comparisons, logic, `if`, safe coercions) and reads `a[x]`
-    /// whose index the loop's context keeps below `size(a)` (the loop ranges over `a`).
-    fn defined_everywhere(&mut self, t: TermId) -> bool {
+    /// whose index the loop's context keeps below `size(a)` (the loop ranges over `a`),
+    /// and `real2prob(e)`/`int2nat(e)` where the context decides `0 <= e` (the coin's
+    /// `real2prob(1 - z)` under `z <~ beta(..)`, read by `chain.rs`).
+    pub(super) fn defined_everywhere(&mut self, t: TermId) -> bool {
         let subterms: Vec<TermId> = self.cx.store().subterms(t).collect();
         subterms
             .into_iter()
             .all(|x| match self.cx.store().node(x).clone() {
                 Node::Var(_) | Node::Lit(_) | Node::Bool(_) | Node::If(..) => true,
-                Node::Coerce(c, _) => !matches!(
-                    c,
-                    Coercion::Int2Nat | Coercion::Real2Prob | Coercion::Real2Int
-                ),
+                Node::Coerce(c @ (Coercion::Int2Nat | Coercion::Real2Prob), e) => {
+                    let s = self.store();
+                    let ty = if c == Coercion::Int2Nat {
+                        Type::Int
+                    } else {
+                        Type::Real
+                    };
+                    let zero = s.intern(Node::Lit(crate::num::Rational::zero()), ty);
+                    let c = s.prim(Prim::Le, vec![zero, e], Type::Bool);
+                    let inside = self.inside.clone();
+                    cond::decide(self.store(), &inside, c) == Tri::True
+                }
+                Node::Coerce(c, _) => c != Coercion::Real2Int,
                 Node::Prim(p, _) => matches!(
                     p,
                     Prim::Add
