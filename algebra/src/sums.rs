@@ -1275,6 +1275,8 @@ fn walk_here(store: &mut Store, ctx: &Context, t: TermId, memo: &mut WalkMemo) -
 mod chain;
 mod except;
 mod gamma;
+
+pub(crate) use except::defined_everywhere;
 #[cfg(test)]
 #[rustfmt::skip]
 mod tests;

@@ -20,7 +20,7 @@
 //! ordinary `sum` of the parent module.
 
 use super::{Loop, Parts};
-use crate::assume::Tri;
+use crate::assume::{Context, Tri};
 use crate::canon::{Normal, Overflow};
 use crate::cond;
 use crate::solve::solve_linear;
@@ -118,7 +118,8 @@ impl Loop<'_, '_> {
         if let Node::Index(arr, x) = node {
             if let Node::Array(d, m, e) = *self.cx.store().node(arr) {
                 let free_of_bound = !bound.iter().any(|&v| mentions(self.cx.store(), t, v));
-                if free_of_bound && self.below(x, m) {
+                let inside = self.inside.clone();
+                if free_of_bound && below(self.store(), &inside, x, m) {
                     let r = vars::substitute1(self.store(), e, d, x);
                     return self.reduce_reads(r, bound, depth + 1);
                 }
@@ -141,79 +142,10 @@ impl Loop<'_, '_> {
         self.store().intern(node.with_children(&new), ty)
     }
 
-    /// Is `t` (a loop body) defined at every point of the range, whatever the values of
-    /// the arrays it reads? Only total operations (arithmetic without division, `exp`,
-    /// `^` with a nat exponent, comparisons, logic, `if`, safe coercions) and reads `a[x]`
-    /// whose index the loop's context keeps below `size(a)` (the loop ranges over `a`),
-    /// and `real2prob(e)`/`int2nat(e)` where the context decides `0 <= e` (the coin's
-    /// `real2prob(1 - z)` under `z <~ beta(..)`, read by `chain.rs`).
+    /// [`defined_everywhere`] under the loop's context.
     pub(super) fn defined_everywhere(&mut self, t: TermId) -> bool {
-        let subterms: Vec<TermId> = self.cx.store().subterms(t).collect();
-        subterms
-            .into_iter()
-            .all(|x| match self.cx.store().node(x).clone() {
-                Node::Var(_) | Node::Lit(_) | Node::Bool(_) | Node::If(..) => true,
-                Node::Coerce(c @ (Coercion::Int2Nat | Coercion::Real2Prob), e) => {
-                    let s = self.store();
-                    let ty = if c == Coercion::Int2Nat {
-                        Type::Int
-                    } else {
-                        Type::Real
-                    };
-                    let zero = s.intern(Node::Lit(crate::num::Rational::zero()), ty);
-                    let c = s.prim(Prim::Le, vec![zero, e], Type::Bool);
-                    let inside = self.inside.clone();
-                    cond::decide(self.store(), &inside, c) == Tri::True
-                }
-                Node::Coerce(c, _) => c != Coercion::Real2Int,
-                Node::Prim(p, _) => matches!(
-                    p,
-                    Prim::Add
-                        | Prim::Mul
-                        | Prim::Neg
-                        | Prim::Pow
-                        | Prim::Exp
-                        | Prim::Abs
-                        | Prim::Signum
-                        | Prim::Min
-                        | Prim::Max
-                        | Prim::Lt
-                        | Prim::Le
-                        | Prim::Eq
-                        | Prim::Ne
-                        | Prim::And
-                        | Prim::Or
-                        | Prim::Not
-                        | Prim::Size
-                ),
-                Node::Index(arr, i) => {
-                    let size = match *self.cx.store().node(arr) {
-                        Node::Array(_, m, _) => m,
-                        _ => self.store().prim(Prim::Size, vec![arr], Type::Nat),
-                    };
-                    self.below(i, size)
-                }
-                _ => false,
-            })
-    }
-
-    /// Does the loop's context decide `0 <= x < m` (x an index of integral type)?
-    fn below(&mut self, x: TermId, m: TermId) -> bool {
-        let s = self.store();
-        let (xt, mt) = (s.ty(x).clone(), s.ty(m).clone());
-        if !xt.is_integral() || !mt.is_integral() {
-            return false;
-        }
-        let lt = s.prim(Prim::Lt, vec![x, m], Type::Bool);
-        let c = if xt == Type::Nat {
-            lt
-        } else {
-            let zero = s.intern(Node::Lit(crate::num::Rational::zero()), xt);
-            let ge = s.prim(Prim::Le, vec![zero, x], Type::Bool);
-            s.prim(Prim::And, vec![ge, lt], Type::Bool)
-        };
         let inside = self.inside.clone();
-        cond::decide(self.store(), &inside, c) == Tri::True
+        defined_everywhere(self.store(), &inside, t)
     }
 
     /// The first `if c: a else: b` in `t` (outside binders that capture its variables)
@@ -293,4 +225,74 @@ fn replace_free(
     }
     let ty = store.ty(t).clone();
     store.intern(node.with_children(&new), ty)
+}
+
+/// Is `t` (a loop body) defined at every point allowed by `ctx`, whatever the values of
+/// the arrays it reads? Only total operations (arithmetic without division, `exp`, `^`
+/// with a nat exponent, comparisons, logic, `if`, safe coercions), reads `a[x]` whose
+/// index the context keeps below `size(a)` (a loop ranging over `a`), and
+/// `real2prob(e)`/`int2nat(e)` where the context decides `0 <= e` (the coin's
+/// `real2prob(1 - z)` under `z <~ beta(..)`, read by `chain.rs`). Shared with
+/// `unproduct`, which lifts a choice only where both branches are defined.
+pub(crate) fn defined_everywhere(store: &mut Store, ctx: &Context, t: TermId) -> bool {
+    let subterms: Vec<TermId> = store.subterms(t).collect();
+    subterms.into_iter().all(|x| match store.node(x).clone() {
+        Node::Var(_) | Node::Lit(_) | Node::Bool(_) | Node::If(..) => true,
+        Node::Coerce(c @ (Coercion::Int2Nat | Coercion::Real2Prob), e) => {
+            let ty = if c == Coercion::Int2Nat {
+                Type::Int
+            } else {
+                Type::Real
+            };
+            let zero = store.intern(Node::Lit(crate::num::Rational::zero()), ty);
+            let c = store.prim(Prim::Le, vec![zero, e], Type::Bool);
+            cond::decide(store, ctx, c) == Tri::True
+        }
+        Node::Coerce(c, _) => c != Coercion::Real2Int,
+        Node::Prim(p, _) => matches!(
+            p,
+            Prim::Add
+                | Prim::Mul
+                | Prim::Neg
+                | Prim::Pow
+                | Prim::Exp
+                | Prim::Abs
+                | Prim::Signum
+                | Prim::Min
+                | Prim::Max
+                | Prim::Lt
+                | Prim::Le
+                | Prim::Eq
+                | Prim::Ne
+                | Prim::And
+                | Prim::Or
+                | Prim::Not
+                | Prim::Size
+        ),
+        Node::Index(arr, i) => {
+            let size = match *store.node(arr) {
+                Node::Array(_, m, _) => m,
+                _ => store.prim(Prim::Size, vec![arr], Type::Nat),
+            };
+            below(store, ctx, i, size)
+        }
+        _ => false,
+    })
+}
+
+/// Does `ctx` decide `0 <= x < m` (x an index of integral type)?
+fn below(s: &mut Store, ctx: &Context, x: TermId, m: TermId) -> bool {
+    let (xt, mt) = (s.ty(x).clone(), s.ty(m).clone());
+    if !xt.is_integral() || !mt.is_integral() {
+        return false;
+    }
+    let lt = s.prim(Prim::Lt, vec![x, m], Type::Bool);
+    let c = if xt == Type::Nat {
+        lt
+    } else {
+        let zero = s.intern(Node::Lit(crate::num::Rational::zero()), xt);
+        let ge = s.prim(Prim::Le, vec![zero, x], Type::Bool);
+        s.prim(Prim::And, vec![ge, lt], Type::Bool)
+    };
+    cond::decide(s, ctx, c) == Tri::True
 }
