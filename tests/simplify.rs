@@ -431,10 +431,7 @@ fn simplify_keeps_the_meaning_of_every_array_case() {
 /// more weights or observations on drawn variables (`slic_suite::conditioning_count`), and
 /// means it on the `# args:` example. Both tests below read this list: one fails when a listed case
 /// reaches its form (take it off), the other when an unlisted case does not.
-const NOT_YET_REACHED: &[&str] = &[
-    "19-naive-bayes-gibbs",
-    "23-stan-coin",
-];
+const NOT_YET_REACHED: &[&str] = &[];
 
 /// Whether one array case reaches its expected form, and if not, why.
 fn reaches_its_form(path: &Path) -> Result<(), String> {

@@ -36,7 +36,10 @@
 //!   betas of its body expanded into gammas where that closes) are closed first; a
 //!   product that is one thing at a point `a` and another everywhere else is the loop
 //!   over every point times the point's ratio (`point.rs`), where the other body is
-//!   proved positive at `a`.
+//!   proved positive at `a`; a multi-way choice whose leaves are free of `i` (`chain.rs`,
+//!   the coin's `if 2 <= x[i]: 0 else: if x[i] == 0: 1 - z else: z`) is a product of
+//!   powers of its paths' counts, taken out of a product's monomial before the guard and
+//!   two-way rules.
 //!
 //! # The canonical shape of what stays a loop
 //! What cannot be closed stays a loop whose body is ONE monomial of kernels that depend on
@@ -864,6 +867,20 @@ impl Loop<'_, '_> {
             let p = self.cx.pow(&p, i64::from(e))?.ok_or(Overflow)?;
             closed = self.cx.mul(&closed, &p)?;
         }
+        // multi-way choices with branches free of the index (chain.rs), taken out first:
+        // the guard and choice rules below see two-way kernels only
+        for list in [&mut s.guards, &mut s.dependent] {
+            let mut kept = Vec::with_capacity(list.len());
+            for &(k, e) in list.iter() {
+                if self.is_chain(k) {
+                    let p = self.chain_product(k, e, depth)?;
+                    free = self.cx.mul(&free, &p)?;
+                } else {
+                    kept.push((k, e));
+                }
+            }
+            *list = kept;
+        }
         if let Some(r) = self.zero_guarded(&mut s)? {
             free = self.cx.mul(&free, &r)?;
         }
@@ -1359,10 +1376,13 @@ fn walk_here(store: &mut Store, ctx: &Context, t: TermId, memo: &mut WalkMemo) -
     }
 }
 
+mod chain;
 mod except;
 mod gamma;
 mod point;
 mod telescope_product;
+
+pub(crate) use except::defined_everywhere;
 #[cfg(test)]
 #[rustfmt::skip]
 mod tests;

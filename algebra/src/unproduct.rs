@@ -14,7 +14,11 @@
 //! test `i == a(j)` can be solved for `j` becomes a let (`Π_j [i == j - 1] ..`), a
 //! product of powers becomes a power of a sum, and an indirect test `i == y[j]` stays a
 //! guarded sum per class (eq. (11)). Terms free of `x`, and terms that use it at several
-//! indices and cannot be split, go to `e'`.
+//! indices and cannot be split, go to `e'`. An integral `if c: a else: b` inside a term
+//! (a Gibbs update's label `if d == u: zNew else: z[d]`, read as an index or a loop
+//! bound) is lifted to the term's level first, `e[if c: a else: b] = if c: e[a] else:
+//! e[b]`, where `c` is total and both branches are defined on the heap's loops, so each
+//! guarded term reads `x` at one plain index (issue 10, corpus case 19).
 //!
 //! Out-of-range indices: the rule `e(x[a]) = Π_{i<n} (if i == a: e(x[i]) else: 1)` holds
 //! for `0 <= a < n`; indexing outside an array is an error in the reference semantics (a
@@ -83,6 +87,8 @@ enum Mode {
 
 struct Walk<'a> {
     store: &'a mut Store,
+    /// What is known of the free variables (the loops of the heap add their ranges).
+    ctx: Context,
     x: VarId,
     size: TermId,
     index: VarId,
@@ -113,6 +119,7 @@ pub fn unproduct(
     let elem = store.fresh_var(&format!("{xname}_i"), elem_ty);
     let mut w = Walk {
         store,
+        ctx: ctx.clone(),
         x,
         size,
         index,
@@ -173,6 +180,25 @@ impl Walk<'_> {
         if !self.mentions_x(e) {
             let whole = self.plug(heap, e);
             self.rest.push(whole);
+            return;
+        }
+        if let Some((c, a, b)) = self.liftable_choice(e, heap) {
+            // `e[if c: a else: b] = if c: e[a] else: e[b]` (issue 10, corpus case 19): a
+            // Gibbs update's label `if d == u: zNew else: z[d]`, read as an index or a
+            // loop bound, becomes two guarded terms, each with one plain index, so the
+            // counts are over the points other than u plus u's own term. Left inside,
+            // the sums' "every point except u" (sums/except.rs) would write them as the
+            // count over every point minus u's term, a difference that a family's
+            // parameter cannot be proved positive with
+            let choice = self
+                .store
+                .intern(Node::If(c, a, b), self.store.ty(a).clone());
+            let (ea, eb) = (
+                replace_subterm(self.store, e, choice, a),
+                replace_subterm(self.store, e, choice, b),
+            );
+            self.under(Frame::Guard(c, true), ea, heap, mode);
+            self.under(Frame::Guard(c, false), eb, heap, mode);
             return;
         }
         if let Some(at) = self.single_index(e) {
@@ -283,6 +309,69 @@ impl Walk<'_> {
         let hole = self.store.intern(Node::If(test, e_xi, id), ty);
         let g = self.plug(heap, hole);
         self.body.push(g);
+    }
+
+    /// An `if c: a else: b` of integral type inside `e` (not `e` itself) that may be
+    /// lifted to `e`'s level: `c` is total (comparisons and arithmetic of variables, so
+    /// evaluating it where `e` might not have is harmless) and free of `x`, no binder of
+    /// `e` around it binds a variable of the `if` (so every occurrence is the same value,
+    /// replaced at once), and both branches are defined at every point of the heap's
+    /// loops (`z[d]` with `d` ranging over `z`). The last condition is about cost, not
+    /// meaning: only there does the sums' split at u apply (it needs the same), and
+    /// elsewhere (the GMM's `z[i]` over the points of `t`) the choice stays inside the
+    /// count, one term instead of two. The first such `if` in a left-to-right walk.
+    fn liftable_choice(&mut self, e: TermId, heap: &[Frame]) -> Option<(TermId, TermId, TermId)> {
+        let mut found = Vec::new();
+        self.find_choices(e, &mut Vec::new(), true, &mut found, 0);
+        if found.is_empty() {
+            return None;
+        }
+        let mut ctx = self.ctx.clone();
+        for f in heap {
+            match f {
+                Frame::Prod(j, lo, hi) | Frame::Sum(j, lo, hi) => {
+                    ctx = ctx.with_range(*j, *lo, *hi)
+                }
+                Frame::Guard(c, value) => ctx = ctx.with_condition(*c, *value),
+                _ => {}
+            }
+        }
+        found.into_iter().find(|&(_, a, b)| {
+            sums::defined_everywhere(self.store, &ctx, a)
+                && sums::defined_everywhere(self.store, &ctx, b)
+        })
+    }
+
+    fn find_choices(
+        &self,
+        t: TermId,
+        bound: &mut Vec<VarId>,
+        top: bool,
+        found: &mut Vec<(TermId, TermId, TermId)>,
+        depth: u32,
+    ) {
+        if depth > MAX_LIFT_DEPTH || found.len() >= MAX_LIFT_CANDIDATES {
+            return;
+        }
+        let node = self.store.node(t);
+        if let Node::If(c, a, b) = *node {
+            let clear = || !bound.iter().any(|&v| vars::mentions(self.store, t, v));
+            if !top
+                && self.store.ty(t).is_integral()
+                && !self.mentions_x(c)
+                && total_condition(self.store, c)
+                && clear()
+                && !found.contains(&(c, a, b))
+            {
+                found.push((c, a, b));
+            }
+        }
+        for (k, ch) in node.children().iter().enumerate() {
+            let before = bound.len();
+            vars::bound_in(node, k, bound);
+            self.find_choices(*ch, bound, false, found, depth + 1);
+            bound.truncate(before);
+        }
     }
 
     /// The one index at which `e` uses `x`, if every use is `x[a]` for the same `a`
@@ -423,6 +512,35 @@ impl Walk<'_> {
         }
         t
     }
+}
+
+/// How deep [`Walk::find_choices`] looks for an `if` to lift, and how many it collects
+/// (bounds on the walk, not on correctness: an `if` past them is left where it is).
+const MAX_LIFT_DEPTH: u32 = 32;
+const MAX_LIFT_CANDIDATES: usize = 8;
+
+/// Is the condition `c` defined whatever the values of its variables: comparisons and
+/// logic over variables, literals, sums, products and `size`?
+fn total_condition(store: &Store, c: TermId) -> bool {
+    store.subterms(c).all(|t| match store.node(t) {
+        Node::Var(_) | Node::Lit(_) | Node::Bool(_) => true,
+        Node::Coerce(k, _) => k.is_safe(),
+        Node::Prim(p, _) => matches!(
+            p,
+            Prim::Eq
+                | Prim::Ne
+                | Prim::Lt
+                | Prim::Le
+                | Prim::And
+                | Prim::Or
+                | Prim::Not
+                | Prim::Add
+                | Prim::Mul
+                | Prim::Neg
+                | Prim::Size
+        ),
+        _ => false,
+    })
 }
 
 /// `t` with every `if c: (if d: e else: I) else: I` (`I` a literal) made

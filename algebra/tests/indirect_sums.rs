@@ -2,8 +2,8 @@
 //! random label arrays (length 0..6, values below K <= 3 and sometimes not), real and
 //! bool arrays of the same length, a point u in and out of range, and loops of the
 //! shapes the Gibbs and conjugacy updates produce (counts, per-class sums and square sums,
-//! "every point except u", two-way products, gamma ratios). Each program is closed by
-//! `sums::simplify_loops`; the input and the output, applied to the same literal
+//! "every point except u", two-way and multi-way products, gamma ratios). Each program is
+//! closed by `sums::simplify_loops`; the input and the output, applied to the same literal
 //! arguments, are evaluated by `eval` (exactly when rational, else in `f64`) and must
 //! agree. Mutants (a count off by one, u's correction forgotten) must be caught by the
 //! same comparison, so it is not vacuous.
@@ -61,6 +61,11 @@ const SHAPES: &[&str] = &[
     // read in bounds when u < size(y)
     "product i from 0 to N: if u == i: p else: nat2prob(y[i])",
     "product i from 0 to N: if u == i: p else: exp(s[i])",
+    // multi-way choices whose leaves are free of the index (corpus case 23, the coin's
+    // observations), with zero leaves (labels at or past kk are impossible)
+    "product i from 0 to N: if kk <= y[i]: 0 else: if y[i] == k: p else: 2 * p",
+    "product i from 0 to N: if y[i] == 0: x else: if y[i] == 1: -2 else: if y[i] == 2: 3 else: 0",
+    "product i from 0 to N: if b[i]: (if y[i] < k: p else: 0) else: p + 1",
 ];
 
 /// One draw: the scalar parameters and the arrays.
@@ -251,6 +256,8 @@ fn mutants_are_caught() {
         ),
         // two counts where one is the complement of the other, swapped
         (SHAPES[16], "p ** (summate i from 0 to N: if k /= y[i]: 1 else: 0) * (2 * p) ** (summate i from 0 to N: if k == y[i]: 1 else: 0)"),
+        // a chain's zero leaf forgotten (labels past kk weigh 2 * p instead of 0)
+        (SHAPES[28], "p ** (summate i from 0 to N: if k == y[i]: 1 else: 0) * (2 * p) ** (summate i from 0 to N: if k /= y[i]: 1 else: 0)"),
     ];
     let mut runner = TestRunner::deterministic();
     let strategy = draws();

@@ -20,9 +20,11 @@
 //! ordinary `sum` of the parent module.
 
 use super::{Loop, Parts};
+use crate::assume::{Context, Tri};
 use crate::canon::{Normal, Overflow};
+use crate::cond;
 use crate::solve::solve_linear;
-use crate::term::{Node, Prim, TermId, VarId};
+use crate::term::{Node, Prim, Store, TermId, VarId};
 use crate::types::{Coercion, Type};
 use crate::vars::{self, mentions};
 
@@ -116,7 +118,8 @@ impl Loop<'_, '_> {
         if let Node::Index(arr, x) = node {
             if let Node::Array(d, m, e) = *self.cx.store().node(arr) {
                 let free_of_bound = !bound.iter().any(|&v| mentions(self.cx.store(), t, v));
-                if free_of_bound && self.below(x, m) {
+                let inside = self.inside.clone();
+                if free_of_bound && super::point::in_bounds(self.store(), &inside, x, m) {
                     let r = vars::substitute1(self.store(), e, d, x);
                     return self.reduce_reads(r, bound, depth + 1);
                 }
@@ -139,55 +142,10 @@ impl Loop<'_, '_> {
         self.store().intern(node.with_children(&new), ty)
     }
 
-    /// Is `t` (a loop body) defined at every point of the range, whatever the values of
-    /// the arrays it reads? Only total operations (arithmetic without division, `exp`,
-    /// `^` with a nat exponent, comparisons, logic, `if`, safe coercions) and reads `a[x]`
-    /// whose index the loop's context keeps below `size(a)` (the loop ranges over `a`).
-    fn defined_everywhere(&mut self, t: TermId) -> bool {
-        let subterms: Vec<TermId> = self.cx.store().subterms(t).collect();
-        subterms
-            .into_iter()
-            .all(|x| match self.cx.store().node(x).clone() {
-                Node::Var(_) | Node::Lit(_) | Node::Bool(_) | Node::If(..) => true,
-                Node::Coerce(c, _) => !matches!(
-                    c,
-                    Coercion::Int2Nat | Coercion::Real2Prob | Coercion::Real2Int
-                ),
-                Node::Prim(p, _) => matches!(
-                    p,
-                    Prim::Add
-                        | Prim::Mul
-                        | Prim::Neg
-                        | Prim::Pow
-                        | Prim::Exp
-                        | Prim::Abs
-                        | Prim::Signum
-                        | Prim::Min
-                        | Prim::Max
-                        | Prim::Lt
-                        | Prim::Le
-                        | Prim::Eq
-                        | Prim::Ne
-                        | Prim::And
-                        | Prim::Or
-                        | Prim::Not
-                        | Prim::Size
-                ),
-                Node::Index(arr, i) => {
-                    let size = match *self.cx.store().node(arr) {
-                        Node::Array(_, m, _) => m,
-                        _ => self.store().prim(Prim::Size, vec![arr], Type::Nat),
-                    };
-                    self.below(i, size)
-                }
-                _ => false,
-            })
-    }
-
-    /// Does the loop's context decide `0 <= x < m` (x an index of integral type)?
-    fn below(&mut self, x: TermId, m: TermId) -> bool {
+    /// [`defined_everywhere`] under the loop's context.
+    pub(super) fn defined_everywhere(&mut self, t: TermId) -> bool {
         let inside = self.inside.clone();
-        super::point::in_bounds(self.store(), &inside, x, m)
+        defined_everywhere(self.store(), &inside, t)
     }
 
     /// The first `if c: a else: b` in `t` (outside binders that capture its variables)
@@ -229,4 +187,57 @@ impl Loop<'_, '_> {
         bound.truncate(before);
         found
     }
+}
+
+/// Is `t` (a loop body) defined at every point allowed by `ctx`, whatever the values of
+/// the arrays it reads? Only total operations (arithmetic without division, `exp`, `^`
+/// with a nat exponent, comparisons, logic, `if`, safe coercions), reads `a[x]` whose
+/// index the context keeps below `size(a)` (a loop ranging over `a`), and
+/// `real2prob(e)`/`int2nat(e)` where the context decides `0 <= e` (the coin's
+/// `real2prob(1 - z)` under `z <~ beta(..)`, read by `chain.rs`). Shared with
+/// `unproduct`, which lifts a choice only where both branches are defined.
+pub(crate) fn defined_everywhere(store: &mut Store, ctx: &Context, t: TermId) -> bool {
+    let subterms: Vec<TermId> = store.subterms(t).collect();
+    subterms.into_iter().all(|x| match store.node(x).clone() {
+        Node::Var(_) | Node::Lit(_) | Node::Bool(_) | Node::If(..) => true,
+        Node::Coerce(c @ (Coercion::Int2Nat | Coercion::Real2Prob), e) => {
+            let ty = if c == Coercion::Int2Nat {
+                Type::Int
+            } else {
+                Type::Real
+            };
+            let zero = store.intern(Node::Lit(crate::num::Rational::zero()), ty);
+            let c = store.prim(Prim::Le, vec![zero, e], Type::Bool);
+            cond::decide(store, ctx, c) == Tri::True
+        }
+        Node::Coerce(c, _) => c != Coercion::Real2Int,
+        Node::Prim(p, _) => matches!(
+            p,
+            Prim::Add
+                | Prim::Mul
+                | Prim::Neg
+                | Prim::Pow
+                | Prim::Exp
+                | Prim::Abs
+                | Prim::Signum
+                | Prim::Min
+                | Prim::Max
+                | Prim::Lt
+                | Prim::Le
+                | Prim::Eq
+                | Prim::Ne
+                | Prim::And
+                | Prim::Or
+                | Prim::Not
+                | Prim::Size
+        ),
+        Node::Index(arr, i) => {
+            let size = match *store.node(arr) {
+                Node::Array(_, m, _) => m,
+                _ => store.prim(Prim::Size, vec![arr], Type::Nat),
+            };
+            super::point::in_bounds(store, ctx, i, size)
+        }
+        _ => false,
+    })
 }

@@ -293,12 +293,29 @@ fn two_way_products_become_powers_of_counts() {
     row("product j from 0 to n: if i == y[j]: p else: 2 * p", "p ** n * 2 ** (nat2real(n) - (summate j from 0 to n: if i == y[j]: 1 else: 0))");
     row("product j from 0 to n: if i == y[j]: x else: -2", "x ^ (summate j from 0 to n: if i == y[j]: 1 else: 0)\n    * (-2. real) ^ int2nat(n - (summate j from 0 to n: if i == y[j]: 1 else: 0))");
     row("product j from m to n: if i == y[j]: x else: 3", "x ^ (summate j from m to n: if i == y[j]: 1 else: 0)\n    * 3 ** (-(summate j from m to n: if i == y[j]: 1 else: 0)\n                + (if m <= n: nat2real(n) - m else: 0))");
-    row("product j from 0 to n: if i == y[j]: 0 else: p", "product j from 0 to n: if i == y[j]: 0 else: p");
-    row("product j from 0 to n: if i == y[j]: x else: 0", "product j from 0 to n: if i == y[j]: x else: 0");
     row("product j from 0 to n: if i == y[j]: p ** a[j] else: 1", "p ** (summate j from 0 to n: if i == y[j]: a[j] else: 0)");
     row("product j from 0 to n: if i /= y[j]: q[j] else: p", "p ** (summate j from 0 to n: if i == y[j]: 1 else: 0)\n    * (product j from 0 to n: if i == y[j]: 1 else: q[j])");
     row("summate j from 0 to n: if i /= y[j]: x else: 0", "n * x - x * (summate j from 0 to n: if i == y[j]: 1 else: 0)");
     row("summate j from m to n: if not (i == y[j]): 1 else: 0", "int2nat(-(summate j from m to n: if i == y[j]: 1 else: 0)\n            + nat2int(if m <= n: int2nat(n - m) else: 0))");
+}
+
+/// Issue 10, corpus case 23 (the Stan coin): a multi-way choice whose leaves are free of
+/// the index is a product of powers of its paths' counts, a zero leaf a guard on its count.
+#[test]
+fn multi_way_products_become_powers_of_counts() {
+    row("product j from 0 to n: if i == y[j]: 0 else: p", "p ** (nat2real(n) - (summate j from 0 to n: if i == y[j]: 1 else: 0))\n    * (if (summate j from 0 to n: if i == y[j]: 1 else: 0) == 0: 1. prob else: 0. prob)");
+    row("product j from 0 to n: if i == y[j]: x else: 0", "x ^ (summate j from 0 to n: if i == y[j]: 1 else: 0)\n    * (if int2nat(n - (summate j from 0 to n: if i == y[j]: 1 else: 0)) == 0:\n           1. real\n       else:\n           0. real)");
+    row("product j from 0 to size(y): if y[j] == 0: p else: if y[j] == 1: 2 * p else: if y[j] == 2: 3 else: p + 1", "p ** (nat2real(summate j from 0 to size(y): if y[j] == 0: 1 else: 0)\n          + (summate j from 0 to size(y): if y[j] == 1 && y[j] /= 0: 1 else: 0))\n    * 2 ** (summate j from 0 to size(y): if y[j] == 1 && y[j] /= 0: 1 else: 0)\n    * 3 ** (summate j from 0 to size(y):\n                if y[j] == 2 && y[j] /= 0 && y[j] /= 1: 1 else: 0)\n    * (p + 1) ** (summate j from 0 to size(y):\n                      if y[j] /= 0 && y[j] /= 1 && y[j] /= 2: 1 else: 0)");
+    row("product j from 0 to size(y): if y[j] < 2: (if y[j] == 0: x else: 2) else: (if y[j] == 4: x + 1 else: 0)", "x ^ (summate j from 0 to size(y): if y[j] <= 1 && y[j] == 0: 1 else: 0)\n    * (x + 1) ^ (summate j from 0 to size(y): if 2 <= y[j] && y[j] == 4: 1 else: 0)\n    * 2 ** (summate j from 0 to size(y): if y[j] <= 1 && y[j] /= 0: 1 else: 0)\n    * (if (summate j from 0 to size(y): if 2 <= y[j] && y[j] /= 4: 1 else: 0) == 0:\n           1. real\n       else:\n           0. real)");
+    row("product j from 0 to size(y): if y[j] == i: 1 else: if y[j] < i: p else: 0", "p ** (summate j from 0 to size(y): if y[j] + 1 <= i && i /= y[j]: 1 else: 0)\n    * (if (summate j from 0 to size(y): if i <= y[j] && i /= y[j]: 1 else: 0) == 0:\n           1. prob\n       else:\n           0. prob)");
+    // the branches read the index: left to the two-way rules
+    row("product j from 0 to size(q): if y[j] == 0: q[j] else: if y[j] == 1: p else: 2", "p ** (summate j from 0 to size(q): if y[j] == 1 && y[j] /= 0: 1 else: 0)\n    * 2 ** (summate j from 0 to size(q): if y[j] /= 0 && y[j] /= 1: 1 else: 0)\n    * (product j from 0 to size(q): if y[j] == 0: q[j] else: 1)");
+    // a leaf that reads where only its path keeps the read in bounds (case 15)
+    row("product j from 0 to n: if size(q) <= y[j]: 0 else: if y[j] == 0: q[y[j]] else: p", "product j from 0 to n: if size(q) <= y[j]: 0 else: if y[j] == 0: q[y[j]] else: p");
+    // a leaf that may be undefined where no point takes it (x real, 1 - x maybe negative)
+    row("product j from 0 to size(y): if 2 <= y[j]: 0 else: if y[j] == 0: real2prob(1 - x) else: p", "product j from 0 to size(y):\n    if 2 <= y[j]: 0 else: if y[j] == 0: real2prob(-x + 1) else: p");
+    // ... and the same where the context keeps it defined (the coin's `z <~ beta(1, 1)`)
+    row("if p <= 1: (product j from 0 to size(y): if 2 <= y[j]: 0 else: if y[j] == 0: real2prob(1 - p) else: p) else: 1", "if p <= 1:\n    p ** (summate j from 0 to size(y): if y[j] <= 1 && y[j] /= 0: 1 else: 0)\n        * real2prob(-p + 1) ** (summate j from 0 to size(y):\n                                    if y[j] <= 1 && y[j] == 0: 1 else: 0)\n        * (if (summate j from 0 to size(y): if 2 <= y[j]: 1 else: 0) == 0:\n               1. prob\n           else:\n               0. prob)\nelse:\n    1");
 }
 
 #[test]

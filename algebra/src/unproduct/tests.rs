@@ -145,3 +145,25 @@ fn several_indices_in_one_sum_fall_back() {
         false,
     );
 }
+
+/// Issue 10, corpus case 19: a Gibbs label `if j == u: a else: y[j]` (here u is
+/// `size(s)`, a nat the check draws) read as a loop bound and an index is lifted out of
+/// the read, so the counts are over the points other than u plus u's own term, with no
+/// difference of counts (which a beta's parameter could not be proved positive with).
+#[test]
+fn a_gibbs_label_is_lifted_out_of_bounds_and_indices() {
+    let text = "fn k nat: fn x array(prob): fn y array(nat): fn s array(real):\n\
+         product j from 0 to size(y): (product q from 0 to (if j == size(s): 0 else: y[j]): x[q])\n\
+             * (if (if j == size(s): 0 else: y[j]) + 1 < k: real2prob(1 - x[if j == size(s): 0 else: y[j]]) else: 1)";
+    check(text, true);
+    let mut store = Store::new();
+    let (e, params) = load(&mut store, text);
+    let kt = store.var_term(params[0]);
+    let u = unproduct(&mut store, &Context::new(), e, params[1], kt).expect("splits");
+    let g = crate::print::print_term(&store, u.body);
+    // every count is over `j /= u`, u's own term a guard (no `if` left inside a count)
+    assert_eq!(
+        g,
+        "x_i ** (summate j from 0 to size(y): if i + 1 <= y[j] && j /= size(s): 1 else: 0)\n    * (if i + 2 <= k: real2prob(-x_i + 1) else: 1) ** (summate j from 0 to size(y):\n                                                           if i == y[j] && j /= size(s):\n                                                               1\n                                                           else:\n                                                               0)\n    * (if i + 2 <= k && size(s) + 1 <= size(y) && i == 0: real2prob(-x_i + 1) else: 1)\n"
+    );
+}
