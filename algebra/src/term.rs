@@ -665,6 +665,12 @@ pub struct Store {
     /// the one-shot session): a function of the two, and the loops of a Gibbs update
     /// meet the same counts under the same ranges many times. Cleared past a bound.
     pub(crate) canon_memo: rustc_hash::FxHashMap<(Vec<crate::assume::Fact>, TermId), TermId>,
+    /// The canonical form of each condition under each list of facts (`cond::canonical`),
+    /// and what `cond::decide` said of it: functions of the two, asked again by every
+    /// pass over the same loops. Cleared past a bound.
+    pub(crate) cond_memo: rustc_hash::FxHashMap<(Vec<crate::assume::Fact>, TermId), TermId>,
+    pub(crate) decide_memo:
+        rustc_hash::FxHashMap<(Vec<crate::assume::Fact>, TermId), crate::assume::Tri>,
     /// `sums` is canonicalising a sum with its loops interchanged: no second interchange
     /// inside it (it would swap them back), and no canonical form is kept meanwhile.
     pub(crate) interchanging: bool,

@@ -190,13 +190,23 @@ impl Comparison {
 
 /// The canonical form of the bool term `c` under `ctx` (see the module doc).
 pub fn canonical(store: &mut Store, ctx: &Context, c: TermId) -> TermId {
+    let key = (ctx.facts().to_vec(), c);
+    if let Some(&r) = store.cond_memo.get(&key) {
+        return r;
+    }
     let mut n = Norm::new(store);
     let t = n.norm(c, false);
     let kb = knowledge(&mut n, ctx);
-    if kb.inconsistent {
-        return t;
+    let r = if kb.inconsistent {
+        t
+    } else {
+        kb.simplify(&mut n, t)
+    };
+    if store.cond_memo.len() >= NORM_CACHE {
+        store.cond_memo.clear();
     }
-    kb.simplify(&mut n, t)
+    store.cond_memo.insert(key, r);
+    r
 }
 
 /// The canonical form of the conjunction of `conds` under `ctx` (`true` when empty).
@@ -218,13 +228,23 @@ pub fn negate(store: &mut Store, c: TermId) -> TermId {
 /// assignment of the free variables consistent with `ctx` (types, ranges, conditions);
 /// `Unknown` otherwise. See `cond/decide.rs` for exactly what is decided.
 pub fn decide(store: &mut Store, ctx: &Context, c: TermId) -> Tri {
+    let key = (ctx.facts().to_vec(), c);
+    if let Some(&r) = store.decide_memo.get(&key) {
+        return r;
+    }
     let mut n = Norm::new(store);
     let t = n.norm(c, false);
     let kb = knowledge(&mut n, ctx);
-    if kb.inconsistent {
-        return Tri::Unknown;
+    let r = if kb.inconsistent {
+        Tri::Unknown
+    } else {
+        kb.eval(&mut n, t)
+    };
+    if store.decide_memo.len() >= NORM_CACHE {
+        store.decide_memo.clear();
     }
-    kb.eval(&mut n, t)
+    store.decide_memo.insert(key, r);
+    r
 }
 
 /// How many structural normal forms of conditions the store keeps before it starts over.
