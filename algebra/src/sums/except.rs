@@ -211,26 +211,7 @@ pub(crate) fn defined_everywhere(store: &mut Store, ctx: &Context, t: TermId) ->
             cond::decide(store, ctx, c) == Tri::True
         }
         Node::Coerce(c, _) => c != Coercion::Real2Int,
-        Node::Prim(p, _) => matches!(
-            p,
-            Prim::Add
-                | Prim::Mul
-                | Prim::Neg
-                | Prim::Pow
-                | Prim::Exp
-                | Prim::Abs
-                | Prim::Signum
-                | Prim::Min
-                | Prim::Max
-                | Prim::Lt
-                | Prim::Le
-                | Prim::Eq
-                | Prim::Ne
-                | Prim::And
-                | Prim::Or
-                | Prim::Not
-                | Prim::Size
-        ),
+        Node::Prim(p, _) => is_total(p),
         Node::Index(arr, i) => {
             let size = match *store.node(arr) {
                 Node::Array(_, m, _) => m,
@@ -240,4 +221,31 @@ pub(crate) fn defined_everywhere(store: &mut Store, ctx: &Context, t: TermId) ->
         }
         _ => false,
     })
+}
+
+/// Is the primitive `p` defined wherever its arguments are (arithmetic without division,
+/// `exp`, `^` with a nat exponent, `pi`, comparisons, logic, `size`)? The one list that
+/// `defined_everywhere` and the one-point rule (`point.rs`) read.
+pub(super) fn is_total(p: Prim) -> bool {
+    matches!(
+        p,
+        Prim::Add
+            | Prim::Mul
+            | Prim::Neg
+            | Prim::Pow
+            | Prim::Exp
+            | Prim::Pi
+            | Prim::Abs
+            | Prim::Signum
+            | Prim::Min
+            | Prim::Max
+            | Prim::Lt
+            | Prim::Le
+            | Prim::Eq
+            | Prim::Ne
+            | Prim::And
+            | Prim::Or
+            | Prim::Not
+            | Prim::Size
+    )
 }

@@ -253,24 +253,9 @@ impl Prover {
                     }
                     _ => false,
                 },
-                Prim::Add
-                | Prim::Mul
-                | Prim::Neg
-                | Prim::Pow
-                | Prim::Exp
-                | Prim::Pi
-                | Prim::Abs
-                | Prim::Signum
-                | Prim::Min
-                | Prim::Max
-                | Prim::Lt
-                | Prim::Le
-                | Prim::Eq
-                | Prim::Ne
-                | Prim::And
-                | Prim::Or
-                | Prim::Not
-                | Prim::Size => xs.iter().all(|&x| self.defined(store, ctx, x, d)),
+                p if super::except::is_total(p) => {
+                    xs.iter().all(|&x| self.defined(store, ctx, x, d))
+                }
                 _ => false,
             },
             Node::Summate(v, lo, hi, body) | Node::Product(v, lo, hi, body) => {

@@ -554,13 +554,7 @@ impl Session<'_> {
     /// (`summate j from i + 1 to n: a[j]` inside a plate of `n - 1`): such a sum is
     /// positive under the module's assumption on prob elements.
     fn prove_positive_loops(&mut self, n: &Normal) {
-        let ks: Vec<u32> = n
-            .num()
-            .terms()
-            .iter()
-            .chain(n.den().terms().iter())
-            .flat_map(|(m, _)| m.pairs().iter().map(|&(k, _)| k).collect::<Vec<_>>())
-            .collect();
+        let ks = kernels_of(n);
         for k in ks {
             let Some(info) = self.canon.kernels().get(k) else {
                 continue;
@@ -595,13 +589,7 @@ impl Session<'_> {
     /// precision once the mean is, are positive only by Cauchy-Schwarz
     /// (`N Σ y^2 - (Σ y)^2 >= 0`), which no sign of the separate terms shows.
     fn find_square_sums(&mut self, n: &Normal) {
-        let ks: Vec<u32> = n
-            .num()
-            .terms()
-            .iter()
-            .chain(n.den().terms().iter())
-            .flat_map(|(m, _)| m.pairs().iter().map(|&(k, _)| k).collect::<Vec<_>>())
-            .collect();
+        let ks = kernels_of(n);
         for k in ks {
             if self.square_sums.contains_key(&k) {
                 continue;
@@ -1045,4 +1033,14 @@ fn peel_exp(canon: &Canon, n: &Normal) -> Option<(Normal, Normal)> {
     let rest = Monomial::from_pairs(m.pairs().iter().copied().filter(|p| p.0 != k));
     let rest = Normal::from_parts(Poly::term(rest, c.clone()), n.den().clone())?;
     Some((rest, s))
+}
+
+/// The kernels of `n`'s numerator and denominator, in the order met (repeats kept).
+fn kernels_of(n: &Normal) -> Vec<u32> {
+    n.num()
+        .terms()
+        .iter()
+        .chain(n.den().terms().iter())
+        .flat_map(|(m, _)| m.pairs().iter().map(|&(k, _)| k).collect::<Vec<_>>())
+        .collect()
 }
