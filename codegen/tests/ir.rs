@@ -346,6 +346,11 @@ proptest! {
         let (prob, stats) = run_f64(&lse_prob_program(), &[reals(&xs)]);
         prop_assert!(close(prob, want, 1e-12));
         prop_assert_eq!(stats, Stats { iterations: n, array_reads: n, allocations: 0 });
+        let reference = reference(
+            "fn x array(real): log(summate i from 0 to size(x): exp(x[i]))",
+            &[reals(&xs)],
+        );
+        prop_assert!(close(prob, reference.to_f64().unwrap_or(f64::NAN), 1e-12));
     }
 
     #[test]
@@ -356,6 +361,12 @@ proptest! {
         let (got, stats) = run_f64(&ragged_program(), &[arg]);
         let want: f64 = a.iter().flat_map(|row| row.iter().enumerate().map(|(j, x)| j as f64 * x)).sum();
         prop_assert!(close(got, want, 1e-12));
+        let reference = reference(
+            "fn a array(array(real)):\n    \
+             summate i from 0 to size(a): summate j from 0 to size(a[i]): nat2real(j) * a[i][j]",
+            &[Val::array(a.iter().map(|row| reals(row)).collect())],
+        );
+        prop_assert!(close(got, reference.to_f64().unwrap_or(f64::NAN), 1e-12));
         let (n, cells) = (a.len() as u64, a.iter().map(|r| r.len() as u64).sum::<u64>());
         // the inner bound reads a[i] once per row; each cell reads a[i], then [j]
         prop_assert_eq!(stats, Stats { iterations: n + cells, array_reads: n + 2 * cells, allocations: 0 });
