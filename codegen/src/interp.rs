@@ -57,7 +57,8 @@ impl Val {
 pub struct Stats {
     /// Loop bodies entered, summed over all loops.
     pub iterations: u64,
-    /// Array elements read (an element of an array of arrays counts once per `[ ]`).
+    /// Array elements read by expressions (an element of an array of arrays counts once
+    /// per `[ ]`; `size` reads none, and the update `a[i] += e` is a write, not a read).
     pub array_reads: u64,
     /// `alloc` statements executed.
     pub allocations: u64,

@@ -9,6 +9,29 @@
 //! write; run after every pass) and [`interp`] (runs a verified program in `f64`, counting
 //! loop iterations, array reads and allocations). This is the only crate that will ever
 //! spawn a C compiler.
+//!
+//! ```
+//! use slic_algebra::Type;
+//! use slic_codegen::{run, verify, AssignOp, Expr, Program, Stats, Stmt, Val};
+//!
+//! // s = Σ_i x[i]
+//! let p = Program {
+//!     params: vec![("x".into(), Type::array(Type::Real))],
+//!     body: vec![
+//!         Stmt::var("s", Type::Real, Some(Expr::real(0.0))),
+//!         Stmt::for_("i", Expr::nat(0), Expr::size(Expr::var("x")), vec![
+//!             Stmt::assign("s", AssignOp::Add, Expr::index(Expr::var("x"), Expr::var("i"))),
+//!         ]),
+//!     ],
+//!     result: Expr::var("s"),
+//! };
+//! assert_eq!(verify(&p), Ok(()));
+//! let x = Val::array(vec![Val::Real(1.0), Val::Real(2.5)]);
+//! let (s, stats) = run(&p, &[x]).expect("runs");
+//! assert_eq!(s, Val::Real(3.5));
+//! assert_eq!(stats, Stats { iterations: 2, array_reads: 2, allocations: 0 });
+//! assert!(p.to_string().contains("for i in 0..size(x) {"));
+//! ```
 
 pub mod interp;
 pub mod ir;

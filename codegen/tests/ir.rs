@@ -824,3 +824,41 @@ fn every_conversion_agrees_with_the_reference_interpreter() {
         }
     }
 }
+
+#[test]
+fn rejects_types_the_ir_does_not_hold_and_wrong_arities() {
+    let with_param = |t: Type| Program {
+        params: vec![("m".into(), t)],
+        body: vec![],
+        result: Expr::real(0.0),
+    };
+    assert!(matches!(
+        verify(&with_param(Type::measure(Type::Real))),
+        Err(VerifyError::UnsupportedType { .. })
+    ));
+    assert_eq!(verify(&with_param(arr(arr(Type::Prob)))), Ok(()));
+    // arrays are allocated with scalar elements and never bound by `let`
+    let nested = with_body(vec![Stmt::alloc("h", arr(Type::Real), Expr::nat(2))]);
+    assert!(matches!(
+        verify(&nested),
+        Err(VerifyError::UnsupportedType { .. })
+    ));
+    let alias = with_body(vec![Stmt::let_("y", arr(Type::Real), v("x"))]);
+    assert!(matches!(
+        verify(&alias),
+        Err(VerifyError::UnsupportedType { .. })
+    ));
+    let one_arg_add = with_body(vec![Stmt::assign(
+        "s",
+        AssignOp::Set,
+        Expr::prim(Prim::Add, vec![Expr::real(1.0)]),
+    )]);
+    assert!(matches!(
+        verify(&one_arg_add),
+        Err(VerifyError::Arity {
+            prim: Prim::Add,
+            found: 1,
+            ..
+        })
+    ));
+}
