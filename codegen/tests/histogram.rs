@@ -235,3 +235,40 @@ proptest! {
         prop_assert!(o.same, "meaning changed on {}:\n{}", args, o.text);
     }
 }
+
+/// The simplified GMM Gibbs update of the corpus (issue 11's input): its per-class counts
+/// and sums become histograms, and the update's probabilities and mass are unchanged.
+#[test]
+fn gmm_gibbs_update() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../corpus/cases/18-gmm-gibbs.simplified.hk"
+    );
+    let src = std::fs::read_to_string(path).expect("the corpus file");
+    let mut store = Store::new();
+    let input = front::load(&mut store, &src).expect("elaborates");
+    let out = summarize(&mut store, input);
+    verify::verify(&store, out.term).expect("well typed");
+    assert!(out.histograms >= 4, "{} histograms", out.histograms);
+    let text = print::print_term(&store, out.term);
+    let back = front::load(&mut store, &text).expect("reads back");
+    assert!(alpha::alpha_eq(&store, back, out.term));
+    for args in [
+        "[14.0, [1.0, 1.0, 1.0], [0, 1, 2, 1, 0], [-10.5, 3.0, 20.25, 4.5, -12.0], 3]",
+        "[0.5, [2.0, 1.0], [1, 1, 0, 5], [0.25, -0.5, 1.5, 2.0], 1]",
+        "[1.0, [1.0], [], [], 0]",
+    ] {
+        let (a, b) = (run(&store, input, args), run(&store, out.term, args));
+        let (a, b) = (a.expect("input runs"), b.expect("output runs"));
+        for class in 0..4u64 {
+            let pick = |v: &Value| Ok(if *v == Value::Nat(class) { 1.0 } else { 0.0 });
+            let pa = slic_semantics::expect(&store, &a, &pick).expect("exact");
+            let pb = slic_semantics::expect(&store, &b, &pick).expect("exact");
+            let tol = 1e-12 * pa.value.abs().max(1e-300);
+            assert!(
+                (pa.value - pb.value).abs() <= tol,
+                "{args}: {pa:?} vs {pb:?}"
+            );
+        }
+    }
+}
