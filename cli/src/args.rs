@@ -28,6 +28,9 @@ pub enum Command {
     /// Print an equivalent program that makes fewer random choices: latent variables
     /// integrated out, conjugate densities recognised, every expression canonical.
     Simplify(SimplifyArgs),
+    /// Print the program with its per-class sums turned into histograms (`bucket`), each
+    /// computed once outside the loop over classes (the histogram transform, paper Fig. 7).
+    Summarize(FmtArgs),
     /// Draw weighted samples from a measure with the reference interpreter.
     Sample(SampleArgs),
     /// Decide whether two programs mean the same: symbolically (both simplify to the same

@@ -36,6 +36,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Check(a) => check(&a.file),
         Command::Fmt(a) => fmt(&a),
         Command::Simplify(a) => simplify(&a),
+        Command::Summarize(a) => summarize(&a),
         Command::Sample(a) => sample(&a),
         Command::Equiv(a) => equiv(&a),
     }
@@ -187,6 +188,39 @@ fn simplify(a: &SimplifyArgs) -> Result<(), Failure> {
         ..print::PrintOptions::default()
     };
     let text = print::print_with(&l.store, simplified, &options);
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    Ok(())
+}
+
+/// `summarize`: the histogram transform of slic-codegen. The file may contain
+/// `summarize(e)` markers (which the other commands refuse), so it is loaded as `fmt`
+/// loads it; the output is checked to have the input's type.
+fn summarize(a: &FmtArgs) -> Result<(), Failure> {
+    let mut l = load(&a.file)?;
+    let result = slic_codegen::summarize(&mut l.store, l.term);
+    let out_term = result.term;
+    if let Err(e) = slic_algebra::verify::verify(&l.store, out_term) {
+        return Err(Failure::Internal(anyhow::anyhow!(
+            "summarize produced an ill-typed term: {e}"
+        )));
+    }
+    if l.store.ty(out_term) != l.store.ty(l.term) {
+        return Err(Failure::Internal(anyhow::anyhow!(
+            "summarize changed the type from {} to {}",
+            l.store.ty(l.term),
+            l.store.ty(out_term)
+        )));
+    }
+    eprintln!(
+        "note: {} histogram(s), read by {} sum(s)",
+        result.histograms, result.sums_replaced
+    );
+    let options = print::PrintOptions {
+        ascii: a.ascii,
+        ..print::PrintOptions::default()
+    };
+    let text = print::print_with(&l.store, out_term, &options);
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     Ok(())

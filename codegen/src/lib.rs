@@ -1,9 +1,11 @@
-//! Code generation for slic-cas (issue 11): the loop IR that simplified terms are lowered
-//! into, its verifier and its interpreter; later the histogram transform (paper Fig. 7),
+//! Code generation for slic-cas (issue 11): the histogram transform (paper Fig. 7), the
+//! loop IR that simplified terms are lowered into, its verifier and its interpreter; later
 //! A-normal form, loop-invariant code motion, loop fusion, C and Rust kernel templates and
 //! run-time compilation.
 //!
-//! Today: [`ir`] (programs of typed parameters, imperative statements over mutable
+//! Today: [`histogram`] (the histogram transform of Fig. 7: per-class sums that test the
+//! class against an index become one `bucket` with `r_index`, let-bound outside the loop
+//! over classes; what `slic-cas summarize` prints), [`ir`] (programs of typed parameters, imperative statements over mutable
 //! accumulators and zero-filled arrays, pure expressions over the algebra's primitives,
 //! `prob` in log space; a printer), [`verify`] (types, scopes, arrays, no read before
 //! write; run after every pass) and [`interp`] (runs a verified program in `f64`, counting
@@ -33,10 +35,12 @@
 //! assert!(p.to_string().contains("for i in 0..size(x) {"));
 //! ```
 
+pub mod histogram;
 pub mod interp;
 pub mod ir;
 pub mod verify;
 
+pub use histogram::{summarize, Summarized};
 pub use interp::{run, RunError, Stats, Val};
 pub use ir::{AssignOp, Expr, Lit, Program, Stmt};
 pub use verify::{verify, VerifyError};
