@@ -876,14 +876,7 @@ impl Session<'_> {
             if p.degree_in(v) != 2 || p.degree_in(*w) > 1 {
                 return false;
             }
-            let (mut a, mut b, mut c) = (Poly::zero(), Poly::zero(), Poly::zero());
-            for (d, coef) in p.coefficients_in(v) {
-                match d {
-                    2 => a = coef,
-                    1 => b = coef,
-                    _ => c = coef,
-                }
-            }
+            let (a, b, c) = quadratic_in(p, v);
             let (Some(a), Some(b)) = (a.as_constant(), b.as_constant()) else {
                 return false;
             };
@@ -975,14 +968,7 @@ impl Session<'_> {
             if p.degree_in(v) != 2 {
                 return false;
             }
-            let (mut a, mut b, mut c) = (Poly::zero(), Poly::zero(), Poly::zero());
-            for (d, coef) in p.coefficients_in(v) {
-                match d {
-                    2 => a = coef,
-                    1 => b = coef,
-                    _ => c = coef,
-                }
-            }
+            let (a, b, c) = quadratic_in(p, v);
             let four = Rational::from_integer(4);
             let disc = a.mul(&c).scale(&four).sub(&b.mul(&b));
             self.positive_poly(&a, depth) && self.positive_poly(&disc, depth)
@@ -1043,4 +1029,17 @@ fn kernels_of(n: &Normal) -> Vec<u32> {
         .chain(n.den().terms().iter())
         .flat_map(|(m, _)| m.pairs().iter().map(|&(k, _)| k).collect::<Vec<_>>())
         .collect()
+}
+
+/// `p`, of degree 2 in the kernel `v`, as `a v^2 + b v + c` (a, b, c free of `v`).
+fn quadratic_in(p: &Poly, v: u32) -> (Poly, Poly, Poly) {
+    let (mut a, mut b, mut c) = (Poly::zero(), Poly::zero(), Poly::zero());
+    for (d, coef) in p.coefficients_in(v) {
+        match d {
+            2 => a = coef,
+            1 => b = coef,
+            _ => c = coef,
+        }
+    }
+    (a, b, c)
 }
