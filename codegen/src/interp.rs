@@ -238,6 +238,10 @@ impl Machine {
 
     fn stmt(&mut self, s: &Stmt) -> Result<(), RunError> {
         match s {
+            // TODO(issue 11): measure programs are run by the measure interpreter
+            Stmt::Draw { .. } | Stmt::Factor(_) | Stmt::Reject => {
+                return Err(arith("a measure statement".to_string(), &s.head()));
+            }
             Stmt::Let { name, value, .. } => {
                 let v = self.expr(value, &s.head())?;
                 self.env.push((name.clone(), Slot::Val(v)));

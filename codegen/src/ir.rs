@@ -10,11 +10,14 @@
 //! reference interpreter stores them: the printer and the interpreter read the type to
 //! know it, and a change of representation is always an explicit [`Expr::Convert`].
 //!
+//! A measure program also draws (`draw x ~ normal(m, s)`), weights (`factor w`) and
+//! rejects: one run of its body is one weighted outcome.
+//!
 //! This file holds data and its printer only: whether a program is well formed is
 //! `verify.rs`'s question, what it computes is `interp.rs`'s. There is no parser: programs
 //! are built by lowering passes (and by hand in tests).
 
-use slic_algebra::{Coercion, Prim, Type};
+use slic_algebra::{Coercion, Dist, Prim, Type};
 use std::fmt;
 
 /// A literal. `Prob` holds the natural logarithm of the value (log space).
@@ -166,6 +169,20 @@ pub enum Stmt {
         then: Vec<Stmt>,
         otherwise: Vec<Stmt>,
     },
+    /// `draw x: T ~ d(args)`: a draw from a primitive distribution (measure programs
+    /// only). `categorical` takes an array of `prob` weights (normalised when drawn; all
+    /// zero is the zero measure). A finite draw is enumerated by exact inference, others
+    /// are sampled.
+    Draw {
+        name: String,
+        ty: Type,
+        dist: Dist,
+        args: Vec<Expr>,
+    },
+    /// `factor w`: the run's weight is multiplied by the `prob` `w` (measure programs only).
+    Factor(Expr),
+    /// `reject`: the run has weight 0 and stops (measure programs only).
+    Reject,
 }
 
 impl Stmt {
@@ -213,6 +230,14 @@ impl Stmt {
             body,
         }
     }
+    pub fn draw(name: &str, ty: Type, dist: Dist, args: Vec<Expr>) -> Stmt {
+        Stmt::Draw {
+            name: name.to_string(),
+            ty,
+            dist,
+            args,
+        }
+    }
     pub fn if_(cond: Expr, then: Vec<Stmt>, otherwise: Vec<Stmt>) -> Stmt {
         Stmt::If {
             cond,
@@ -247,16 +272,30 @@ impl Stmt {
             }
             Stmt::For { var, lo, hi, .. } => format!("for {var} in {lo}..{hi} {{"),
             Stmt::If { cond, .. } => format!("if {cond} {{"),
+            Stmt::Draw {
+                name,
+                ty,
+                dist,
+                args,
+            } => {
+                let args: Vec<String> = args.iter().map(ToString::to_string).collect();
+                format!("draw {name}: {ty} ~ {}({})", dist.name(), args.join(", "))
+            }
+            Stmt::Factor(w) => format!("factor {w}"),
+            Stmt::Reject => "reject".to_string(),
         }
     }
 }
 
-/// A program: typed parameters, a body, a result.
+/// A program: typed parameters, a body, a result. A measure program (`measure` set) may
+/// draw, weight and reject: one run of its body is one weighted outcome, and its meaning
+/// is the measure of the result over all runs. Other programs never draw.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Program {
     pub params: Vec<(String, Type)>,
     pub body: Vec<Stmt>,
     pub result: Expr,
+    pub measure: bool,
 }
 
 impl fmt::Display for Lit {
@@ -384,7 +423,11 @@ impl fmt::Display for Program {
             }
             write!(f, "{x}: {t}")?;
         }
-        writeln!(f, ") {{")?;
+        if self.measure {
+            writeln!(f, ") measure {{")?;
+        } else {
+            writeln!(f, ") {{")?;
+        }
         write_block(f, &self.body, 1)?;
         writeln!(f, "    return {}", self.result)?;
         writeln!(f, "}}")

@@ -26,6 +26,7 @@
 //!         ]),
 //!     ],
 //!     result: Expr::var("s"),
+//!     measure: false,
 //! };
 //! assert_eq!(verify(&p), Ok(()));
 //! let x = Val::array(vec![Val::Real(1.0), Val::Real(2.5)]);

@@ -52,12 +52,17 @@ pub enum VerifyError {
         found: Type,
         at: String,
     },
+    /// A draw, factor or reject in a program that is not a measure program.
+    NotAMeasure { at: String },
 }
 
 impl fmt::Display for VerifyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             VerifyError::Unbound { name, at } => write!(f, "`{name}` is not in scope in `{at}`"),
+            VerifyError::NotAMeasure { at } => {
+                write!(f, "`{at}` is a measure statement in a program that is not a measure")
+            }
             VerifyError::UnallocatedArray { name, at } => {
                 write!(
                     f,
@@ -266,6 +271,10 @@ impl Verifier {
         let at = s.head();
         let at = at.as_str();
         match s {
+            // TODO(issue 11): measure programs are verified by the measure pass
+            Stmt::Draw { .. } | Stmt::Factor(_) | Stmt::Reject => {
+                return Err(VerifyError::NotAMeasure { at: at.into() });
+            }
             Stmt::Let { name, ty, value } => {
                 if !is_scalar(ty) {
                     return Err(VerifyError::UnsupportedType {

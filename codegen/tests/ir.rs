@@ -102,6 +102,7 @@ fn sum_program() -> Program {
             ),
         ],
         result: v("s"),
+        measure: false,
     }
 }
 
@@ -145,6 +146,7 @@ fn histogram_program() -> Program {
             ),
         ],
         result: v("tot"),
+        measure: false,
     }
 }
 
@@ -170,6 +172,7 @@ fn lse_real_program() -> Program {
             v("m"),
             Expr::prim(Prim::Log, vec![Expr::convert(Coercion::Real2Prob, v("s"))]),
         ),
+        measure: false,
     }
 }
 
@@ -192,6 +195,7 @@ fn lse_prob_program() -> Program {
             ),
         ],
         result: Expr::prim(Prim::Log, vec![v("p")]),
+        measure: false,
     }
 }
 
@@ -221,6 +225,7 @@ fn ragged_program() -> Program {
             ),
         ],
         result: v("s"),
+        measure: false,
     }
 }
 
@@ -249,6 +254,7 @@ fn inversions_program() -> Program {
             ),
         ],
         result: v("c"),
+        measure: false,
     }
 }
 
@@ -393,6 +399,7 @@ fn with_body(body: Vec<Stmt>) -> Program {
         params: vec![("x".into(), arr(Type::Real))],
         body: all,
         result: v("s"),
+        measure: false,
     }
 }
 
@@ -538,6 +545,7 @@ fn rejects_type_mismatches() {
                 ),
             ],
             result: v("s"),
+            measure: false,
         }
     };
     check_rejects(nat_into_real(false), nat_into_real(true), |e| {
@@ -588,6 +596,7 @@ fn rejects_a_read_before_write() {
             params: vec![("x".into(), arr(Type::Real))],
             body: all,
             result: v("a"),
+            measure: false,
         }
     };
     let is_a =
@@ -686,6 +695,7 @@ fn run_time_failures_are_errors() {
         params: vec![],
         body: vec![],
         result: mul(Expr::nat(u64::MAX), Expr::nat(2)),
+        measure: false,
     };
     assert!(matches!(run(&big, &[]), Err(RunError::Arith { .. })));
 }
@@ -769,6 +779,7 @@ fn every_primitive_agrees_with_the_reference_interpreter() {
                     params,
                     body: vec![],
                     result: call,
+                    measure: false,
                 };
                 for _ in 0..40 {
                     let args: Vec<Val> = tys.iter().map(|t| random_scalar(t, &mut rng)).collect();
@@ -809,6 +820,7 @@ fn every_conversion_agrees_with_the_reference_interpreter() {
             params: vec![("x".into(), from.clone())],
             body: vec![],
             result: Expr::convert(c, v("x")),
+            measure: false,
         };
         for _ in 0..40 {
             let x = random_scalar(&from, &mut rng);
@@ -831,6 +843,7 @@ fn rejects_types_the_ir_does_not_hold_and_wrong_arities() {
         params: vec![("m".into(), t)],
         body: vec![],
         result: Expr::real(0.0),
+        measure: false,
     };
     assert!(matches!(
         verify(&with_param(Type::measure(Type::Real))),
