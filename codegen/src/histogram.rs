@@ -46,6 +46,9 @@ pub struct Summarized {
 /// The histogram transform of `t` everywhere in it, and of the argument of every
 /// `summarize(e)` inside it (the `summarize` marker itself is dropped: its job is done).
 pub fn summarize(store: &mut Store, t: TermId) -> Summarized {
+    // the point split first: per-class sums that read a proposed label at one point
+    // become sums over the other points (histograms free of the label) plus the point
+    let t = crate::split::split_points(store, t).term;
     let mut s = Summarizer {
         store,
         memo: FxHashMap::default(),

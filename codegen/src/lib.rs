@@ -39,9 +39,11 @@
 pub mod histogram;
 pub mod interp;
 pub mod ir;
+pub mod split;
 pub mod verify;
 
 pub use histogram::{summarize, Summarized};
 pub use interp::{run, RunError, Stats, Val};
 pub use ir::{AssignOp, Expr, Lit, Program, Stmt};
+pub use split::{split_points, Split};
 pub use verify::{verify, VerifyError};

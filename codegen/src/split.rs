@@ -1,0 +1,570 @@
+//! The point split and loop unswitching (issue 11): the rewrites that run before the
+//! histogram transform so that the histograms of a Gibbs update do not depend on the
+//! label being proposed, and can be hoisted out of the loop over it.
+//!
+//! A simplified Gibbs update reads the labels as `if j == u: l else: z[j]` (point `u`
+//! takes the proposed label `l`, every other point keeps its own). A per-class sum over
+//! the points that reads it depends on `l`, so its histogram would be rebuilt once per
+//! proposed label. The point split takes the one point out:
+//!
+//! `Σ_{j=lo}^{hi-1} f(j, if j == u: a else: b(j))`
+//! `= (Σ_j if j /= u: f(j, b(j)) else: 0) + (if lo <= u && u < hi: f(u, a) else: 0)`
+//!
+//! (products alike, with 1 and `*`), where `u` and `a` do not mention `j`. The loop on the
+//! left no longer mentions `a`; the point on the right costs one evaluation. Where the
+//! test is not an equation of `j` with a point (`if doc[j] == u: a else: b(j)`), the loop
+//! is split in two on the test, `Σ_j [not c] f(j, b(j)) + Σ_j [c] f(j, a)`, and the second
+//! loop's conjuncts that do not mention `j` (such as `k == a`) are unswitched out of it:
+//! `Σ_j (if A && B(j): t else: 0) = if A: Σ_j (if B(j): t else: 0) else: 0`.
+//!
+//! Meaning is kept exactly, partiality included: every summand the original evaluates is
+//! evaluated (at `j = u` with `a`, elsewhere with `b(j)`) and nothing else. An unswitched
+//! condition is evaluated once even when the loop is empty, so only conditions that
+//! cannot fail ([`total`]: no array read, no unsafe coercion) are unswitched. Only
+//! additions are reordered (the point's summand last).
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use slic_algebra::vars::{self, FreeVars};
+use slic_algebra::{stack, Node, Prim, Store, TermId, Type, VarId};
+
+/// What [`split_points`] did.
+#[derive(Clone, Debug)]
+pub struct Split {
+    /// The rewritten term (same type and meaning).
+    pub term: TermId,
+    /// How many loops were split on a point or a test.
+    pub splits: usize,
+    /// How many conditions were unswitched out of a loop.
+    pub unswitched: usize,
+}
+
+/// The point split and unswitching everywhere in `t`, innermost loops first.
+pub fn split_points(store: &mut Store, t: TermId) -> Split {
+    let mut params = FxHashSet::default();
+    let mut body = t;
+    while let Node::Lam(x, b) = *store.node(body) {
+        params.insert(x);
+        body = b;
+    }
+    let mut s = Splitter {
+        store,
+        fv: FreeVars::new(),
+        memo: FxHashMap::default(),
+        params,
+        splits: 0,
+        unswitched: 0,
+    };
+    let term = s.go(t);
+    Split {
+        term,
+        splits: s.splits,
+        unswitched: s.unswitched,
+    }
+}
+
+/// How many splits one loop may take before the rest is left alone (each removes one
+/// test from the loop's body, so this only bounds pathological inputs).
+const MAX_SPLITS_PER_LOOP: usize = 16;
+
+struct Splitter<'s> {
+    store: &'s mut Store,
+    fv: FreeVars,
+    memo: FxHashMap<TermId, TermId>,
+    /// The program's parameters (its top-level `fn`s): points that are given, not looped.
+    params: FxHashSet<VarId>,
+    splits: usize,
+    unswitched: usize,
+}
+
+/// A loop `summate`/`product j from lo to hi: body`.
+#[derive(Clone, Copy)]
+struct Loop {
+    product: bool,
+    j: VarId,
+    lo: TermId,
+    hi: TermId,
+    body: TermId,
+}
+
+impl Splitter<'_> {
+    fn go(&mut self, t: TermId) -> TermId {
+        if let Some(&r) = self.memo.get(&t) {
+            return r;
+        }
+        let r = stack::grow(|| self.go_inner(t));
+        self.memo.insert(t, r);
+        r
+    }
+
+    fn go_inner(&mut self, t: TermId) -> TermId {
+        let node = self.store.node(t).clone();
+        let children = node.children();
+        let new: Vec<TermId> = children.iter().map(|&c| self.go(c)).collect();
+        let t1 = if new == children {
+            t
+        } else {
+            let ty = self.store.ty(t).clone();
+            self.store.intern(node.with_children(&new), ty)
+        };
+        self.loop_rewrite(t1, MAX_SPLITS_PER_LOOP)
+    }
+
+    fn as_loop(&self, t: TermId) -> Option<Loop> {
+        match *self.store.node(t) {
+            Node::Summate(j, lo, hi, body) => Some(Loop {
+                product: false,
+                j,
+                lo,
+                hi,
+                body,
+            }),
+            Node::Product(j, lo, hi, body) => Some(Loop {
+                product: true,
+                j,
+                lo,
+                hi,
+                body,
+            }),
+            _ => None,
+        }
+    }
+
+    /// `t` split or unswitched if it is a loop with something to split, else `t`.
+    fn loop_rewrite(&mut self, t: TermId, fuel: usize) -> TermId {
+        let Some(lp) = self.as_loop(t) else {
+            return t;
+        };
+        if fuel == 0 {
+            return t;
+        }
+        if let Some(r) = self.unswitch(t, lp, fuel) {
+            return r;
+        }
+        if let Some(r) = self.delta(t, lp) {
+            return r;
+        }
+        // the first point whose split removes a variable from the loop over the others
+        let mut points = Vec::new();
+        self.points_in(lp.body, lp.j, &mut Vec::new(), &mut points);
+        let body_free = self.fv.of(self.store, lp.body);
+        let mut chosen = None;
+        for u in points {
+            // every point but u: each test `.. && j == u && ..` is false there
+            let body_else = self.decide(lp.body, lp.j, u, false, &mut FxHashMap::default());
+            if self.fv.of(self.store, body_else).len() < body_free.len() {
+                chosen = Some((u, body_else));
+                break;
+            }
+        }
+        let Some((u, body_else)) = chosen else {
+            return t;
+        };
+        self.splits += 1;
+        let ty = self.store.ty(t).clone();
+        let op = if lp.product { Prim::Mul } else { Prim::Add };
+        // the point u itself: each such `if` decided on its other conjuncts, at j = u
+        let body_at = self.decide(lp.body, lp.j, u, true, &mut FxHashMap::default());
+        let at_u = vars::substitute1(self.store, body_at, lp.j, u);
+        let at_u = tidy(self.store, at_u);
+        let at_u = self.go(at_u);
+        let in_range = self.in_range(lp, u);
+        let point = self.guard(in_range, at_u, lp.product);
+        let rest = match self.complement(lp, u, body_else, fuel) {
+            Some(r) => r,
+            None => {
+                let j_term = self.store.var_term(lp.j);
+                let ne = self.store.prim(Prim::Ne, vec![j_term, u], Type::Bool);
+                let rest_body = self.guard(ne, body_else, lp.product);
+                let rest = self.rebuild(lp, rest_body);
+                self.loop_rewrite(rest, fuel - 1)
+            }
+        };
+        self.store.prim(op, vec![rest, point], ty)
+    }
+
+    /// `t` with every `if c: a else: b` whose test has the conjunct `j == u` (after
+    /// conjuncts that cannot fail) decided: as `b` (`at_point` false: j is not u), or as
+    /// `if rest: a else: b` with `rest` the other conjuncts (`at_point`: j is u). Not
+    /// inside binders that capture a variable of `u`.
+    fn decide(
+        &mut self,
+        t: TermId,
+        j: VarId,
+        u: TermId,
+        at_point: bool,
+        memo: &mut FxHashMap<TermId, TermId>,
+    ) -> TermId {
+        if !self.fv.contains(self.store, t, j) {
+            return t;
+        }
+        if let Some(&r) = memo.get(&t) {
+            return r;
+        }
+        let node = self.store.node(t).clone();
+        let mut binds = Vec::new();
+        vars::binders(&node, &mut binds);
+        let u_free = self.fv.of(self.store, u);
+        if binds.iter().any(|v| *v == j || u_free.contains(v)) {
+            memo.insert(t, t);
+            return t;
+        }
+        let ch = node.children();
+        let new: Vec<TermId> = ch
+            .iter()
+            .map(|&c| stack::grow(|| self.decide(c, j, u, at_point, memo)))
+            .collect();
+        let ty = self.store.ty(t).clone();
+        let node = if new == ch {
+            node
+        } else {
+            node.with_children(&new)
+        };
+        let r = match node {
+            Node::If(c, a, b) if self.point_conjunct(c, j).is_some_and(|(v, _)| v == u) => {
+                if !at_point {
+                    b
+                } else {
+                    let mut cs = Vec::new();
+                    conjuncts_of(self.store, c, &mut cs);
+                    let rest: Vec<TermId> = cs
+                        .into_iter()
+                        .filter(|&x| self.point_of(x, j) != Some(u))
+                        .collect();
+                    if rest.is_empty() {
+                        a
+                    } else {
+                        let r = self.and(rest);
+                        self.store.intern(Node::If(r, a, b), ty)
+                    }
+                }
+            }
+            node => self.store.intern(node, ty),
+        };
+        memo.insert(t, r);
+        r
+    }
+
+    /// `lo <= u && u < hi` (the first conjunct left out where it is evident).
+    fn in_range(&mut self, lp: Loop, u: TermId) -> TermId {
+        let mut in_range = Vec::new();
+        if !(is_zero(self.store, lp.lo) && self.store.ty(u) == &Type::Nat) {
+            in_range.push(self.store.prim(Prim::Le, vec![lp.lo, u], Type::Bool));
+        }
+        in_range.push(self.store.prim(Prim::Lt, vec![u, lp.hi], Type::Bool));
+        self.and(in_range)
+    }
+
+    /// The loop over every point but `u` as the loop over all points without the point,
+    /// when that loop does not mention `u` (so it can be hoisted out of a loop over `u`)
+    /// and `u` is not a parameter (a loop over all points but a given one keeps its
+    /// split, which costs nothing):
+    /// `Σ_{j /= u} f(j) = Σ_j f(j) - [lo <= u < hi] f(u)` for real and integer sums;
+    /// `Π_{j /= u} f(j) = Π_j f(j) / f(u)` where `f(u) /= 0`, the loop over the other
+    /// points otherwise (decided at run time), for products.
+    fn complement(&mut self, lp: Loop, u: TermId, f: TermId, fuel: usize) -> Option<TermId> {
+        let Node::Var(uv) = *self.store.node(u) else {
+            return None;
+        };
+        if self.params.contains(&uv) || self.fv.contains(self.store, f, uv) {
+            return None;
+        }
+        let ty = self.store.ty(f).clone();
+        let all = self.rebuild(lp, f);
+        let all = self.loop_rewrite(all, fuel - 1);
+        let f_u = vars::substitute1(self.store, f, lp.j, u);
+        let f_u = tidy(self.store, f_u);
+        let f_u = self.go(f_u);
+        let in_range = self.in_range(lp, u);
+        if !lp.product {
+            if !matches!(ty, Type::Real | Type::Int) {
+                return None;
+            }
+            let point = self.guard(in_range, f_u, false);
+            let minus = self.store.prim(Prim::Neg, vec![point], ty.clone());
+            return Some(self.store.prim(Prim::Add, vec![all, minus], ty));
+        }
+        if !matches!(ty, Type::Real | Type::Prob) {
+            return None;
+        }
+        // q = [lo <= u < hi] f(u); if q == 0 the product over the others is looped
+        let q = self.guard(in_range, f_u, true);
+        let zero = self.store.int_lit(0, ty.clone());
+        let is_zero = self.store.prim(Prim::Eq, vec![q, zero], Type::Bool);
+        let j_term = self.store.var_term(lp.j);
+        let ne = self.store.prim(Prim::Ne, vec![j_term, u], Type::Bool);
+        let others_body = self.guard(ne, f, true);
+        let others = self.rebuild(lp, others_body);
+        let inv = self.store.prim(Prim::Recip, vec![q], ty.clone());
+        let quotient = self.store.prim(Prim::Mul, vec![all, inv], ty.clone());
+        Some(self.store.intern(Node::If(is_zero, others, quotient), ty))
+    }
+
+    /// A loop whose body is a single point, `Σ_j (if A && j == u && B: t else: 0)` with
+    /// `A` total and `u` free of `j`, is `if lo <= u < hi && A' && B': t' else: 0` (primes:
+    /// at `j = u`); products alike.
+    fn delta(&mut self, t: TermId, lp: Loop) -> Option<TermId> {
+        let Node::If(cond, then, other) = self.store.node(lp.body).clone() else {
+            return None;
+        };
+        if !self.is_unit(other, lp.product) {
+            return None;
+        }
+        let (u, _) = self.point_conjunct(cond, lp.j)?;
+        let at_u_cond = vars::substitute1(self.store, cond, lp.j, u);
+        let at_u_cond = tidy(self.store, at_u_cond);
+        let at_u = vars::substitute1(self.store, then, lp.j, u);
+        let at_u = tidy(self.store, at_u);
+        let in_range = self.in_range(lp, u);
+        let c = self.and(vec![in_range, at_u_cond]);
+        let ty = self.store.ty(t).clone();
+        let r = self.store.intern(Node::If(c, at_u, other), ty);
+        self.splits += 1;
+        Some(self.go(r))
+    }
+
+    /// `(u, position)` of the first conjunct `j == u` / `u == j` of `c` (u of `j`'s type,
+    /// not mentioning `j`), when every conjunct before it cannot fail (the original
+    /// evaluated them at every `j`; the rewrite only at `u`).
+    fn point_conjunct(&mut self, c: TermId, j: VarId) -> Option<(TermId, usize)> {
+        let mut cs = Vec::new();
+        conjuncts_of(self.store, c, &mut cs);
+        for (i, &x) in cs.iter().enumerate() {
+            if let Some(u) = self.point_of(x, j) {
+                return Some((u, i));
+            }
+            if !total(self.store, x) {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// `Σ_j (if A && B(j): t else: 0)` with `A` the conjuncts free of `j` becomes
+    /// `if A: Σ_j (if B(j): t else: 0) else: 0` (products with 1).
+    fn unswitch(&mut self, t: TermId, lp: Loop, fuel: usize) -> Option<TermId> {
+        let Node::If(cond, then, other) = self.store.node(lp.body).clone() else {
+            return None;
+        };
+        if !self.is_unit(other, lp.product) {
+            return None;
+        }
+        let mut cs = Vec::new();
+        conjuncts_of(self.store, cond, &mut cs);
+        let (outer, inner): (Vec<TermId>, Vec<TermId>) = cs
+            .into_iter()
+            .partition(|&c| !self.fv.contains(self.store, c, lp.j) && total(self.store, c));
+        if outer.is_empty() {
+            return None;
+        }
+        self.unswitched += 1;
+        let body = if inner.is_empty() {
+            then
+        } else {
+            let c = self.and(inner);
+            self.guard(c, then, lp.product)
+        };
+        let inner_loop = self.rebuild(lp, body);
+        let inner_loop = self.loop_rewrite(inner_loop, fuel - 1);
+        let a = self.and(outer);
+        let ty = self.store.ty(t).clone();
+        let unit = self.unit(&ty, lp.product);
+        Some(self.store.intern(Node::If(a, inner_loop, unit), ty))
+    }
+
+    /// The points `u` of the `if`s in `t` (outside binders that capture their free
+    /// variables, not inside inner loops, which were split first) whose test has a
+    /// conjunct `j == u` after conjuncts that cannot fail, in order, without repeats.
+    fn points_in(&mut self, t: TermId, j: VarId, bound: &mut Vec<VarId>, out: &mut Vec<TermId>) {
+        if !self.fv.contains(self.store, t, j) {
+            return;
+        }
+        let node = self.store.node(t).clone();
+        if let Node::If(c, _, _) = node {
+            if !bound.iter().any(|&v| self.fv.contains(self.store, t, v)) {
+                if let Some((u, _)) = self.point_conjunct(c, j) {
+                    if !out.contains(&u) {
+                        out.push(u);
+                    }
+                }
+            }
+        }
+        if matches!(
+            node,
+            Node::Summate(..) | Node::Product(..) | Node::Bucket(..) | Node::Lam(..)
+        ) {
+            return;
+        }
+        for (i, c) in node.children().into_iter().enumerate() {
+            let depth = bound.len();
+            vars::bound_in(&node, i, bound);
+            stack::grow(|| self.points_in(c, j, bound, out));
+            bound.truncate(depth);
+        }
+    }
+
+    /// `u` if `c` is `j == u` or `u == j` with `u` of `j`'s type, not mentioning `j`.
+    fn point_of(&mut self, c: TermId, j: VarId) -> Option<TermId> {
+        let Node::Prim(Prim::Eq, args) = self.store.node(c).clone() else {
+            return None;
+        };
+        let [x, y] = args.as_slice() else {
+            return None;
+        };
+        let is_j = |store: &Store, t: TermId| matches!(store.node(t), Node::Var(v) if *v == j);
+        let u = if is_j(self.store, *x) {
+            *y
+        } else if is_j(self.store, *y) {
+            *x
+        } else {
+            return None;
+        };
+        let ok = self.store.ty(u) == self.store.var_type(j) && !self.fv.contains(self.store, u, j);
+        ok.then_some(u)
+    }
+
+    fn rebuild(&mut self, lp: Loop, body: TermId) -> TermId {
+        let ty = self.store.ty(body).clone();
+        let node = if lp.product {
+            Node::Product(lp.j, lp.lo, lp.hi, body)
+        } else {
+            Node::Summate(lp.j, lp.lo, lp.hi, body)
+        };
+        self.store.intern(node, ty)
+    }
+
+    /// `if c: x else: unit`, merged with `x = if c2: y else: unit` into `if c && c2: y`.
+    fn guard(&mut self, c: TermId, x: TermId, product: bool) -> TermId {
+        let ty = self.store.ty(x).clone();
+        if let Node::If(c2, y, other) = self.store.node(x).clone() {
+            if self.is_unit(other, product) {
+                let both = self.and(vec![c, c2]);
+                return self.store.intern(Node::If(both, y, other), ty);
+            }
+        }
+        let unit = self.unit(&ty, product);
+        self.store.intern(Node::If(c, x, unit), ty)
+    }
+
+    /// The conjunction of `cs` (flattened; one conjunct is itself).
+    fn and(&mut self, cs: Vec<TermId>) -> TermId {
+        let mut flat = Vec::new();
+        for c in cs {
+            conjuncts_of(self.store, c, &mut flat);
+        }
+        if flat.len() == 1 {
+            return flat[0];
+        }
+        self.store.prim(Prim::And, flat, Type::Bool)
+    }
+
+    /// 0 for sums, 1 for products, of type `ty`.
+    fn unit(&mut self, ty: &Type, product: bool) -> TermId {
+        self.store.int_lit(i64::from(product), ty.clone())
+    }
+
+    fn is_unit(&self, t: TermId, product: bool) -> bool {
+        match self.store.node(t) {
+            Node::Lit(v) => {
+                if product {
+                    v.is_one()
+                } else {
+                    v.is_zero()
+                }
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Is `t` the literal 0?
+fn is_zero(store: &Store, t: TermId) -> bool {
+    matches!(store.node(t), Node::Lit(v) if v.is_zero())
+}
+
+/// The conjuncts of `c` (`a && b && ...`, nested or n-ary), in order.
+fn conjuncts_of(store: &Store, c: TermId, out: &mut Vec<TermId>) {
+    match store.node(c) {
+        Node::Prim(Prim::And, args) => {
+            for &a in args {
+                conjuncts_of(store, a, out);
+            }
+        }
+        _ => out.push(c),
+    }
+}
+
+/// Can evaluating `t` never fail? No array read, no bucket (it reads its index), no
+/// unsafe coercion (`int2nat`, `real2prob`, `real2int` of a value out of range), no
+/// `size` of a measure... only arithmetic, comparisons and safe coercions of variables
+/// and literals, and loops of those. What hoisting a computation out of a loop that may
+/// run zero times, or out of a branch that may not be taken, needs to know.
+pub(crate) fn total(store: &Store, t: TermId) -> bool {
+    store.subterms(t).all(|x| match store.node(x) {
+        Node::Index(..) | Node::Bucket(..) | Node::RIndex(..) | Node::Match(..) => false,
+        Node::Coerce(c, _) => c.is_safe(),
+        Node::Prim(p, _) => !matches!(p, Prim::Reduce),
+        _ => true,
+    })
+}
+
+/// `t` with the tests a substitution `j := u` decided folded: `x == x` is true, `x /= x`
+/// false, `if true: a else: b` is `a`, conjunctions drop `true` and are false with a
+/// `false`. Only what is decided syntactically; everything else is kept as it is.
+fn tidy(store: &mut Store, t: TermId) -> TermId {
+    let mut memo = FxHashMap::default();
+    tidy_in(store, t, &mut memo)
+}
+
+fn tidy_in(store: &mut Store, t: TermId, memo: &mut FxHashMap<TermId, TermId>) -> TermId {
+    if let Some(&r) = memo.get(&t) {
+        return r;
+    }
+    let node = store.node(t).clone();
+    let ch = node.children();
+    let new: Vec<TermId> = ch
+        .iter()
+        .map(|&c| stack::grow(|| tidy_in(store, c, memo)))
+        .collect();
+    let node = if new == ch {
+        node
+    } else {
+        node.with_children(&new)
+    };
+    let ty = store.ty(t).clone();
+    let r = match &node {
+        Node::Prim(Prim::Eq, args) if args.len() == 2 && args[0] == args[1] => {
+            store.intern(Node::Bool(true), Type::Bool)
+        }
+        Node::Prim(Prim::Ne, args) if args.len() == 2 && args[0] == args[1] => {
+            store.intern(Node::Bool(false), Type::Bool)
+        }
+        Node::Prim(Prim::And, args) => {
+            if args
+                .iter()
+                .any(|&a| matches!(store.node(a), Node::Bool(false)))
+            {
+                store.intern(Node::Bool(false), Type::Bool)
+            } else {
+                let kept: Vec<TermId> = args
+                    .iter()
+                    .copied()
+                    .filter(|&a| !matches!(store.node(a), Node::Bool(true)))
+                    .collect();
+                match kept.len() {
+                    0 => store.intern(Node::Bool(true), Type::Bool),
+                    1 => kept[0],
+                    _ => store.prim(Prim::And, kept, Type::Bool),
+                }
+            }
+        }
+        Node::If(_, a, b) if a == b => *a,
+        Node::If(c, a, b) => match store.node(*c) {
+            Node::Bool(true) => *a,
+            Node::Bool(false) => *b,
+            _ => store.intern(node.clone(), ty),
+        },
+        _ => store.intern(node.clone(), ty),
+    };
+    memo.insert(t, r);
+    r
+}
