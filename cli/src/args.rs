@@ -31,6 +31,10 @@ pub enum Command {
     /// Print the program with its per-class sums turned into histograms (`bucket`), each
     /// computed once outside the loop over classes (the histogram transform, paper Fig. 7).
     Summarize(FmtArgs),
+    /// Lower a program towards the loop IR and print a stage: the histogram transform
+    /// (`summarized`), A-normal form with loop-invariant code hoisted and common
+    /// subexpressions shared (`anf`), or the loop IR (`ir`, the default).
+    Lower(LowerArgs),
     /// Draw weighted samples from a measure with the reference interpreter.
     Sample(SampleArgs),
     /// Decide whether two programs mean the same: symbolically (both simplify to the same
@@ -77,6 +81,42 @@ fn parse_timeout(s: &str) -> Result<std::time::Duration, String> {
         .map_err(|_| format!("'{s}' is not a number of seconds"))?;
     std::time::Duration::try_from_secs_f64(secs)
         .map_err(|_| format!("'{s}' is not a non-negative, finite number of seconds"))
+}
+
+/// The stage `slic-cas lower --dump` prints.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    Summarized,
+    Anf,
+    Ir,
+}
+
+/// The ablation switches of the lowering pipeline.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct PassFlags {
+    /// Leave per-class sums as loops (no point split, no histograms).
+    #[arg(long)]
+    pub no_histogram: bool,
+    /// Hoist nothing out of loops or branches.
+    #[arg(long)]
+    pub no_licm: bool,
+    /// Keep every loop its own pass over its range.
+    #[arg(long)]
+    pub no_fusion: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct LowerArgs {
+    /// The .hk file to read (a program: `fn`s around an expression or a measure).
+    pub file: PathBuf,
+    /// The stage to print.
+    #[arg(long, value_enum, default_value_t = Stage::Ir)]
+    pub dump: Stage,
+    #[command(flatten)]
+    pub passes: PassFlags,
+    /// Print `inf` instead of `∞` (plain ASCII output).
+    #[arg(long)]
+    pub ascii: bool,
 }
 
 #[derive(Args, Debug)]

@@ -10,7 +10,9 @@ use std::path::Path;
 
 use slic_algebra::{front, print, unsupported, Diagnostic, SpanMap, Store, TermId};
 
-use crate::args::{Cli, Command, EquivArgs, FmtArgs, SampleArgs, SimplifyArgs};
+use crate::args::{
+    Cli, Command, EquivArgs, FmtArgs, LowerArgs, PassFlags, SampleArgs, SimplifyArgs, Stage,
+};
 use crate::report;
 
 /// Why a command did not succeed.
@@ -37,6 +39,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Fmt(a) => fmt(&a),
         Command::Simplify(a) => simplify(&a),
         Command::Summarize(a) => summarize(&a),
+        Command::Lower(a) => lower(&a),
         Command::Sample(a) => sample(&a),
         Command::Equiv(a) => equiv(&a),
     }
@@ -221,6 +224,36 @@ fn summarize(a: &FmtArgs) -> Result<(), Failure> {
         ..print::PrintOptions::default()
     };
     let text = print::print_with(&l.store, out_term, &options);
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    Ok(())
+}
+
+fn passes(f: PassFlags) -> slic_codegen::Passes {
+    slic_codegen::Passes {
+        histogram: !f.no_histogram,
+        licm: !f.no_licm,
+        fusion: !f.no_fusion,
+    }
+}
+
+/// `lower`: the stages of slic-codegen's pipeline, one printed.
+fn lower(a: &LowerArgs) -> Result<(), Failure> {
+    let mut l = load_runnable(&a.file)?;
+    let stages = slic_codegen::term_stages(&mut l.store, l.term, passes(a.passes))
+        .map_err(|e| Failure::Internal(anyhow::anyhow!("{e}")))?;
+    let options = print::PrintOptions {
+        ascii: a.ascii,
+        ..print::PrintOptions::default()
+    };
+    let text = match a.dump {
+        Stage::Summarized => print::print_with(&l.store, stages.summarized, &options),
+        Stage::Anf | Stage::Ir => print::print_with(&l.store, stages.anf, &options),
+    };
+    eprintln!(
+        "note: {} histogram(s) read by {} sum(s); {} binding(s), {} hoisted out of a loop or binder, {} shared",
+        stages.histograms, stages.sums_replaced, stages.bindings, stages.hoisted, stages.shared
+    );
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     Ok(())

@@ -36,14 +36,18 @@
 //! assert!(p.to_string().contains("for i in 0..size(x) {"));
 //! ```
 
+pub mod anf;
 pub mod histogram;
 pub mod interp;
 pub mod ir;
+pub mod pipeline;
 pub mod split;
 pub mod verify;
 
+pub use anf::{normalize, Normalized};
 pub use histogram::{summarize, Summarized};
 pub use interp::{run, RunError, Stats, Val};
 pub use ir::{AssignOp, Expr, Lit, Program, Stmt};
+pub use pipeline::{term_stages, PassBug, Passes, TermStages};
 pub use split::{split_points, Split};
 pub use verify::{verify, VerifyError};

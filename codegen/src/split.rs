@@ -286,17 +286,27 @@ impl Splitter<'_> {
         if !matches!(ty, Type::Real | Type::Prob) {
             return None;
         }
-        // q = [lo <= u < hi] f(u); if q == 0 the product over the others is looped
+        // all = Π_j f(j); q = [lo <= u < hi] f(u); if q == 0 the product over the others
+        // is looped, else it is all / q. `all` is bound outside the test, so that it is
+        // evaluated whatever q is and can be hoisted out of a loop over u.
         let q = self.guard(in_range, f_u, true);
+        let all_v = self.store.fresh_var("all", ty.clone());
+        let q_v = self.store.fresh_var("q", ty.clone());
+        let all_t = self.store.var_term(all_v);
+        let q_t = self.store.var_term(q_v);
         let zero = self.store.int_lit(0, ty.clone());
-        let is_zero = self.store.prim(Prim::Eq, vec![q, zero], Type::Bool);
+        let is_zero = self.store.prim(Prim::Eq, vec![q_t, zero], Type::Bool);
         let j_term = self.store.var_term(lp.j);
         let ne = self.store.prim(Prim::Ne, vec![j_term, u], Type::Bool);
         let others_body = self.guard(ne, f, true);
         let others = self.rebuild(lp, others_body);
-        let inv = self.store.prim(Prim::Recip, vec![q], ty.clone());
-        let quotient = self.store.prim(Prim::Mul, vec![all, inv], ty.clone());
-        Some(self.store.intern(Node::If(is_zero, others, quotient), ty))
+        let inv = self.store.prim(Prim::Recip, vec![q_t], ty.clone());
+        let quotient = self.store.prim(Prim::Mul, vec![all_t, inv], ty.clone());
+        let pick = self
+            .store
+            .intern(Node::If(is_zero, others, quotient), ty.clone());
+        let inner = self.store.intern(Node::Let(q_v, q, pick), ty.clone());
+        Some(self.store.intern(Node::Let(all_v, all, inner), ty))
     }
 
     /// A loop whose body is a single point, `Σ_j (if A && j == u && B: t else: 0)` with

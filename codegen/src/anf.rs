@@ -1,0 +1,532 @@
+//! A-normal form, loop-invariant code motion and common subexpressions (issue 11,
+//! deliverable 2), on core terms, so every stage stays a `.hk` program the reference
+//! interpreter can check and `slic-cas lower --dump anf` can print.
+//!
+//! **A-normal form.** Every computation of a value (a loop: `summate`, `product`,
+//! `array`, `bucket`; an arithmetic primitive, an index, a value `if` or `match`) is
+//! let-bound to a fresh name, so its operands are names and literals.
+//!
+//! **Floating (LICM).** Each binding then floats outward, as far as its free variables
+//! allow: past strict positions (operands, which are evaluated anyway), and out of a loop
+//! body when it does not mention the loop's index or anything bound inside: a histogram
+//! or a per-class table is computed once per update, not once per class. A binding that
+//! leaves a place that is not always evaluated is guarded so that it is evaluated exactly
+//! when the original would have been, or is total:
+//! - out of a branch of `if c` (or the right operand of `&&`, `||`): `h = if c: e else: 0`
+//!   (the zero of `e`'s type), and only inside loops, where it pays; elsewhere a branch
+//!   keeps its bindings;
+//! - out of a loop body that may run zero times: unguarded when `e` cannot fail
+//!   (`split::total`), else `h = if lo < hi: e else: 0`;
+//! - out of the continuation of a draw (`x <~ m; k`): only when `e` cannot fail.
+//! Nothing leaves a `fn`, a `match` with several branches, `<|>`, a `bucket`'s reducers or
+//! an integral.
+//!
+//! **Common subexpressions.** Then, top down, a binding whose right-hand side equals (up
+//! to the names of bound variables) one already in scope is replaced by that one's name,
+//! and a binding of a name to a name is inlined.
+//!
+//! With LICM off (`slic-cas lower --no-licm`), nothing floats out of a binder or a
+//! branch; A-normal form and sharing are still done.
+
+use crate::split::total;
+use rustc_hash::FxHashMap;
+use slic_algebra::vars::{self, FreeVars};
+use slic_algebra::{alpha, stack, Node, Pattern, Prim, Store, TermId, Type, VarId};
+
+/// What [`normalize`] did.
+#[derive(Clone, Debug)]
+pub struct Normalized {
+    /// The term in A-normal form (same type and meaning).
+    pub term: TermId,
+    /// Bindings made.
+    pub bindings: usize,
+    /// Bindings that floated out of at least one loop or binder.
+    pub hoisted: usize,
+    /// Bindings replaced by an equal one in scope.
+    pub shared: usize,
+}
+
+/// A-normal form of `t` (a program: `fn`s around a body), with loop-invariant bindings
+/// hoisted when `licm`, and common subexpressions shared.
+pub fn normalize(store: &mut Store, t: TermId, licm: bool) -> Normalized {
+    let mut params = Vec::new();
+    let mut body = t;
+    while let Node::Lam(x, b) = *store.node(body) {
+        params.push((x, body));
+        body = b;
+    }
+    let mut n = Anf {
+        store,
+        fv: FreeVars::new(),
+        licm,
+        defs: FxHashMap::default(),
+        facts: Vec::new(),
+        variant_memo: FxHashMap::default(),
+        bindings: 0,
+        hoisted: 0,
+    };
+    let (b, binds) = n.float(body, None);
+    let b = n.wrap(b, &binds);
+    let mut c = Cse {
+        avail: Vec::new(),
+        rename: FxHashMap::default(),
+        shared: 0,
+    };
+    let b = c.go(n.store, b);
+    let mut out = b;
+    for &(x, lam) in params.iter().rev() {
+        let ty = n.store.ty(lam).clone();
+        out = n.store.intern(Node::Lam(x, out), ty);
+    }
+    Normalized {
+        term: out,
+        bindings: n.bindings,
+        hoisted: n.hoisted,
+        shared: c.shared,
+    }
+}
+
+/// A binding `var = rhs`, and whether it has left a binder (for the count).
+#[derive(Clone, Copy)]
+struct Binding {
+    var: VarId,
+    rhs: TermId,
+    moved: bool,
+}
+
+/// How a child of a node is evaluated, for what may float out of it.
+enum Ctx {
+    /// Always, whenever the node is: bindings float out as they are.
+    Strict,
+    /// Only when the guard holds (a branch, a short-circuit operand).
+    Cond(TermId),
+    /// Once per value of the binder(s) (a loop body, a draw's continuation): bindings that
+    /// mention them stay; others leave guarded by `range` when they can fail, or stay
+    /// (no `range`: a draw's continuation).
+    Scoped(Vec<VarId>, Option<TermId>),
+    /// Nothing leaves.
+    Opaque,
+    /// Kept as it is, not even named inside (a `bucket`'s reducers, which are not values).
+    Untouched,
+}
+
+struct Anf<'s> {
+    store: &'s mut Store,
+    fv: FreeVars,
+    licm: bool,
+    /// Every binding made so far, by name (names are never reused).
+    defs: FxHashMap<VarId, TermId>,
+    /// The guards and loop ranges in force where the walk is (innermost last).
+    facts: Vec<TermId>,
+    /// Whether a binding depends on the loop whose index is the key's second part.
+    variant_memo: FxHashMap<(VarId, Option<VarId>), bool>,
+    bindings: usize,
+    hoisted: usize,
+}
+
+/// Types a binding may have: what the loop IR holds at run time (pairs of them are taken
+/// apart when lowered).
+fn is_value_type(t: &Type) -> bool {
+    match t {
+        Type::Nat | Type::Int | Type::Real | Type::Prob | Type::Bool | Type::Unit => true,
+        Type::Array(e) => is_value_type(e),
+        Type::Pair(a, b) => is_value_type(a) && is_value_type(b),
+        _ => false,
+    }
+}
+
+impl Anf<'_> {
+    /// `t` with its computations named: the term that remains (an atom when `t` is a
+    /// value) and the bindings it needs, in order, each free of the binders between here
+    /// and where it was made.
+    /// `scope`: inside a loop, the variables bound from the innermost loop's index down
+    /// to here (what a binding must not read to leave a branch); `None` outside loops.
+    fn float(&mut self, t: TermId, scope: Option<&[VarId]>) -> (TermId, Vec<Binding>) {
+        stack::grow(|| self.float_inner(t, scope))
+    }
+
+    fn float_inner(&mut self, t: TermId, scope: Option<&[VarId]>) -> (TermId, Vec<Binding>) {
+        let node = self.store.node(t).clone();
+        let ty = self.store.ty(t).clone();
+        // a user's `let` of a value is a binding like any other
+        if let Node::Let(x, e, body) = node {
+            if is_value_type(self.store.var_type(x)) {
+                let (e1, mut binds) = self.float(e, scope);
+                self.defs.insert(x, e1);
+                binds.push(Binding {
+                    var: x,
+                    rhs: e1,
+                    moved: false,
+                });
+                let (b1, more) = self.float(body, scope);
+                binds.extend(more);
+                return (b1, binds);
+            }
+        }
+        let children = node.children();
+        if children.is_empty() {
+            return (t, Vec::new());
+        }
+        let loop_body = matches!(
+            node,
+            Node::Summate(..) | Node::Product(..) | Node::Array(..) | Node::Plate(..)
+        );
+        let mut binds = Vec::new();
+        let mut new = Vec::with_capacity(children.len());
+        for (i, &c) in children.iter().enumerate() {
+            // the guards read the children already done (atoms, in A-normal form)
+            let ctx = self.context(&node, i, &new);
+            match &ctx {
+                Ctx::Untouched => {
+                    new.push(c);
+                    continue;
+                }
+                Ctx::Opaque => {
+                    let (c1, bs) = self.float(c, None);
+                    new.push(self.wrap(c1, &bs));
+                    continue;
+                }
+                _ => {}
+            }
+            // the scope the child is in: a loop body starts one, other binders extend it
+            let inner: Option<Vec<VarId>> = match &ctx {
+                Ctx::Scoped(vs, _) if loop_body => Some(vs.clone()),
+                Ctx::Scoped(vs, _) => scope.map(|s| s.iter().chain(vs).copied().collect()),
+                _ => scope.map(<[VarId]>::to_vec),
+            };
+            // what holds while the child is evaluated: its guard, its loop's range
+            let fact = match &ctx {
+                Ctx::Cond(g) | Ctx::Scoped(_, Some(g)) => Some(*g),
+                _ => None,
+            };
+            self.facts.extend(fact);
+            let (c1, bs) = self.float(c, inner.as_deref());
+            if fact.is_some() {
+                self.facts.pop();
+            }
+            let (stay, leave) = self.partition(bs, &ctx, scope);
+            new.push(self.wrap(c1, &stay));
+            binds.extend(leave);
+        }
+        let t1 = if new == children {
+            t
+        } else {
+            self.store.intern(node.with_children(&new), ty.clone())
+        };
+        if self.nameable(t1) {
+            let hint = match self.store.node(t1) {
+                Node::Summate(..) => "sum",
+                Node::Product(..) => "prod",
+                Node::Array(..) => "arr",
+                Node::Bucket(..) => "hist",
+                _ => "v",
+            };
+            let v = self.store.fresh_var(hint, ty);
+            self.bindings += 1;
+            self.defs.insert(v, t1);
+            binds.push(Binding {
+                var: v,
+                rhs: t1,
+                moved: false,
+            });
+            return (self.store.var_term(v), binds);
+        }
+        (t1, binds)
+    }
+
+    /// Is `t` a computation to name (a value that is not a name or literal)?
+    fn nameable(&self, t: TermId) -> bool {
+        if !is_value_type(self.store.ty(t)) {
+            return false;
+        }
+        match self.store.node(t) {
+            Node::Var(_) | Node::Lit(_) | Node::Bool(_) | Node::Unit => false,
+            Node::Prim(_, args) => !args.is_empty(),
+            Node::Coerce(_, e) => !self.is_atom(*e),
+            Node::Pair(..) => false,
+            _ => true,
+        }
+    }
+
+    fn is_atom(&self, t: TermId) -> bool {
+        matches!(
+            self.store.node(t),
+            Node::Var(_) | Node::Lit(_) | Node::Bool(_) | Node::Unit
+        )
+    }
+
+    /// The context of child `i` of `node`, given the children before it as rewritten.
+    fn context(&mut self, node: &Node, i: usize, done: &[TermId]) -> Ctx {
+        use Node::*;
+        match node {
+            If(..) => match i {
+                0 => Ctx::Strict,
+                1 => Ctx::Cond(done[0]),
+                _ => Ctx::Cond(self.store.prim(self::Prim::Not, vec![done[0]], Type::Bool)),
+            },
+            Prim(p @ (self::Prim::And | self::Prim::Or), _) if i > 0 => {
+                let before = if i == 1 {
+                    done[0]
+                } else {
+                    self.store.prim(*p, done[..i].to_vec(), Type::Bool)
+                };
+                if *p == self::Prim::And {
+                    Ctx::Cond(before)
+                } else {
+                    Ctx::Cond(self.store.prim(self::Prim::Not, vec![before], Type::Bool))
+                }
+            }
+            Summate(j, ..) | Product(j, ..) if i == 2 => {
+                let range = self
+                    .store
+                    .prim(self::Prim::Lt, vec![done[0], done[1]], Type::Bool);
+                Ctx::Scoped(vec![*j], Some(range))
+            }
+            Array(x, ..) | Plate(x, ..) if i == 1 => {
+                let zero = self.store.int_lit(0, Type::Nat);
+                let range = self
+                    .store
+                    .prim(self::Prim::Lt, vec![zero, done[0]], Type::Bool);
+                Ctx::Scoped(vec![*x], Some(range))
+            }
+            Bucket(..) if i == 2 => Ctx::Untouched,
+            Bind(x, ..) | Let(x, ..) if i == 1 => Ctx::Scoped(vec![*x], None),
+            Match(_, branches) if i > 0 => {
+                if branches.len() == 1 && irrefutable(&branches[0].0) {
+                    let mut vs = Vec::new();
+                    branches[0].0.vars(&mut vs);
+                    Ctx::Scoped(vs, None)
+                } else {
+                    Ctx::Opaque
+                }
+            }
+            RAdd(_) | RIndex(..) | RSplit(..) | RFanout(..) => Ctx::Untouched,
+            Lam(..) | Superpose(_) | Integrate(..) | Chain(..) | Transform(..) => Ctx::Opaque,
+            _ => Ctx::Strict,
+        }
+    }
+
+    /// The bindings of a child that stay in it, and those that leave (guarded as needed).
+    fn partition(
+        &mut self,
+        bs: Vec<Binding>,
+        ctx: &Ctx,
+        scope: Option<&[VarId]>,
+    ) -> (Vec<Binding>, Vec<Binding>) {
+        let mut stay: Vec<Binding> = Vec::new();
+        let mut leave = Vec::new();
+        for b in bs {
+            let free = self.fv.of(self.store, b.rhs);
+            let needs_inner = stay.iter().any(|s| free.contains(&s.var));
+            let out = match ctx {
+                Ctx::Strict => Some(b),
+                _ if needs_inner || !self.licm => None,
+                Ctx::Opaque | Ctx::Untouched => None,
+                // out of a branch only what will leave the loop it is in
+                Ctx::Cond(g) => match scope {
+                    // cheap and total: evaluated whatever the test says
+                    Some(sc) if !self.variant(b.rhs, sc) && self.cheap_total(b.rhs) => Some(b),
+                    Some(sc) if !self.variant(b.rhs, sc) && !self.variant(*g, sc) => {
+                        let gb = self.guarded(b, *g);
+                        self.defs.insert(gb.var, gb.rhs);
+                        Some(gb)
+                    }
+                    _ => None,
+                },
+                Ctx::Scoped(vs, range) => {
+                    if vs.iter().any(|v| free.contains(v)) {
+                        None
+                    } else if total(self.store, b.rhs) || range.is_some_and(|g| self.implied(g)) {
+                        Some(Binding { moved: true, ..b })
+                    } else {
+                        range.map(|g| {
+                            let gb = self.guarded(b, g);
+                            self.defs.insert(gb.var, gb.rhs);
+                            Binding { moved: true, ..gb }
+                        })
+                    }
+                }
+            };
+            match out {
+                Some(b) => {
+                    if b.moved && !matches!(ctx, Ctx::Strict | Ctx::Cond(_)) {
+                        self.hoisted += 1;
+                    }
+                    leave.push(b);
+                }
+                None => stay.push(b),
+            }
+        }
+        (stay, leave)
+    }
+
+    /// Can `t` never fail, and has it no loop (so evaluating it when it is not needed
+    /// costs one operation)?
+    fn cheap_total(&self, t: TermId) -> bool {
+        total(self.store, t) && !vars::has_binders(self.store, t)
+    }
+
+    /// The definition of `t` when it is a name bound to a computation without binders
+    /// (so that two names of `size(as)` compare equal), else `t`.
+    fn resolve(&self, t: TermId) -> TermId {
+        match self.store.node(t) {
+            Node::Var(v) => match self.defs.get(v) {
+                Some(&d) if !vars::has_binders(self.store, d) => d,
+                _ => t,
+            },
+            _ => t,
+        }
+    }
+
+    /// Does a fact in force imply the range test `g` (`lo < hi`)? The same test, or
+    /// `1 <= hi` for `0 < hi`, with operands compared through their definitions.
+    fn implied(&self, g: TermId) -> bool {
+        let Node::Prim(Prim::Lt, args) = self.store.node(g) else {
+            return false;
+        };
+        let (lo, hi) = (self.resolve(args[0]), self.resolve(args[1]));
+        let lo_zero = matches!(self.store.node(lo), Node::Lit(v) if v.is_zero());
+        self.facts.iter().any(|&f| {
+            let f = self.resolve(f);
+            match self.store.node(f) {
+                Node::Prim(Prim::Lt, fa) => self.resolve(fa[0]) == lo && self.resolve(fa[1]) == hi,
+                Node::Prim(Prim::Le, fa) => {
+                    lo_zero
+                        && matches!(self.store.node(fa[0]), Node::Lit(v) if v.is_one())
+                        && self.resolve(fa[1]) == hi
+                }
+                _ => false,
+            }
+        })
+    }
+
+    /// Does `t` depend on a variable of `scope`, directly or through the bindings it
+    /// reads?
+    fn variant(&mut self, t: TermId, scope: &[VarId]) -> bool {
+        let free = self.fv.of(self.store, t);
+        free.iter().any(|v| {
+            scope.contains(v)
+                || match self.defs.get(v).copied() {
+                    Some(rhs) => {
+                        let key = (*v, scope.first().copied());
+                        if let Some(&r) = self.variant_memo.get(&key) {
+                            return r;
+                        }
+                        // a binding's value is fixed once made: safe to memoise per loop
+                        let r = self.variant(rhs, scope);
+                        self.variant_memo.insert(key, r);
+                        r
+                    }
+                    None => false,
+                }
+        })
+    }
+
+    /// `var = if g: rhs else: 0` (0 the zero of the type).
+    fn guarded(&mut self, b: Binding, g: TermId) -> Binding {
+        let ty = self.store.ty(b.rhs).clone();
+        let zero = zero_of(self.store, &ty);
+        let rhs = self.store.intern(Node::If(g, b.rhs, zero), ty);
+        Binding { rhs, ..b }
+    }
+
+    /// `let b1 = .. in let b2 = .. in t`.
+    fn wrap(&mut self, t: TermId, bs: &[Binding]) -> TermId {
+        let ty = self.store.ty(t).clone();
+        let mut out = t;
+        for b in bs.iter().rev() {
+            out = self.store.intern(Node::Let(b.var, b.rhs, out), ty.clone());
+        }
+        out
+    }
+}
+
+/// Does `p` match every value of its type?
+fn irrefutable(p: &Pattern) -> bool {
+    match p {
+        Pattern::Var(_) | Pattern::Wild => true,
+        Pattern::Pair(a, b) => irrefutable(a) && irrefutable(b),
+        _ => false,
+    }
+}
+
+/// The zero of a value type: 0, false, unit, pairs of zeros, the empty array.
+fn zero_of(store: &mut Store, ty: &Type) -> TermId {
+    match ty {
+        Type::Bool => store.intern(Node::Bool(false), Type::Bool),
+        Type::Unit => store.intern(Node::Unit, Type::Unit),
+        Type::Pair(a, b) => {
+            let (za, zb) = (zero_of(store, a), zero_of(store, b));
+            store.intern(Node::Pair(za, zb), ty.clone())
+        }
+        Type::Array(e) => {
+            let i = store.fresh_var("i", Type::Nat);
+            let n = store.int_lit(0, Type::Nat);
+            let z = zero_of(store, e);
+            store.intern(Node::Array(i, n, z), ty.clone())
+        }
+        _ => store.int_lit(0, ty.clone()),
+    }
+}
+
+/// Common subexpressions, top down over the let chains: a binding equal to one in scope
+/// is replaced by its name; a binding of a name to a name is inlined.
+struct Cse {
+    /// The bindings in scope: right-hand side and name.
+    avail: Vec<(TermId, VarId)>,
+    rename: FxHashMap<VarId, TermId>,
+    shared: usize,
+}
+
+impl Cse {
+    fn go(&mut self, store: &mut Store, t: TermId) -> TermId {
+        stack::grow(|| self.go_inner(store, t))
+    }
+
+    fn go_inner(&mut self, store: &mut Store, t: TermId) -> TermId {
+        let node = store.node(t).clone();
+        match node {
+            Node::Var(v) => return self.rename.get(&v).copied().unwrap_or(t),
+            Node::Let(x, e, body) if is_value_type(store.var_type(x)) => {
+                let e1 = self.go(store, e);
+                if matches!(store.node(e1), Node::Var(_)) {
+                    self.rename.insert(x, e1);
+                    self.shared += 1;
+                    return self.go(store, body);
+                }
+                let same = self.avail.iter().rev().find(|&&(r, _)| {
+                    r == e1
+                        || (std::mem::discriminant(store.node(r))
+                            == std::mem::discriminant(store.node(e1))
+                            && store.ty(r) == store.ty(e1)
+                            && vars::has_binders(store, e1)
+                            && alpha::alpha_eq(store, r, e1))
+                });
+                if let Some(&(_, y)) = same {
+                    let y_term = store.var_term(y);
+                    self.rename.insert(x, y_term);
+                    self.shared += 1;
+                    return self.go(store, body);
+                }
+                self.avail.push((e1, x));
+                let b1 = self.go(store, body);
+                self.avail.pop();
+                let ty = store.ty(t).clone();
+                return store.intern(Node::Let(x, e1, b1), ty);
+            }
+            _ => {}
+        }
+        let ch = node.children();
+        if ch.is_empty() {
+            return t;
+        }
+        let depth = self.avail.len();
+        let new: Vec<TermId> = ch.iter().map(|&c| self.go(store, c)).collect();
+        self.avail.truncate(depth);
+        if new == ch {
+            return t;
+        }
+        let ty = store.ty(t).clone();
+        store.intern(node.with_children(&new), ty)
+    }
+}

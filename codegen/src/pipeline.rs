@@ -1,0 +1,97 @@
+//! The lowering pipeline of issue 11 in one place: what `slic-cas lower` and `slic-cas
+//! run` call, and what the tests check stage by stage.
+//!
+//! 1. `summarized`: the point split and the histogram transform ([`crate::summarize`]);
+//!    skipped with `--no-histogram`.
+//! 2. `anf`: A-normal form, loop-invariant bindings hoisted (skipped with `--no-licm`),
+//!    common subexpressions shared ([`crate::normalize`]).
+//!
+//! Both stages are core terms of the input's type, checked by `verify` here (a failure is
+//! a bug, reported as such), so each can be printed as `.hk` and judged by the reference
+//! interpreter.
+
+use crate::anf::normalize;
+use crate::histogram::summarize;
+use slic_algebra::{verify, Store, TermId};
+
+/// Which passes run (all by default; the ablation flags switch them off).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Passes {
+    /// The point split and the histogram transform.
+    pub histogram: bool,
+    /// Loop-invariant code motion (bindings floated out of loops and branches).
+    pub licm: bool,
+    /// Loop fusion and the hoisting of repeated array reads, on the loop IR.
+    pub fusion: bool,
+}
+
+impl Default for Passes {
+    fn default() -> Passes {
+        Passes {
+            histogram: true,
+            licm: true,
+            fusion: true,
+        }
+    }
+}
+
+/// The term-level stages of one program.
+#[derive(Clone, Debug)]
+pub struct TermStages {
+    /// After the histogram transform (the input itself when it is off).
+    pub summarized: TermId,
+    /// After A-normal form, LICM and sharing.
+    pub anf: TermId,
+    /// Histograms made, sums reading them, bindings made, hoisted, shared.
+    pub histograms: usize,
+    pub sums_replaced: usize,
+    pub bindings: usize,
+    pub hoisted: usize,
+    pub shared: usize,
+}
+
+/// A pass produced a term that does not type-check, or changed the type: a bug in
+/// slic-codegen, never the user's doing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PassBug(pub String);
+
+impl std::fmt::Display for PassBug {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// Runs the term-level passes on `t`.
+pub fn term_stages(store: &mut Store, t: TermId, passes: Passes) -> Result<TermStages, PassBug> {
+    let (summarized, histograms, sums_replaced) = if passes.histogram {
+        let s = summarize(store, t);
+        (s.term, s.histograms, s.sums_replaced)
+    } else {
+        (t, 0, 0)
+    };
+    check(store, t, summarized, "summarize")?;
+    let n = normalize(store, summarized, passes.licm);
+    check(store, t, n.term, "A-normal form")?;
+    Ok(TermStages {
+        summarized,
+        anf: n.term,
+        histograms,
+        sums_replaced,
+        bindings: n.bindings,
+        hoisted: n.hoisted,
+        shared: n.shared,
+    })
+}
+
+fn check(store: &Store, input: TermId, out: TermId, pass: &str) -> Result<(), PassBug> {
+    verify::verify(store, out)
+        .map_err(|e| PassBug(format!("{pass} produced an ill-typed term: {e}")))?;
+    if store.ty(out) != store.ty(input) {
+        return Err(PassBug(format!(
+            "{pass} changed the type from {} to {}",
+            store.ty(input),
+            store.ty(out)
+        )));
+    }
+    Ok(())
+}
