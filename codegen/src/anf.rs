@@ -18,6 +18,7 @@
 //! - out of a loop body that may run zero times: unguarded when `e` cannot fail
 //!   (`split::total`), else `h = if lo < hi: e else: 0`;
 //! - out of the continuation of a draw (`x <~ m; k`): only when `e` cannot fail.
+//!
 //! Nothing leaves a `fn`, a `match` with several branches, `<|>`, a `bucket`'s reducers or
 //! an integral.
 //!
