@@ -25,27 +25,14 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use slic_algebra::{alpha, front, print, verify, Node, Store, TermId, Type};
-use slic_semantics::{compare, random_args, CompareConfig, Rng, Value, Verdict};
+use slic_semantics::{compare, CompareConfig, Verdict};
 use slic_simplify::SimplifyConfig;
-use slic_suite::assume::{parameter_names, sized_tuples, Assumption, Tuples};
+use slic_suite::assume::Tuples;
+use slic_suite::cases::{args_json, argument_tuples, beside, case_number, is_input, short, Kind};
 use slic_suite::mutate;
 use slic_suite::{
     conditioning_count, corpus_files, draw_count, header, header_args, unbound_vars, with_big_stack,
 };
-
-/// Random argument tuples per case besides the `# args:` example.
-const RANDOM_TUPLES: usize = 3;
-
-fn is_input(p: &Path) -> bool {
-    let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
-    name.is_some_and(|n| !n.ends_with(".expected.hk") && !n.ends_with(".simplified.hk"))
-}
-
-/// The CASES.md number of a file of `corpus/cases/` (its name's first two digits).
-fn case_number(p: &Path) -> Option<u32> {
-    let name = p.file_name()?.to_string_lossy().into_owned();
-    name.get(..2)?.parse().ok()
-}
 
 /// The inputs of the scalar check: cases 1 to 10 of CASES.md and every case of
 /// `corpus/simplify/`.
@@ -78,20 +65,6 @@ fn array_inputs() -> Vec<PathBuf> {
     files
 }
 
-/// `NAME.hk` -> `NAME.<suffix>.hk` beside it.
-fn beside(p: &Path, suffix: &str) -> PathBuf {
-    let stem = p
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    p.with_file_name(format!("{stem}.{suffix}.hk"))
-}
-
-fn short(p: &Path) -> String {
-    let root = slic_suite::root().join("corpus");
-    p.strip_prefix(&root).unwrap_or(p).display().to_string()
-}
-
 /// The golden file's text for an output: two header lines (what it is; the input's
 /// arguments, so that harnesses can run the golden like any corpus file), then the output.
 fn golden_text(input: &Path, input_text: &str, printed: &str) -> String {
@@ -122,77 +95,6 @@ fn judge() -> CompareConfig {
         max_depth: 20_000,
         ..CompareConfig::default()
     }
-}
-
-/// A deterministic seed per file, so random arguments differ between cases but not runs.
-fn seed_of(p: &Path) -> u64 {
-    short(p).bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-/// Which harness a case runs under.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    /// Any arguments of the parameter types are valid; the expected form is compared on
-    /// the example.
-    Scalar,
-    /// Arguments respect the `# assume:` header and the sizes 0 and 1 are steered for;
-    /// the expected form is compared on every tuple.
-    Array,
-}
-
-/// The argument tuples a case is compared on: its example, then random ones (a program
-/// without parameters has one, empty, tuple). For an array case the example must satisfy
-/// the assumption, and the sizes no tuple can have under it are returned beside.
-fn argument_tuples(
-    store: &Store,
-    t: TermId,
-    path: &Path,
-    text: &str,
-    kind: Kind,
-) -> Result<Tuples, String> {
-    let ty = store.ty(t);
-    let example = header_args(text, ty)?;
-    if example.is_empty() {
-        return Ok(Tuples {
-            tuples: vec![example],
-            impossible: Vec::new(),
-        });
-    }
-    let mut tuples = vec![example];
-    if kind == Kind::Scalar {
-        let mut rng = Rng::seed_from_u64(seed_of(path));
-        for _ in 0..RANDOM_TUPLES {
-            tuples.push(random_args(ty, &mut rng)?);
-        }
-        return Ok(Tuples {
-            tuples,
-            impossible: Vec::new(),
-        });
-    }
-    let assumption = header(text, "assume")
-        .map(|e| Assumption::load(store, t, &e))
-        .transpose()?;
-    if let Some(a) = &assumption {
-        if a.holds(&tuples[0]) != Ok(true) {
-            return Err(format!(
-                "the '# args:' example does not satisfy the assumption:\n{}",
-                a.text()
-            ));
-        }
-    }
-    let names = parameter_names(store, t);
-    let drawn = sized_tuples(ty, &names, assumption.as_ref(), seed_of(path), 1)?;
-    tuples.extend(drawn.tuples);
-    Ok(Tuples {
-        tuples,
-        impossible: drawn.impossible,
-    })
-}
-
-fn args_json(args: &[Value]) -> String {
-    serde_json::Value::Array(args.iter().map(slic_semantics::value_to_json).collect()).to_string()
 }
 
 /// What one case came to.

@@ -6,6 +6,7 @@
 
 pub mod array_models;
 pub mod assume;
+pub mod cases;
 pub mod gen;
 pub mod models;
 pub mod mutate;
