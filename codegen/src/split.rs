@@ -143,27 +143,39 @@ impl Splitter<'_> {
         if let Some(r) = self.delta(t, lp) {
             return r;
         }
-        // the first point whose split removes a variable from the loop over the others
-        let mut points = Vec::new();
-        self.points_in(lp.body, lp.j, &mut Vec::new(), &mut points);
+        // the first test whose split removes a variable from the loop where it fails
+        let mut tests = Vec::new();
+        self.tests_in(lp.body, lp.j, &mut Vec::new(), &mut tests);
         let body_free = self.fv.of(self.store, lp.body);
         let mut chosen = None;
-        for u in points {
-            // every point but u: each test `.. && j == u && ..` is false there
-            let body_else = self.decide(lp.body, lp.j, u, false, &mut FxHashMap::default());
+        for test in tests {
+            let body_else = self.decide(lp.body, lp.j, test, false, &mut FxHashMap::default());
             if self.fv.of(self.store, body_else).len() < body_free.len() {
-                chosen = Some((u, body_else));
+                chosen = Some((test, body_else));
                 break;
             }
         }
-        let Some((u, body_else)) = chosen else {
+        let Some((test, body_else)) = chosen else {
             return t;
         };
         self.splits += 1;
         let ty = self.store.ty(t).clone();
         let op = if lp.product { Prim::Mul } else { Prim::Add };
+        let body_at = self.decide(lp.body, lp.j, test, true, &mut FxHashMap::default());
+        let (e, u) = test;
+        if !self.is_point(test, lp.j) {
+            // Σ_j [e /= u] f(j, b(j)) + Σ_j [e == u] f(j, a)
+            let ne = self.store.prim(Prim::Ne, vec![e, u], Type::Bool);
+            let rest_body = self.guard(ne, body_else, lp.product);
+            let rest = self.rebuild(lp, rest_body);
+            let rest = self.loop_rewrite(rest, fuel - 1);
+            let eq = self.store.prim(Prim::Eq, vec![e, u], Type::Bool);
+            let sub_body = self.guard(eq, body_at, lp.product);
+            let sub = self.rebuild(lp, sub_body);
+            let sub = self.loop_rewrite(sub, fuel - 1);
+            return self.store.prim(op, vec![rest, sub], ty);
+        }
         // the point u itself: each such `if` decided on its other conjuncts, at j = u
-        let body_at = self.decide(lp.body, lp.j, u, true, &mut FxHashMap::default());
         let at_u = vars::substitute1(self.store, body_at, lp.j, u);
         let at_u = tidy(self.store, at_u);
         let at_u = self.go(at_u);
@@ -182,15 +194,15 @@ impl Splitter<'_> {
         self.store.prim(op, vec![rest, point], ty)
     }
 
-    /// `t` with every `if c: a else: b` whose test has the conjunct `j == u` (after
-    /// conjuncts that cannot fail) decided: as `b` (`at_point` false: j is not u), or as
-    /// `if rest: a else: b` with `rest` the other conjuncts (`at_point`: j is u). Not
-    /// inside binders that capture a variable of `u`.
+    /// `t` with every `if c: a else: b` whose test has the conjunct `e == u` (`test`,
+    /// after conjuncts that cannot fail) decided: as `b` (`holds` false), or as
+    /// `if rest: a else: b` with `rest` the other conjuncts (`holds`). Not inside binders
+    /// that capture a variable of `u`.
     fn decide(
         &mut self,
         t: TermId,
         j: VarId,
-        u: TermId,
+        test: (TermId, TermId),
         at_point: bool,
         memo: &mut FxHashMap<TermId, TermId>,
     ) -> TermId {
@@ -203,7 +215,7 @@ impl Splitter<'_> {
         let node = self.store.node(t).clone();
         let mut binds = Vec::new();
         vars::binders(&node, &mut binds);
-        let u_free = self.fv.of(self.store, u);
+        let u_free = self.fv.of(self.store, test.1);
         if binds.iter().any(|v| *v == j || u_free.contains(v)) {
             memo.insert(t, t);
             return t;
@@ -211,7 +223,7 @@ impl Splitter<'_> {
         let ch = node.children();
         let new: Vec<TermId> = ch
             .iter()
-            .map(|&c| stack::grow(|| self.decide(c, j, u, at_point, memo)))
+            .map(|&c| stack::grow(|| self.decide(c, j, test, at_point, memo)))
             .collect();
         let ty = self.store.ty(t).clone();
         let node = if new == ch {
@@ -220,7 +232,7 @@ impl Splitter<'_> {
             node.with_children(&new)
         };
         let r = match node {
-            Node::If(c, a, b) if self.point_conjunct(c, j).is_some_and(|(v, _)| v == u) => {
+            Node::If(c, a, b) if self.test_conjunct(c, j) == Some(test) => {
                 if !at_point {
                     b
                 } else {
@@ -228,7 +240,7 @@ impl Splitter<'_> {
                     conjuncts_of(self.store, c, &mut cs);
                     let rest: Vec<TermId> = cs
                         .into_iter()
-                        .filter(|&x| self.point_of(x, j) != Some(u))
+                        .filter(|&x| self.test_of(x, j) != Some(test))
                         .collect();
                     if rest.is_empty() {
                         a
@@ -319,7 +331,11 @@ impl Splitter<'_> {
         if !self.is_unit(other, lp.product) {
             return None;
         }
-        let (u, _) = self.point_conjunct(cond, lp.j)?;
+        let test = self.test_conjunct(cond, lp.j)?;
+        if !self.is_point(test, lp.j) {
+            return None;
+        }
+        let u = test.1;
         let at_u_cond = vars::substitute1(self.store, cond, lp.j, u);
         let at_u_cond = tidy(self.store, at_u_cond);
         let at_u = vars::substitute1(self.store, then, lp.j, u);
@@ -332,15 +348,15 @@ impl Splitter<'_> {
         Some(self.go(r))
     }
 
-    /// `(u, position)` of the first conjunct `j == u` / `u == j` of `c` (u of `j`'s type,
-    /// not mentioning `j`), when every conjunct before it cannot fail (the original
-    /// evaluated them at every `j`; the rewrite only at `u`).
-    fn point_conjunct(&mut self, c: TermId, j: VarId) -> Option<(TermId, usize)> {
+    /// The first conjunct of `c` that is a test `e == u` of `j` ([`Self::test_of`]), when
+    /// every conjunct before it cannot fail (the original evaluated them at every `j`; the
+    /// rewrite evaluates the test first).
+    fn test_conjunct(&mut self, c: TermId, j: VarId) -> Option<(TermId, TermId)> {
         let mut cs = Vec::new();
         conjuncts_of(self.store, c, &mut cs);
-        for (i, &x) in cs.iter().enumerate() {
-            if let Some(u) = self.point_of(x, j) {
-                return Some((u, i));
+        for &x in &cs {
+            if let Some(test) = self.test_of(x, j) {
+                return Some(test);
             }
             if !total(self.store, x) {
                 return None;
@@ -384,16 +400,29 @@ impl Splitter<'_> {
     /// The points `u` of the `if`s in `t` (outside binders that capture their free
     /// variables, not inside inner loops, which were split first) whose test has a
     /// conjunct `j == u` after conjuncts that cannot fail, in order, without repeats.
-    fn points_in(&mut self, t: TermId, j: VarId, bound: &mut Vec<VarId>, out: &mut Vec<TermId>) {
+    fn tests_in(
+        &mut self,
+        t: TermId,
+        j: VarId,
+        bound: &mut Vec<VarId>,
+        out: &mut Vec<(TermId, TermId)>,
+    ) {
         if !self.fv.contains(self.store, t, j) {
             return;
         }
         let node = self.store.node(t).clone();
-        if let Node::If(c, _, _) = node {
+        if let Node::If(c, a, b) = node {
             if !bound.iter().any(|&v| self.fv.contains(self.store, t, v)) {
-                if let Some((u, _)) = self.point_conjunct(c, j) {
-                    if !out.contains(&u) {
-                        out.push(u);
+                if let Some(test) = self.test_conjunct(c, j) {
+                    // a test of another expression than `j` splits the loop in two: only
+                    // where the `if` chooses between a value free of `j` (a proposed label)
+                    // and another (`if doc[j] == u: l else: z[doc[j]]`)
+                    let worth = self.is_point(test, j)
+                        || (a != b
+                            && !self.fv.contains(self.store, a, j)
+                            && !self.fv.of(self.store, a).is_empty());
+                    if worth && !out.contains(&test) {
+                        out.push(test);
                     }
                 }
             }
@@ -407,29 +436,35 @@ impl Splitter<'_> {
         for (i, c) in node.children().into_iter().enumerate() {
             let depth = bound.len();
             vars::bound_in(&node, i, bound);
-            stack::grow(|| self.points_in(c, j, bound, out));
+            stack::grow(|| self.tests_in(c, j, bound, out));
             bound.truncate(depth);
         }
     }
 
-    /// `u` if `c` is `j == u` or `u == j` with `u` of `j`'s type, not mentioning `j`.
-    fn point_of(&mut self, c: TermId, j: VarId) -> Option<TermId> {
+    /// `(e, u)` if `c` is `e == u` or `u == e` with `e` mentioning `j` and `u` not (a
+    /// point test when `e` is `j` itself).
+    fn test_of(&mut self, c: TermId, j: VarId) -> Option<(TermId, TermId)> {
         let Node::Prim(Prim::Eq, args) = self.store.node(c).clone() else {
             return None;
         };
         let [x, y] = args.as_slice() else {
             return None;
         };
-        let is_j = |store: &Store, t: TermId| matches!(store.node(t), Node::Var(v) if *v == j);
-        let u = if is_j(self.store, *x) {
-            *y
-        } else if is_j(self.store, *y) {
-            *x
-        } else {
-            return None;
-        };
-        let ok = self.store.ty(u) == self.store.var_type(j) && !self.fv.contains(self.store, u, j);
-        ok.then_some(u)
+        let (x, y) = (*x, *y);
+        let (xj, yj) = (
+            self.fv.contains(self.store, x, j),
+            self.fv.contains(self.store, y, j),
+        );
+        match (xj, yj) {
+            (true, false) => Some((x, y)),
+            (false, true) => Some((y, x)),
+            _ => None,
+        }
+    }
+
+    /// Is `(e, u)` the point test `j == u`?
+    fn is_point(&self, test: (TermId, TermId), j: VarId) -> bool {
+        matches!(self.store.node(test.0), Node::Var(v) if *v == j)
     }
 
     fn rebuild(&mut self, lp: Loop, body: TermId) -> TermId {
