@@ -143,6 +143,9 @@ impl Splitter<'_> {
         if let Some(r) = self.delta(t, lp) {
             return r;
         }
+        if let Some(r) = self.power(t, lp, fuel) {
+            return r;
+        }
         // the first test whose split removes a variable from the loop where it fails
         let mut tests = Vec::new();
         self.tests_in(lp.body, lp.j, &mut Vec::new(), &mut tests);
@@ -319,6 +322,40 @@ impl Splitter<'_> {
             .intern(Node::If(is_zero, others, quotient), ty.clone());
         let inner = self.store.intern(Node::Let(q_v, q, pick), ty.clone());
         Some(self.store.intern(Node::Let(all_v, all, inner), ty))
+    }
+
+    /// A product of a choice between a factor free of `j` and 1 is a power of a count:
+    /// `Π_j (if c: A else: 1) = A ^ (Σ_j if c: 1 else: 0)` (and `if c: 1 else: A` counts
+    /// `not c`), where `A` cannot fail (it is evaluated once, even for an empty count).
+    /// The count is a sum, which the histogram transform can read from a histogram.
+    fn power(&mut self, t: TermId, lp: Loop, fuel: usize) -> Option<TermId> {
+        if !lp.product {
+            return None;
+        }
+        let Node::If(c, x, y) = self.store.node(lp.body).clone() else {
+            return None;
+        };
+        let (a, when) = if self.is_unit(y, true) {
+            (x, true)
+        } else if self.is_unit(x, true) {
+            (y, false)
+        } else {
+            return None;
+        };
+        if self.fv.contains(self.store, a, lp.j) || !total(self.store, a) || self.is_unit(a, true) {
+            return None;
+        }
+        let one = self.store.int_lit(1, Type::Nat);
+        let zero = self.store.int_lit(0, Type::Nat);
+        let (hit, miss) = if when { (one, zero) } else { (zero, one) };
+        let body = self.store.intern(Node::If(c, hit, miss), Type::Nat);
+        let count = self
+            .store
+            .intern(Node::Summate(lp.j, lp.lo, lp.hi, body), Type::Nat);
+        let count = self.loop_rewrite(count, fuel - 1);
+        self.splits += 1;
+        let ty = self.store.ty(t).clone();
+        Some(self.store.prim(Prim::Pow, vec![a, count], ty))
     }
 
     /// A loop whose body is a single point, `Σ_j (if A && j == u && B: t else: 0)` with
