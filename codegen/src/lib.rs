@@ -39,9 +39,11 @@
 pub mod histogram;
 pub mod interp;
 pub mod ir;
+pub mod lower;
 pub mod verify;
 
 pub use histogram::{summarize, Summarized};
 pub use interp::{run, RunError, Stats, Val};
 pub use ir::{AssignOp, Expr, Lit, Program, Stmt};
+pub use lower::{lower, LowerError};
 pub use verify::{verify, VerifyError};

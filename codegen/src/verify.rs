@@ -61,7 +61,10 @@ impl fmt::Display for VerifyError {
         match self {
             VerifyError::Unbound { name, at } => write!(f, "`{name}` is not in scope in `{at}`"),
             VerifyError::NotAMeasure { at } => {
-                write!(f, "`{at}` is a measure statement in a program that is not a measure")
+                write!(
+                    f,
+                    "`{at}` is a measure statement in a program that is not a measure"
+                )
             }
             VerifyError::UnallocatedArray { name, at } => {
                 write!(
