@@ -639,6 +639,12 @@ impl Lowerer<'_> {
     /// A conditional: the cases in order (the last without a condition), each lowered in
     /// its own block, the value assigned to storage declared before.
     fn choice(&mut self, cases: Vec<Case>, ty: &Type, hint: Option<&str>) -> Result<Val> {
+        if let [only] = cases.as_slice() {
+            if only.cond.is_none() {
+                // an irrefutable match: no choice at run time
+                return self.lower(only.term, &only.env, hint);
+            }
+        }
         let vt = ty.measure_of().unwrap_or(ty).clone();
         let target = self.declare(&vt, hint)?;
         let stmts = self.cases(&cases, &target)?;
