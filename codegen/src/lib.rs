@@ -36,12 +36,14 @@
 //! assert!(p.to_string().contains("for i in 0..size(x) {"));
 //! ```
 
+pub mod fuse;
 pub mod histogram;
 pub mod interp;
 pub mod ir;
 pub mod lower;
 pub mod verify;
 
+pub use fuse::fuse;
 pub use histogram::{summarize, Summarized};
 pub use interp::{run, RunError, Stats, Val};
 pub use ir::{AssignOp, Expr, Lit, Program, Stmt};

@@ -469,3 +469,126 @@ fn gmm_gibbs_update_lowers() {
         .unwrap_or_else(|e| panic!("{e}"));
     }
 }
+
+// ---- fusion ----
+
+/// Runs `p` and `fuse(p)` on `args`: the same value (or both fail), never more iterations;
+/// the fused program verifies. Returns both iteration counts.
+fn fused_same(p: &Program, args: &Args) -> Result<(u64, u64), String> {
+    let f = slic_codegen::fuse(p);
+    verify(&f).map_err(|e| format!("{e}\n{f}"))?;
+    match (run(p, &args.ir()), run(&f, &args.ir())) {
+        (Ok((a, sa)), Ok((b, sb))) => {
+            if a != b {
+                return Err(format!("on {args:?}: {a:?} became {b:?}\n{p}\n{f}"));
+            }
+            if sb.iterations > sa.iterations || sb.array_reads > sa.array_reads {
+                return Err(format!("on {args:?}: more work {sa:?} -> {sb:?}\n{f}"));
+            }
+            Ok((sa.iterations, sb.iterations))
+        }
+        (Err(_), Err(_)) => Ok((0, 0)),
+        (a, b) => Err(format!("on {args:?}: {a:?} became {b:?}\n{p}\n{f}")),
+    }
+}
+
+/// Three class statistics used in three places: after the histogram transform, three
+/// `bucket` passes over the data and three loops over the classes; fused, one of each.
+const GMM_STATISTICS: &str = "\
+a = summate k from 0 to K: (summate j from 0 to size(t): if k == y[j]: t[j] else: 0) ^ 2
+b = product k from 0 to K: nat2prob(summate j from 0 to size(t): if k == y[j]: 1 else: 0) + 1
+c = summate k from 0 to K: (summate j from 0 to size(t): if k == y[j]: t[j] ^ 2 else: 0)
+a + prob2real(b) + c";
+
+#[test]
+fn gmm_statistics_take_one_pass_over_the_data() {
+    let mut store = Store::new();
+    let t = summarized(&mut store, GMM_STATISTICS);
+    let p = lowered(&store, t);
+    let f = slic_codegen::fuse(&p);
+    let text = f.to_string();
+    assert_eq!(text.matches("in 0..size(t)").count(), 1, "{text}");
+    assert_eq!(text.matches("in 0..K").count(), 1, "{text}");
+    // y[j] is read by all three histograms: once per iteration after fusion (t[j] is read
+    // only under the tests of the labels, so it stays where it is)
+    assert!(text.contains("let y_j: nat = y[j]"), "{text}");
+    assert!(!text.contains("let t_j"), "{text}");
+    for (n, k) in [(0usize, 0u64), (1, 1), (50, 3), (200, 10)] {
+        let args = Args {
+            y: (0..n as u64).map(|j| (j * 7) % (k + 1)).collect(),
+            t: (0..n).map(|j| j as f64 / 8.0 - 3.0).collect(),
+            w: vec![0; n],
+            k,
+            x: 0.0,
+        };
+        let (before, after) = fused_same(&p, &args).unwrap_or_else(|e| panic!("{e}"));
+        // one pass over the data, one over the classes (instead of one per histogram)
+        assert_eq!(after, n as u64 + k, "{text}");
+        assert_eq!(before, 3 * (n as u64 + k), "{p}");
+        compare(&store, t, &f, &args).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+#[test]
+fn dependent_loops_stay_apart() {
+    // the second loop reads the first's accumulator: two passes
+    let p =
+        check("m = summate j from 0 to size(t): t[j]\nsummate j from 0 to size(t): (t[j] - m) ^ 2");
+    let f = slic_codegen::fuse(&p);
+    assert_eq!(f.to_string().matches("for ").count(), 2, "{f}");
+    assert_eq!(f, p);
+    // an array filled by one loop and read by the next at another index
+    let p = check("a = array i of size(t): t[i] * 2\nsummate j from 0 to size(t): a[0] + t[j]");
+    let f = slic_codegen::fuse(&p);
+    assert_eq!(f.to_string().matches("for ").count(), 2, "{f}");
+}
+
+#[test]
+fn independent_loops_share_one_pass() {
+    let p = check("a = summate j from 0 to size(t): t[j]\nb = summate i from 0 to size(t): t[i] * t[i]\na * b + x");
+    let f = slic_codegen::fuse(&p);
+    let text = f.to_string();
+    assert_eq!(text.matches("for ").count(), 1, "{text}");
+    assert!(text.contains("let t_j: real = t[j]"), "{text}");
+    for a in fixed_args() {
+        let (before, after) = fused_same(&p, &a).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(2 * after, before);
+    }
+}
+
+#[test]
+fn a_guarded_read_is_not_hoisted() {
+    // t[j] is read only when j < size(t): hoisting it would fail where the program does not
+    let p = check("a = summate j from 0 to K: if j < size(t): t[j] else: 0\nb = summate j from 0 to K: if j < size(t): t[j] * 2 else: 0\na + b");
+    let f = slic_codegen::fuse(&p);
+    let text = f.to_string();
+    assert_eq!(text.matches("for ").count(), 1, "{text}");
+    assert!(!text.contains("let t_j"), "{text}");
+    for a in fixed_args() {
+        fused_same(&p, &a).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Fusing every lowered body keeps its value (exactly: no arithmetic changes) and
+    /// never adds work, on random arguments.
+    #[test]
+    fn fused_equals_unfused(args in args_strategy()) {
+        let mut store = Store::new();
+        let mut terms = Vec::new();
+        for body in BODIES {
+            terms.push(load(&mut store, body));
+        }
+        for body in SUMMARIZED.iter().chain([&GMM_STATISTICS]) {
+            terms.push(summarized(&mut store, body));
+        }
+        for t in terms {
+            let p = lowered(&store, t);
+            if let Err(e) = fused_same(&p, &args) {
+                prop_assert!(false, "{}", e);
+            }
+        }
+    }
+}
