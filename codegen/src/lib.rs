@@ -1,15 +1,16 @@
 //! Code generation for slic-cas (issue 11): the histogram transform (paper Fig. 7), the
-//! loop IR that simplified terms are lowered into, its verifier and its interpreter; later
-//! A-normal form, loop-invariant code motion, loop fusion, C and Rust kernel templates and
-//! run-time compilation.
+//! loop IR that simplified terms are lowered into, its verifier and its interpreter,
+//! lowering and loop fusion; later A-normal form, loop-invariant code motion, C and Rust
+//! kernel templates and run-time compilation.
 //!
 //! Today: [`histogram`] (the histogram transform of Fig. 7: per-class sums that test the
 //! class against an index become one `bucket` with `r_index`, let-bound outside the loop
 //! over classes; what `slic-cas summarize` prints), [`ir`] (programs of typed parameters, imperative statements over mutable
 //! accumulators and zero-filled arrays, pure expressions over the algebra's primitives,
 //! `prob` in log space; a printer), [`verify`] (types, scopes, arrays, no read before
-//! write; run after every pass) and [`interp`] (runs a verified program in `f64`, counting
-//! loop iterations, array reads and allocations). This is the only crate that will ever
+//! write; run after every pass), [`interp`] (runs a verified program in `f64`, counting
+//! loop iterations, array reads and allocations), [`lower`] (core terms to IR programs,
+//! each loop where the term uses it) and [`fuse`] (loops over one range in one pass). This is the only crate that will ever
 //! spawn a C compiler.
 //!
 //! ```
