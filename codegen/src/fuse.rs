@@ -250,6 +250,8 @@ impl Fuser {
     }
 
     fn block(&mut self, stmts: &mut Vec<Stmt>) {
+        // this level first, so that the bodies of merged loops are fused in turn
+        while self.fuse_once(stmts) {}
         for s in stmts.iter_mut() {
             match s {
                 Stmt::For { body, .. } => self.block(body),
@@ -262,7 +264,6 @@ impl Fuser {
                 _ => {}
             }
         }
-        while self.fuse_once(stmts) {}
         for s in stmts.iter_mut() {
             if let Stmt::For { var, body, .. } = s {
                 self.share_reads(var, body);
@@ -493,10 +494,15 @@ fn plan(stmts: &[Stmt], i: usize, j: usize) -> Option<Plan> {
     let mut stay_reads = HashSet::new();
     for (k, e) in between.iter().enumerate() {
         if up[k] {
-            // only declarations move, and only when what they read is not written since
+            // only declarations move, only when what they read is not written since, and
+            // never over a statement that sees another variable of the same name
             let s = &stmts[i + 1 + k];
             if !matches!(s, Stmt::Let { .. } | Stmt::Var { .. } | Stmt::Alloc { .. })
                 || !disjoint(&e.reads, &ei.writes)
+                || !disjoint(&e.decls, &ei.reads)
+                || !disjoint(&e.decls, &ei.writes)
+                || !disjoint(&e.decls, &stay_reads)
+                || !disjoint(&e.decls, &stay_writes)
             {
                 return None;
             }

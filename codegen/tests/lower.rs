@@ -592,3 +592,17 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn merged_loops_have_their_inner_loops_merged() {
+    let p = check(
+        "a = summate i from 0 to K: summate j from 0 to size(t): t[j] * nat2real(i)\n\
+         b = summate i from 0 to K: summate j from 0 to size(t): t[j] + x\na - b",
+    );
+    let f = slic_codegen::fuse(&p);
+    assert_eq!(f.to_string().matches("for ").count(), 2, "{f}");
+    let args = &fixed_args()[0];
+    let (before, after) = fused_same(&p, args).unwrap_or_else(|e| panic!("{e}"));
+    let (k, n) = (args.k, args.t.len() as u64);
+    assert_eq!((before, after), (2 * (k + k * n), k + k * n));
+}
