@@ -378,8 +378,16 @@ impl Lowerer<'_> {
             Node::Bool(b) => Ok(Val::Scalar(Expr::bool(*b))),
             Node::Unit => Ok(Val::Unit),
             Node::Pair(a, b) => {
-                let a = self.lower(*a, env, None)?;
-                let b = self.lower(*b, env, None)?;
+                // the reference builds a pair eagerly: a part that can fail is computed
+                // here, even if no pattern reads it later
+                let part = |l: &mut Self, x: TermId| -> Result<Val> {
+                    Ok(match l.lower(x, env, None)? {
+                        Val::Scalar(e) if can_fail(&e) => Val::Scalar(l.atom(e, store.ty(x), None)),
+                        v => v,
+                    })
+                };
+                let a = part(self, *a)?;
+                let b = part(self, *b)?;
                 Ok(Val::Pair(Box::new(a), Box::new(b)))
             }
             Node::Left(_) | Node::Right(_) | Node::Just(_) | Node::Nothing => {
@@ -678,8 +686,12 @@ impl Lowerer<'_> {
         env: &Env,
         hint: Option<&str>,
     ) -> Result<Val> {
-        let v = self.lower(e, env, None)?;
-        let v = self.share(v, self.store.ty(e), None);
+        // a scalar scrutinee is tested by several arms: computed once; the parts of a
+        // pair are named where a pattern binds them
+        let v = match self.lower(e, env, None)? {
+            Val::Scalar(x) => Val::Scalar(self.atom(x, self.store.ty(e), None)),
+            v => v,
+        };
         let mut cases = Vec::new();
         // single-test arms seen so far: a later arm testing the opposite is exhaustive
         let mut tested: Vec<(Expr, bool)> = Vec::new();
@@ -730,7 +742,9 @@ impl Lowerer<'_> {
         match (p, v) {
             (Pattern::Wild, _) => Ok(true),
             (Pattern::Var(x), v) => {
-                *env = env.bind(*x, v.clone());
+                let store = self.store;
+                let v = self.share(v.clone(), store.var_type(*x), Some(store.var_name(*x)));
+                *env = env.bind(*x, v);
                 Ok(true)
             }
             (Pattern::Unit, Val::Unit) => Ok(true),

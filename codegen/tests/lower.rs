@@ -168,6 +168,7 @@ const BODIES: &[&str] = &[
     "match x < 1:\n  true: 1\n  false: 2",
     "match x < 1:\n  false: t[0]\n  true: x",
     "p = (x, K)\nmatch p: (a, b): a * nat2real(b)",
+    "match (x < 0, t[K]):\n  (true, _): 1\n  (false, v): v",
     // functions
     "def sq(v real) real: v * v\nsq(x) + sq(summate j from 0 to size(t): t[j])",
     "def scale(c real) array(real): array i of size(t): t[i] * c\nsummate j from 0 to size(t): scale(x)[j]",
@@ -385,6 +386,28 @@ const MEASURES_FOR_THE_LEAD: &[(&str, &[&str])] = &[
     (
         "z <~ bernoulli(real2prob(x * x) / (real2prob(x * x) + 1))\nreturn if z: 1 else: 0",
         &["measure {", "draw"],
+    ),
+    (
+        "z <~ binomial(K, 0.5)\nreturn z",
+        &[
+            "alloc t",
+            "for k in 0..t",
+            "choose(K, k)",
+            "draw z: nat ~ categorical(t",
+        ],
+    ),
+    (
+        "z <~ dirichlet([1, 2, 3])\nreturn z[0]",
+        &[
+            "alloc a: array(prob) of 3",
+            "~ beta(",
+            "alloc z: array(prob) of",
+            "return z[0]",
+        ],
+    ),
+    (
+        "z <~ stdNormal\nreturn z",
+        &["draw z: real ~ normal(0.0, prob(1.0))"],
     ),
     (
         "c <~ categorical(array k of K: nat2prob(k))\nweight(nat2prob(c + 1), return t[c])",
