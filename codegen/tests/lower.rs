@@ -638,3 +638,54 @@ fn merged_loops_have_their_inner_loops_merged() {
     let (k, n) = (args.k, args.t.len() as u64);
     assert_eq!((before, after), (2 * (k + k * n), k + k * n));
 }
+
+/// A hand-built program where a `let` between two loops shadows a name the first loop
+/// reads: moving it up would change the first loop, so the loops stay apart.
+#[test]
+fn a_shadowing_declaration_does_not_move() {
+    use slic_algebra::{Prim, Type};
+    use slic_codegen::{AssignOp, Expr, Stmt};
+    let n = || Expr::size(Expr::var("t"));
+    let p = Program {
+        params: vec![("t".into(), Type::array(Type::Real))],
+        body: vec![
+            Stmt::let_("a", Type::Real, Expr::real(1.0)),
+            Stmt::var("s", Type::Real, Some(Expr::real(0.0))),
+            Stmt::var("s2", Type::Real, Some(Expr::real(0.0))),
+            Stmt::for_(
+                "i",
+                Expr::nat(0),
+                n(),
+                vec![
+                    Stmt::for_(
+                        "j",
+                        Expr::nat(0),
+                        n(),
+                        vec![Stmt::assign("s", AssignOp::Add, Expr::var("a"))],
+                    ),
+                    Stmt::let_("a", Type::Real, Expr::real(2.0)),
+                    Stmt::for_(
+                        "k",
+                        Expr::nat(0),
+                        n(),
+                        vec![Stmt::assign("s2", AssignOp::Add, Expr::var("a"))],
+                    ),
+                ],
+            ),
+        ],
+        result: Expr::prim(
+            Prim::Add,
+            vec![
+                Expr::var("s"),
+                Expr::prim(Prim::Mul, vec![Expr::var("s2"), Expr::real(10.0)]),
+            ],
+        ),
+        measure: false,
+    };
+    verify(&p).expect("well formed");
+    let f = slic_codegen::fuse(&p);
+    assert_eq!(f, p, "{f}");
+    let t = Val::array(vec![Val::Real(0.5); 3]);
+    let (v, _) = run(&f, &[t]).expect("runs");
+    assert_eq!(v, Val::Real(9.0 + 180.0));
+}
