@@ -177,6 +177,9 @@ const BODIES: &[&str] = &[
     "summate j from 0 to K: if j < size(t) && 0 < t[j]: 1 else: 0",
     "summate j from 0 to K: if size(t) <= j || t[j] < 0: 1 else: 0",
     "summate j from 0 to K: if j < size(w) && j < size(t) && 1 <= w[j] && 0 < t[j]: t[j] else: 0",
+    // short-circuit guards protecting an unsafe coercion
+    "summate j from 0 to size(t): if 0 <= t[j] && real2prob(t[j]) < 1: 1 else: 0",
+    "summate i from 0 to K: if i < 2 || 1 <= int2nat(nat2int(i) - 2): 1 else: 0",
     // failures that must fail in both: an index out of range, an unsafe coercion
     "t[K]",
     "nat2real(int2nat(nat2int(K) - 2))",
