@@ -153,6 +153,8 @@ const BODIES: &[&str] = &[
     "a = array i of K: nat2real(i) * x\nsummate k from 0 to K: a[k] * a[k]",
     "a = array i of size(t): t[i] + 1\nb = array i of size(a): a[i] * 2\nsummate k from 0 to size(b): b[k]",
     "a = [x, 2 * x, 3]\na[1] + nat2real(size(a))",
+    // an array of pairs is a pair of arrays
+    "p = array i of K: (nat2real(i) * x, i * 2)\nsummate k from 0 to size(p): match p[k]: (a, b): a + nat2real(b)",
     // nested loops and histograms by hand
     "summate i from 0 to K: summate j from 0 to size(t): if y[j] == i: t[j] else: 0",
     "h = bucket j from 0 to size(y): r_index b = K of y[j]: r_add t[j]\nsummate k from 0 to K: h[k] * nat2real(k + 1)",
