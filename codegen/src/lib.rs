@@ -1,15 +1,19 @@
-//! Code generation for slic-cas (issue 11): the histogram transform (paper Fig. 7), the
-//! loop IR that simplified terms are lowered into, its verifier and its interpreter; later
-//! A-normal form, loop-invariant code motion, loop fusion, C and Rust kernel templates and
-//! run-time compilation.
+//! Code generation for slic-cas (issue 11): the point split and the histogram transform
+//! (paper Fig. 7), A-normal form with loop-invariant code motion and sharing, the loop IR
+//! that simplified terms are lowered into, its verifier and its interpreter, lowering and
+//! loop fusion; later C and Rust kernel templates and run-time compilation.
 //!
-//! Today: [`histogram`] (the histogram transform of Fig. 7: per-class sums that test the
+//! Today: [`split`] (the point split: per-class sums that read a proposed label at one
+//! point become sums over the other points plus the point), [`anf`] (A-normal form,
+//! LICM, common subexpressions, on core terms), [`pipeline`] (the term-level stages in
+//! order, with the ablation switches), [`histogram`] (the histogram transform of Fig. 7: per-class sums that test the
 //! class against an index become one `bucket` with `r_index`, let-bound outside the loop
 //! over classes; what `slic-cas summarize` prints), [`ir`] (programs of typed parameters, imperative statements over mutable
 //! accumulators and zero-filled arrays, pure expressions over the algebra's primitives,
 //! `prob` in log space; a printer), [`verify`] (types, scopes, arrays, no read before
-//! write; run after every pass) and [`interp`] (runs a verified program in `f64`, counting
-//! loop iterations, array reads and allocations). This is the only crate that will ever
+//! write; run after every pass), [`interp`] (runs a verified program in `f64`, counting
+//! loop iterations, array reads and allocations), [`lower`] (core terms to IR programs,
+//! each loop where the term uses it) and [`fuse`] (loops over one range in one pass). This is the only crate that will ever
 //! spawn a C compiler.
 //!
 //! ```
@@ -37,17 +41,21 @@
 //! ```
 
 pub mod anf;
+pub mod fuse;
 pub mod histogram;
 pub mod interp;
 pub mod ir;
+pub mod lower;
 pub mod pipeline;
 pub mod split;
 pub mod verify;
 
 pub use anf::{normalize, Normalized};
+pub use fuse::fuse;
 pub use histogram::{summarize, Summarized};
 pub use interp::{run, RunError, Stats, Val};
 pub use ir::{AssignOp, Expr, Lit, Program, Stmt};
+pub use lower::{lower, LowerError};
 pub use pipeline::{term_stages, PassBug, Passes, TermStages};
 pub use split::{split_points, Split};
 pub use verify::{verify, VerifyError};

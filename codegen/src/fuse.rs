@@ -1,0 +1,570 @@
+//! Loop fusion on the loop IR (issue 11, deliverable 4): loops over the same range in one
+//! block share one pass, with as many accumulators as the loops had; then, inside each
+//! loop body, repeated reads of one input array element (`t[j]` read by several
+//! accumulators) become one `let` at the top of the body.
+//!
+//! A `for` is merged into an earlier `for` of the same block with syntactically equal
+//! bounds when that cannot change what any statement sees: the later loop reads nothing
+//! the earlier loop or the statements between them write, writes nothing they read or
+//! write, and the declarations between them that it needs (its accumulator's `var`, its
+//! histogram's `alloc`, a `let`) move up before the earlier loop, which is safe because
+//! they read nothing written since. The bounds must read nothing written in between, so
+//! both loops run the same iterations. Loops and statements that draw, weight or reject
+//! are never moved: the order of a measure program's effects is left as it is.
+//!
+//! A read is hoisted only where it is evaluated on every iteration anyway (in a statement
+//! at the top of the body, outside any `if` or inner loop), of an array the body never
+//! writes, at an index the body never changes: the hoisted `let` fails exactly when the
+//! original read would have, in the same iteration. This module changes no arithmetic:
+//! every accumulator sees the same values in the same order.
+
+use crate::ir::{Expr, Program, Stmt};
+use slic_algebra::Type;
+use std::collections::{HashMap, HashSet};
+
+/// `p` with its loops fused and repeated element reads shared (see the module doc).
+pub fn fuse(p: &Program) -> Program {
+    let mut names = HashSet::new();
+    for (x, _) in &p.params {
+        names.insert(x.clone());
+    }
+    declared(&p.body, &mut names);
+    let mut types: HashMap<String, Type> = HashMap::new();
+    for (x, t) in &p.params {
+        types.insert(x.clone(), t.clone());
+    }
+    array_types(&p.body, &mut types);
+    let mut f = Fuser { names, types };
+    let mut body = p.body.clone();
+    f.block(&mut body);
+    Program {
+        params: p.params.clone(),
+        body,
+        result: p.result.clone(),
+        measure: p.measure,
+    }
+}
+
+struct Fuser {
+    /// Every name in the program, for fresh ones.
+    names: HashSet<String>,
+    /// Element types of arrays (parameters and allocations), by name.
+    types: HashMap<String, Type>,
+}
+
+/// What a statement (with everything nested in it) reads, writes and declares.
+#[derive(Default)]
+struct Effects {
+    reads: HashSet<String>,
+    writes: HashSet<String>,
+    decls: HashSet<String>,
+    /// It draws, weights or rejects.
+    measure: bool,
+}
+
+impl Effects {
+    fn of(stmts: &[Stmt]) -> Effects {
+        let mut e = Effects::default();
+        for s in stmts {
+            e.stmt(s);
+        }
+        e
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Let { name, value, .. } => {
+                reads(value, &mut self.reads);
+                self.decls.insert(name.clone());
+            }
+            Stmt::Var { name, init, .. } => {
+                if let Some(e) = init {
+                    reads(e, &mut self.reads);
+                }
+                self.decls.insert(name.clone());
+            }
+            Stmt::Assign { name, value, .. } => {
+                reads(value, &mut self.reads);
+                self.writes.insert(name.clone());
+            }
+            Stmt::Alloc { name, size, .. } => {
+                reads(size, &mut self.reads);
+                self.decls.insert(name.clone());
+            }
+            Stmt::Store {
+                array,
+                index,
+                value,
+                ..
+            } => {
+                reads(index, &mut self.reads);
+                reads(value, &mut self.reads);
+                self.writes.insert(array.clone());
+            }
+            Stmt::For { var, lo, hi, body } => {
+                reads(lo, &mut self.reads);
+                reads(hi, &mut self.reads);
+                self.decls.insert(var.clone());
+                for s in body {
+                    self.stmt(s);
+                }
+            }
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                reads(cond, &mut self.reads);
+                for s in then.iter().chain(otherwise) {
+                    self.stmt(s);
+                }
+            }
+            Stmt::Draw { name, args, .. } => {
+                for a in args {
+                    reads(a, &mut self.reads);
+                }
+                self.decls.insert(name.clone());
+                self.measure = true;
+            }
+            Stmt::Factor(w) => {
+                reads(w, &mut self.reads);
+                self.measure = true;
+            }
+            Stmt::Reject => self.measure = true,
+        }
+    }
+
+    /// Reads and writes of names declared outside (a statement's own locals removed).
+    fn free(mut self) -> Effects {
+        self.reads.retain(|x| !self.decls.contains(x));
+        self.writes.retain(|x| !self.decls.contains(x));
+        self
+    }
+}
+
+fn reads(e: &Expr, out: &mut HashSet<String>) {
+    match e {
+        Expr::Lit(_) => {}
+        Expr::Var(x) => {
+            out.insert(x.clone());
+        }
+        Expr::Prim(_, args) => args.iter().for_each(|a| reads(a, out)),
+        Expr::Index(a, i) => {
+            reads(a, out);
+            reads(i, out);
+        }
+        Expr::Convert(_, x) => reads(x, out),
+    }
+}
+
+fn declared(stmts: &[Stmt], out: &mut HashSet<String>) {
+    out.extend(Effects::of(stmts).decls);
+}
+
+fn array_types(stmts: &[Stmt], out: &mut HashMap<String, Type>) {
+    for s in stmts {
+        match s {
+            Stmt::Alloc { name, elem, .. } => {
+                out.insert(name.clone(), Type::array(elem.clone()));
+            }
+            Stmt::For { body, .. } => array_types(body, out),
+            Stmt::If {
+                then, otherwise, ..
+            } => {
+                array_types(then, out);
+                array_types(otherwise, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn disjoint(a: &HashSet<String>, b: &HashSet<String>) -> bool {
+    a.is_disjoint(b)
+}
+
+/// `e` with the variable `from` renamed `to`.
+fn rename_expr(e: &Expr, from: &str, to: &str) -> Expr {
+    match e {
+        Expr::Var(x) if x == from => Expr::Var(to.to_string()),
+        Expr::Lit(_) | Expr::Var(_) => e.clone(),
+        Expr::Prim(p, args) => {
+            Expr::Prim(*p, args.iter().map(|a| rename_expr(a, from, to)).collect())
+        }
+        Expr::Index(a, i) => Expr::index(rename_expr(a, from, to), rename_expr(i, from, to)),
+        Expr::Convert(c, x) => Expr::convert(*c, rename_expr(x, from, to)),
+    }
+}
+
+/// Every expression of `s` (and of what is nested in it) rewritten by `f`.
+fn map_exprs(s: &mut Stmt, f: &mut dyn FnMut(&Expr) -> Expr) {
+    match s {
+        Stmt::Let { value, .. } | Stmt::Assign { value, .. } => *value = f(value),
+        Stmt::Var { init, .. } => {
+            if let Some(e) = init {
+                *e = f(e);
+            }
+        }
+        Stmt::Alloc { size, .. } => *size = f(size),
+        Stmt::Store { index, value, .. } => {
+            *index = f(index);
+            *value = f(value);
+        }
+        Stmt::For { lo, hi, body, .. } => {
+            *lo = f(lo);
+            *hi = f(hi);
+            for s in body {
+                map_exprs(s, f);
+            }
+        }
+        Stmt::If {
+            cond,
+            then,
+            otherwise,
+        } => {
+            *cond = f(cond);
+            for s in then.iter_mut().chain(otherwise.iter_mut()) {
+                map_exprs(s, f);
+            }
+        }
+        Stmt::Draw { args, .. } => {
+            for a in args {
+                *a = f(a);
+            }
+        }
+        Stmt::Factor(w) => *w = f(w),
+        Stmt::Reject => {}
+    }
+}
+
+impl Fuser {
+    fn fresh(&mut self, hint: &str) -> String {
+        let mut name = hint.to_string();
+        let mut k = 0;
+        while self.names.contains(&name) {
+            k += 1;
+            name = format!("{hint}_{k}");
+        }
+        self.names.insert(name.clone());
+        name
+    }
+
+    fn block(&mut self, stmts: &mut Vec<Stmt>) {
+        // this level first, so that the bodies of merged loops are fused in turn
+        while self.fuse_once(stmts) {}
+        for s in stmts.iter_mut() {
+            match s {
+                Stmt::For { body, .. } => self.block(body),
+                Stmt::If {
+                    then, otherwise, ..
+                } => {
+                    self.block(then);
+                    self.block(otherwise);
+                }
+                _ => {}
+            }
+        }
+        for s in stmts.iter_mut() {
+            if let Stmt::For { var, body, .. } = s {
+                self.share_reads(var, body);
+            }
+        }
+    }
+
+    /// Merges one pair of loops of `stmts`, if any can be; whether it did.
+    fn fuse_once(&mut self, stmts: &mut Vec<Stmt>) -> bool {
+        for j in 0..stmts.len() {
+            for i in 0..j {
+                if let Some(plan) = plan(stmts, i, j) {
+                    apply(stmts, i, j, plan);
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Repeated reads `a[e]` in the body of `for var`, one of them unconditional, of an
+    /// array the body never writes at an index it never changes: one `let` at the top.
+    fn share_reads(&mut self, var: &str, body: &mut Vec<Stmt>) {
+        let all = Effects::of(body);
+        if all.measure {
+            return;
+        }
+        let mut count: Vec<(Expr, usize)> = Vec::new();
+        for s in body.iter() {
+            stmt_reads(s, &mut |e| {
+                if let Some(k) = count.iter().position(|(x, _)| x == e) {
+                    count[k].1 += 1;
+                } else {
+                    count.push((e.clone(), 1));
+                }
+            });
+        }
+        let mut unconditional: Vec<Expr> = Vec::new();
+        for s in body.iter() {
+            top_reads(s, &mut unconditional);
+        }
+        let mut lets = Vec::new();
+        for (e, n) in count {
+            let Expr::Index(a, i) = &e else { continue };
+            let Expr::Var(arr) = a.as_ref() else { continue };
+            let Some(elem) = self.types.get(arr).and_then(Type::array_of).cloned() else {
+                continue;
+            };
+            let mut idx = HashSet::new();
+            reads(i, &mut idx);
+            let stable = !all.writes.contains(arr)
+                && !all.decls.contains(arr)
+                && idx
+                    .iter()
+                    .all(|x| x == var || (!all.writes.contains(x) && !all.decls.contains(x)));
+            if n < 2 || !stable || elem.array_of().is_some() || !unconditional.contains(&e) {
+                continue;
+            }
+            let hint = match i.as_ref() {
+                Expr::Var(x) => format!("{arr}_{x}"),
+                _ => format!("{arr}_at"),
+            };
+            let name = self.fresh(&hint);
+            lets.push((e.clone(), name, elem));
+        }
+        if lets.is_empty() {
+            return;
+        }
+        for s in body.iter_mut() {
+            map_exprs(s, &mut |e| replace_reads(e, &lets));
+        }
+        let mut new_body: Vec<Stmt> = lets
+            .into_iter()
+            .map(|(e, name, ty)| Stmt::let_(&name, ty, e))
+            .collect();
+        new_body.append(body);
+        *body = new_body;
+    }
+}
+
+/// `e` with each element read of `lets` replaced by its name.
+fn replace_reads(e: &Expr, lets: &[(Expr, String, Type)]) -> Expr {
+    if let Some((_, name, _)) = lets.iter().find(|(x, _, _)| x == e) {
+        return Expr::Var(name.clone());
+    }
+    match e {
+        Expr::Lit(_) | Expr::Var(_) => e.clone(),
+        Expr::Prim(p, args) => {
+            Expr::Prim(*p, args.iter().map(|a| replace_reads(a, lets)).collect())
+        }
+        Expr::Index(a, i) => Expr::index(replace_reads(a, lets), replace_reads(i, lets)),
+        Expr::Convert(c, x) => Expr::convert(*c, replace_reads(x, lets)),
+    }
+}
+
+/// Every element read (`a[i]`) in `e`.
+fn index_reads(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    match e {
+        Expr::Lit(_) | Expr::Var(_) => {}
+        Expr::Prim(_, args) => args.iter().for_each(|a| index_reads(a, f)),
+        Expr::Index(a, i) => {
+            f(e);
+            index_reads(a, f);
+            index_reads(i, f);
+        }
+        Expr::Convert(_, x) => index_reads(x, f),
+    }
+}
+
+/// Every element read in `s` and what is nested in it.
+fn stmt_reads(s: &Stmt, f: &mut dyn FnMut(&Expr)) {
+    let mut s = s.clone();
+    map_exprs(&mut s, &mut |e| {
+        index_reads(e, f);
+        e.clone()
+    });
+}
+
+/// The element reads `s` evaluates whenever it runs: its own expressions, not those of
+/// the blocks nested in it.
+fn top_reads(s: &Stmt, out: &mut Vec<Expr>) {
+    let mut push = |e: &Expr| index_reads(e, &mut |x| out.push(x.clone()));
+    match s {
+        Stmt::Let { value, .. } | Stmt::Assign { value, .. } => push(value),
+        Stmt::Var { init, .. } => {
+            if let Some(e) = init {
+                push(e);
+            }
+        }
+        Stmt::Alloc { size, .. } => push(size),
+        Stmt::Store { index, value, .. } => {
+            push(index);
+            push(value);
+        }
+        Stmt::For { lo, hi, .. } => {
+            push(lo);
+            push(hi);
+        }
+        Stmt::If { cond, .. } => push(cond),
+        Stmt::Draw { args, .. } => args.iter().for_each(push),
+        Stmt::Factor(w) => push(w),
+        Stmt::Reject => {}
+    }
+}
+
+/// How to merge loop `j` into loop `i`: the statements between them that move up before
+/// loop `i` (the declarations loop `j` needs), by position.
+struct Plan {
+    up: Vec<usize>,
+}
+
+fn plan(stmts: &[Stmt], i: usize, j: usize) -> Option<Plan> {
+    let (
+        Stmt::For {
+            var: vi,
+            lo: li,
+            hi: hi_i,
+            body: bi,
+        },
+        Stmt::For {
+            var: vj,
+            lo: lj,
+            hi: hj,
+            body: bj,
+        },
+    ) = (&stmts[i], &stmts[j])
+    else {
+        return None;
+    };
+    if li != lj || hi_i != hj {
+        return None;
+    }
+    let ei = Effects::of(&stmts[i..=i]);
+    let ej = Effects::of(&stmts[j..=j]);
+    if ei.measure || ej.measure {
+        return None;
+    }
+    let (ei, ej) = (ei.free(), ej.free());
+    // one scope after the merge: no name declared in both bodies, none captured
+    let (di, dj) = (Effects::of(bi).decls, Effects::of(bj).decls);
+    if !disjoint(&di, &dj)
+        || !disjoint(&di, &ej.reads)
+        || !disjoint(&dj, &ei.reads)
+        || dj.contains(vj)
+        || (vi != vj && (ej.reads.contains(vi) || dj.contains(vi)))
+    {
+        return None;
+    }
+    // the two loops are independent
+    if !disjoint(&ei.writes, &ej.reads)
+        || !disjoint(&ei.writes, &ej.writes)
+        || !disjoint(&ej.writes, &ei.reads)
+    {
+        return None;
+    }
+    let between: Vec<Effects> = (i + 1..j).map(|k| Effects::of(&stmts[k..=k])).collect();
+    if between.iter().any(|e| e.measure) {
+        return None;
+    }
+    // the bounds see the same values at both places
+    let mut bounds = HashSet::new();
+    reads(lj, &mut bounds);
+    reads(hj, &mut bounds);
+    if !disjoint(&bounds, &ei.writes)
+        || between
+            .iter()
+            .any(|e| !disjoint(&bounds, &e.writes) || !disjoint(&bounds, &e.decls))
+    {
+        return None;
+    }
+    // the declarations loop j needs, and those they need in turn, move up
+    let mut need: HashSet<String> = ej.reads.union(&ej.writes).cloned().collect();
+    let mut up = vec![false; between.len()];
+    loop {
+        let mut grew = false;
+        for (k, e) in between.iter().enumerate() {
+            if !up[k] && !disjoint(&e.decls, &need) {
+                up[k] = true;
+                need.extend(e.reads.iter().cloned());
+                grew = true;
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    let mut stay_writes = HashSet::new();
+    let mut stay_reads = HashSet::new();
+    for (k, e) in between.iter().enumerate() {
+        if up[k] {
+            // only declarations move, only when what they read is not written since, and
+            // never over a statement that sees another variable of the same name
+            let s = &stmts[i + 1 + k];
+            if !matches!(s, Stmt::Let { .. } | Stmt::Var { .. } | Stmt::Alloc { .. })
+                || !disjoint(&e.reads, &ei.writes)
+                || !disjoint(&e.decls, &ei.reads)
+                || !disjoint(&e.decls, &ei.writes)
+                || !disjoint(&e.decls, &stay_reads)
+                || !disjoint(&e.decls, &stay_writes)
+            {
+                return None;
+            }
+        } else {
+            stay_writes.extend(e.writes.iter().cloned());
+            stay_reads.extend(e.reads.iter().cloned());
+        }
+    }
+    let moved_reads: HashSet<String> = between
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| up[*k])
+        .flat_map(|(_, e)| e.reads.iter().cloned())
+        .collect();
+    // loop j and the moved declarations pass the statements that stay: independent of them
+    if !disjoint(&stay_writes, &ej.reads)
+        || !disjoint(&stay_writes, &moved_reads)
+        || !disjoint(&ej.writes, &stay_reads)
+        || !disjoint(&ej.writes, &stay_writes)
+    {
+        return None;
+    }
+    Some(Plan {
+        up: (0..between.len())
+            .filter(|k| up[*k])
+            .map(|k| i + 1 + k)
+            .collect(),
+    })
+}
+
+/// Merges loop `j` into loop `i` by `plan`.
+fn apply(stmts: &mut Vec<Stmt>, i: usize, j: usize, plan: Plan) {
+    let later = stmts.remove(j);
+    let mut moved = Vec::new();
+    let mut stay = Vec::new();
+    let tail: Vec<Stmt> = stmts.drain(i + 1..).collect();
+    for (k, s) in tail.into_iter().enumerate() {
+        let pos = i + 1 + k;
+        if pos < j && plan.up.contains(&pos) {
+            moved.push(s);
+        } else {
+            stay.push(s);
+        }
+    }
+    let Some(mut first) = stmts.pop() else {
+        return;
+    };
+    if let (
+        Stmt::For { var: vi, body, .. },
+        Stmt::For {
+            var: vj, body: bj, ..
+        },
+    ) = (&mut first, later)
+    {
+        for mut s in bj {
+            if *vi != vj {
+                map_exprs(&mut s, &mut |e| rename_expr(e, &vj, vi));
+            }
+            body.push(s);
+        }
+    }
+    stmts.extend(moved);
+    stmts.push(first);
+    stmts.extend(stay);
+}
