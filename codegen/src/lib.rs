@@ -9,8 +9,9 @@
 //! accumulators and zero-filled arrays, pure expressions over the algebra's primitives,
 //! `prob` in log space; a printer), [`verify`] (types, scopes, arrays, no read before
 //! write; run after every pass) and [`interp`] (runs a verified program in `f64`, counting
-//! loop iterations, array reads and allocations). This is the only crate that will ever
-//! spawn a C compiler.
+//! loop iterations, array reads and allocations; a measure program by exact enumeration
+//! of its categorical draws or by sampling, over [`sampler`]'s seeded laws). This is the
+//! only crate that will ever spawn a C compiler.
 //!
 //! ```
 //! use slic_algebra::Type;
@@ -39,9 +40,12 @@
 pub mod histogram;
 pub mod interp;
 pub mod ir;
+pub mod sampler;
 pub mod verify;
 
 pub use histogram::{summarize, Summarized};
-pub use interp::{run, RunError, Stats, Val};
+pub use interp::{
+    run, run_measure, Enumerated, Mode, Outcome, RunError, Sample, Sampled, Stats, Val,
+};
 pub use ir::{AssignOp, Expr, Lit, Program, Stmt};
 pub use verify::{verify, VerifyError};
