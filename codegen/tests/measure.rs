@@ -601,6 +601,12 @@ fn sampled_laws_have_the_reference_moments() {
         (one_draw(Dist::Beta, vec![q(0.5), q(0.5)]), "beta(0.5, 0.5)"),
         (one_draw(Dist::Poisson, vec![q(3.5)]), "poisson(3.5)"),
         (one_draw(Dist::Poisson, vec![q(70.0)]), "poisson(70)"),
+        (one_draw(Dist::Poisson, vec![q(5000.0)]), "poisson(5000)"),
+        (
+            one_draw(Dist::Gamma, vec![q(0.05), q(1.0)]),
+            "gamma(0.05, 1)",
+        ),
+        (one_draw(Dist::Beta, vec![q(0.3), q(0.7)]), "beta(0.3, 0.7)"),
     ];
     for (seed, (p, src)) in cases.iter().enumerate() {
         assert_eq!(verify(p), Ok(()), "{p}");
@@ -648,6 +654,61 @@ fn sampled_weights_factors_and_rejects() {
     assert!(s
         .iter()
         .all(|x| x.value.is_none() == (x.ln_w == f64::NEG_INFINITY)));
+}
+
+/// Sampling a discrete program estimates each value's weight (the mean of `w · [x == v]`
+/// over the runs) within 5 standard errors of the exact enumeration, and the mass too.
+fn check_sampling_matches_enumeration(p: &Program, args: &[Val], n: usize, seed: u64) {
+    let e = exact(p, args);
+    let (samples, _) = sampled(p, args, n, seed);
+    let mut values: Vec<Option<&Val>> = e.weights.iter().map(|(v, _)| Some(v)).collect();
+    values.push(None); // the whole mass
+    for want in values {
+        let hits: Vec<f64> = samples
+            .iter()
+            .map(|s| match (&s.value, want) {
+                (Some(x), Some(v)) if x == v => s.ln_w.exp(),
+                (Some(_), None) => s.ln_w.exp(),
+                _ => 0.0,
+            })
+            .collect();
+        let mean = hits.iter().sum::<f64>() / n as f64;
+        let var = hits.iter().map(|h| (h - mean).powi(2)).sum::<f64>() / n as f64;
+        let se = (var / n as f64).sqrt();
+        let exact_w = match want {
+            Some(v) => e
+                .weights
+                .iter()
+                .find(|(x, _)| x == v)
+                .map_or(0.0, |(_, l)| l.exp()),
+            None => e.mass(),
+        };
+        assert!(
+            (mean - exact_w).abs() <= 5.0 * se + 1e-12,
+            "{want:?}: sampled {mean} vs exact {exact_w} (se {se})\n{p}"
+        );
+    }
+}
+
+#[test]
+fn sampling_a_discrete_program_agrees_with_its_enumeration() {
+    let pq = [
+        probs(&[0.5, 2.0, 1.0, 0.0, 3.0]),
+        probs(&[1.0, 0.2, 2.5, 1.0, 0.7]),
+    ];
+    check_sampling_matches_enumeration(&reject_and_factor_program(true, true), &pq, 20_000, 11);
+    let rows = Val::array(vec![
+        probs(&[1.0, 2.0]),
+        probs(&[0.5, 0.0, 1.5]),
+        probs(&[3.0, 1.0]),
+    ]);
+    check_sampling_matches_enumeration(&plate_program(), &[rows], 20_000, 12);
+    check_sampling_matches_enumeration(
+        &two_draws_program(),
+        &[reals(&[0.3, -1.0, 0.8]), reals(&[0.5, -0.5])],
+        20_000,
+        13,
+    );
 }
 
 #[test]
