@@ -26,9 +26,9 @@
 //! `verify::verify` is refused before it runs.
 
 use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
-use crate::sampler::{Law, Rng};
+use crate::sampler::{self, Law, Rng};
 use crate::verify::{verify, VerifyError};
-use slic_algebra::{Coercion, Prim, Type};
+use slic_algebra::{Coercion, Dist, Prim, Type};
 use std::cmp::Ordering;
 use std::fmt;
 use std::rc::Rc;
@@ -282,6 +282,34 @@ pub fn run(p: &Program, args: &[Val]) -> Result<(Val, Stats), RunError> {
 
 /// Verifies `p`, then runs it as a measure on `args` in `mode`. A program that is not a
 /// measure is the point mass at its result. Weights are in log space throughout.
+///
+/// ```
+/// use slic_algebra::{Dist, Type};
+/// use slic_codegen::{run_measure, Expr, Mode, Outcome, Program, Stmt, Val};
+///
+/// // k ~ categorical(w); return k
+/// let p = Program {
+///     params: vec![("w".into(), Type::array(Type::Prob))],
+///     body: vec![Stmt::draw("k", Type::Nat, Dist::Categorical, vec![Expr::var("w")])],
+///     result: Expr::var("k"),
+///     measure: true,
+/// };
+/// let w = Val::array(vec![Val::prob(1.0), Val::prob(0.0), Val::prob(3.0)]);
+/// let Ok(Outcome::Exact(e)) = run_measure(&p, &[w.clone()], Mode::Exact { max_paths: 10 })
+/// else {
+///     panic!("a categorical is finite")
+/// };
+/// let probs = e.probabilities();
+/// assert_eq!((probs[0].0.clone(), probs[1].0.clone()), (Val::Nat(0), Val::Nat(2)));
+/// assert!((probs[0].1 - 0.25).abs() < 1e-15 && (e.mass() - 1.0).abs() < 1e-15);
+/// assert_eq!(e.paths, 2); // the value of weight 0 is never a branch
+///
+/// let Ok(Outcome::Sampled(s)) = run_measure(&p, &[w], Mode::Sample { n: 100, seed: 1 })
+/// else {
+///     panic!("sampling needs no finiteness")
+/// };
+/// assert!(s.samples.iter().all(|x| x.value.is_some() && x.ln_w == 0.0));
+/// ```
 pub fn run_measure(p: &Program, args: &[Val], mode: Mode) -> Result<Outcome, RunError> {
     let st = start(p, args)?;
     let mut ex = Exec::default();
@@ -300,6 +328,22 @@ pub fn run_measure(p: &Program, args: &[Val], mode: Mode) -> Result<Outcome, Run
             }))
         }
     }
+}
+
+/// Can [`Mode::Exact`] run `p`: are all its draws finite? (A caller picks the mode by
+/// this; a draw never reached is no obstacle to enumeration, so it is conservative.)
+pub fn enumerable(p: &Program) -> bool {
+    fn block(body: &[Stmt]) -> bool {
+        body.iter().all(|s| match s {
+            Stmt::Draw { dist, .. } => sampler::is_finite(*dist),
+            Stmt::For { body, .. } => block(body),
+            Stmt::If {
+                then, otherwise, ..
+            } => block(then) && block(otherwise),
+            _ => true,
+        })
+    }
+    block(&p.body)
 }
 
 /// The machine's state before the first statement: `p` verified, the arguments checked
@@ -401,8 +445,13 @@ struct State<'p> {
 enum Event<'p> {
     /// The body finished: the result may be read.
     Done,
-    /// A draw: bind `name` to a value of `law` and continue.
-    Draw { name: &'p str, law: Law, at: At<'p> },
+    /// A draw: bind `name` to a value of `law` (from `dist`) and continue.
+    Draw {
+        name: &'p str,
+        dist: Dist,
+        law: Law,
+        at: At<'p>,
+    },
     /// The run's weight is 0 (a `reject`, a `factor` of 0): it adds nothing.
     Zero,
 }
@@ -505,14 +554,15 @@ impl Exec {
                     leaves.push((v, st.ln_w));
                 }
                 Event::Zero => {}
-                Event::Draw { name, law, at } => {
+                Event::Draw {
+                    name,
+                    dist,
+                    law,
+                    at,
+                } => {
                     let Law::Categorical { ln_p } = law else {
-                        let dist = match at {
-                            At::Stmt(Stmt::Draw { dist, .. }) => dist.name(),
-                            _ => "a distribution",
-                        };
                         return Err(RunError::NotFinite {
-                            dist,
+                            dist: dist.name(),
                             at: at.text(),
                         });
                     };
@@ -589,7 +639,7 @@ impl Exec {
                     });
                 }
                 Event::Zero => return Ok(zero),
-                Event::Draw { name, law, at } => match law.sample(rng) {
+                Event::Draw { name, law, at, .. } => match law.sample(rng) {
                     Ok(Some(v)) => st.env.push((name, Slot::Val(v))),
                     Ok(None) => return Ok(zero),
                     Err(what) => {
@@ -746,7 +796,12 @@ impl Exec {
                     what,
                     at: at.text(),
                 })?;
-                return Ok(Some(Event::Draw { name, law, at }));
+                return Ok(Some(Event::Draw {
+                    name,
+                    dist: *dist,
+                    law,
+                    at,
+                }));
             }
             Stmt::Factor(w) => match self.expr(st, w, at)? {
                 Val::Prob(l) => {

@@ -45,7 +45,7 @@ pub mod verify;
 
 pub use histogram::{summarize, Summarized};
 pub use interp::{
-    run, run_measure, Enumerated, Mode, Outcome, RunError, Sample, Sampled, Stats, Val,
+    enumerable, run, run_measure, Enumerated, Mode, Outcome, RunError, Sample, Sampled, Stats, Val,
 };
 pub use ir::{AssignOp, Expr, Lit, Program, Stmt};
 pub use verify::{verify, VerifyError};

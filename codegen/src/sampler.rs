@@ -216,6 +216,12 @@ pub enum Law {
     },
 }
 
+/// Does `dist` have finitely many values, so that exact inference can enumerate its
+/// draws? Only `categorical` does (poisson's support is unbounded).
+pub fn is_finite(dist: Dist) -> bool {
+    dist == Dist::Categorical
+}
+
 /// A `prob` argument's linear value, positive and finite.
 fn positive(dist: Dist, what: &str, l: f64) -> Result<f64, String> {
     let x = libm::exp(l);
@@ -304,11 +310,6 @@ impl Law {
             }
             _ => return Err(wrong()),
         })
-    }
-
-    /// Is the law finite, so that exact inference can enumerate it?
-    pub fn is_finite(&self) -> bool {
-        matches!(self, Law::Categorical { .. })
     }
 
     /// One draw, or `None` for the zero measure (a categorical of all-zero weights);

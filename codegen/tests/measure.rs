@@ -16,8 +16,8 @@
 use proptest::prelude::*;
 use slic_algebra::{Coercion, Dist, Prim, Store, Type};
 use slic_codegen::{
-    run, run_measure, verify, AssignOp, Enumerated, Expr, Mode, Outcome, Program, RunError, Sample,
-    Stats, Stmt, Val, VerifyError,
+    enumerable, run, run_measure, verify, AssignOp, Enumerated, Expr, Mode, Outcome, Program,
+    RunError, Sample, Stats, Stmt, Val, VerifyError,
 };
 use slic_semantics::Value;
 
@@ -476,6 +476,8 @@ fn exact_enumeration_refuses_what_it_cannot_enumerate() {
         )],
         v("x"),
     );
+    assert!(!enumerable(&p));
+    assert!(enumerable(&plate_program()) && enumerable(&draw_in_if_program()));
     match run_measure(&p, &[], Mode::Exact { max_paths: 10 }) {
         Err(e @ RunError::NotFinite { dist: "normal", .. }) => {
             assert!(e.to_string().contains("draw x: real ~ normal"), "{e}")
