@@ -192,7 +192,7 @@ impl std::error::Error for RunError {}
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     /// Enumerate every path (all draws must be `categorical`), following at most
-    /// `max_paths` of them.
+    /// `max_paths` of them (a program without draws follows one, whatever the budget).
     Exact { max_paths: u64 },
     /// `n` independent runs over the generator seeded with `seed`.
     Sample { n: usize, seed: u64 },
@@ -818,24 +818,22 @@ impl Exec {
     }
 
     /// A draw's argument: a scalar, or a whole array (categorical's weights), each of
-    /// whose elements is a read.
+    /// whose elements is a read. The verifier decided which by the parameter's type; here
+    /// the value says it (an element of an array of arrays is itself an array).
     fn draw_arg(&mut self, st: &State<'_>, a: &Expr, at: At<'_>) -> Result<Val, RunError> {
-        let whole_array = match a {
-            Expr::Var(x) => matches!(
-                lookup(&st.env, x),
-                Some(Slot::Buf(_) | Slot::Val(Val::Array(_)))
-            ),
-            Expr::Index(..) => true,
-            _ => false,
+        let items: Rc<[Val]> = match a {
+            Expr::Var(x) => match lookup(&st.env, x) {
+                Some(Slot::Val(Val::Array(items))) => Rc::clone(items),
+                Some(Slot::Buf(b)) => b.as_slice().into(),
+                _ => return self.expr(st, a, at),
+            },
+            _ => match self.expr(st, a, at)? {
+                Val::Array(items) => items,
+                scalar => return Ok(scalar),
+            },
         };
-        if !whole_array {
-            return self.expr(st, a, at);
-        }
-        let items = self.with_array(st, a, at, |items| Ok(Val::Array(items.into())))?;
-        if let Val::Array(items) = &items {
-            self.stats.array_reads += items.len() as u64;
-        }
-        Ok(items)
+        self.stats.array_reads += items.len() as u64;
+        Ok(Val::Array(items))
     }
 
     fn expr(&mut self, st: &State<'_>, e: &Expr, at: At<'_>) -> Result<Val, RunError> {

@@ -713,6 +713,74 @@ fn sampling_a_discrete_program_agrees_with_its_enumeration() {
     );
 }
 
+/// A plate of normals whose means are read from an array, `x_i ~ normal(mu[i], sd)`,
+/// summed: `normal(Σ mu, sd · √n)`. A scalar argument read from an array is one read.
+#[test]
+fn a_plate_of_normals_with_means_from_an_array() {
+    let p = measure(
+        vec![("mu", arr(Type::Real))],
+        vec![
+            Stmt::var("s", Type::Real, Some(Expr::real(0.0))),
+            each(
+                "i",
+                size("mu"),
+                vec![
+                    draw(
+                        "x",
+                        Dist::Normal,
+                        vec![ix(v("mu"), v("i")), Expr::prob(0.5)],
+                    ),
+                    Stmt::assign("s", AssignOp::Add, v("x")),
+                ],
+            ),
+        ],
+        v("s"),
+    );
+    let mu = [1.0, -2.0, 0.5, 4.0];
+    let n = 20_000;
+    let (samples, stats) = sampled(&p, &[reals(&mu)], n, 21);
+    assert_eq!(stats.iterations, (n * mu.len()) as u64);
+    assert_eq!(stats.array_reads, (n * mu.len()) as u64);
+    let xs: Vec<f64> = samples
+        .iter()
+        .map(|s| s.value.as_ref().and_then(Val::to_f64).unwrap_or(f64::NAN))
+        .collect();
+    let mean = xs.iter().sum::<f64>() / n as f64;
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64;
+    let (want_mean, want_var) = (mu.iter().sum::<f64>(), 0.25 * mu.len() as f64);
+    let se_mean = (want_var / n as f64).sqrt();
+    // a normal's fourth central moment is 3σ⁴
+    let se_var = (2.0 * want_var * want_var / n as f64).sqrt();
+    assert!(
+        (mean - want_mean).abs() <= 5.0 * se_mean,
+        "{mean} vs {want_mean}"
+    );
+    assert!(
+        (var - want_var).abs() <= 5.0 * se_var,
+        "{var} vs {want_var}"
+    );
+}
+
+/// A program without draws, run as a measure, is the point mass at `run`'s value, with
+/// `run`'s counts: the two entry points share one machine.
+#[test]
+fn a_program_without_draws_is_a_point_mass() {
+    let mut p = gibbs_program();
+    p.body.pop();
+    p.result = ix(v("p"), Expr::nat(1));
+    let args = [
+        nats(&[0, 1, 1, 2]),
+        reals(&[0.5, -1.0, 2.0, 0.25]),
+        Val::Nat(3),
+    ];
+    let e = exact(&p, &args);
+    p.measure = false;
+    let (val, stats) = run(&p, &args).expect("runs");
+    assert_eq!(e.weights, vec![(val, 0.0)]);
+    assert_eq!((e.paths, e.stats), (1, stats));
+    assert_eq!(stats.iterations, 4 + 3);
+}
+
 #[test]
 fn a_seed_gives_the_same_samples() {
     let p = one_draw(Dist::Gamma, vec![Expr::prob(0.3), Expr::prob(1.0)]);
