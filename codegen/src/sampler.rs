@@ -326,7 +326,15 @@ impl Law {
                 // X / (X + Y) of independent Gamma(a, 1), Gamma(b, 1), in logs
                 let x = rng.ln_gamma(*a).ok_or_else(stuck)?;
                 let y = rng.ln_gamma(*b).ok_or_else(stuck)?;
-                Val::Prob(x - log_add(x, y))
+                let xy = log_add(x, y);
+                if xy == f64::NEG_INFINITY {
+                    // both underflowed (parameters near 1e-300): the law is then all but
+                    // a coin on {0, 1}, heads with probability a / (a + b)
+                    let heads = rng.uniform() * (a + b) < *a;
+                    Val::Prob(if heads { 0.0 } else { f64::NEG_INFINITY })
+                } else {
+                    Val::Prob(x - xy)
+                }
             }
             Law::Poisson { rate } => Val::Nat(rng.poisson(*rate)),
             Law::Categorical { ln_p } => match rng.categorical(ln_p) {

@@ -782,6 +782,21 @@ fn a_program_without_draws_is_a_point_mass() {
 }
 
 #[test]
+fn beta_of_vanishing_parameters_is_a_coin_not_a_nan() {
+    // beta(a, b) as a, b -> 0 tends to a coin on {0, 1} with P(1) = a / (a + b)
+    let p = one_draw(Dist::Beta, vec![Expr::prob(1e-310), Expr::prob(3e-310)]);
+    let (s, _) = sampled(&p, &[], 4000, 3);
+    let xs: Vec<f64> = s
+        .iter()
+        .map(|x| x.value.as_ref().and_then(Val::to_f64).unwrap_or(f64::NAN))
+        .collect();
+    assert!(xs.iter().all(|x| *x < 1e-300 || *x > 1.0 - 1e-12), "{xs:?}");
+    let ones = xs.iter().filter(|x| **x > 0.5).count();
+    // 1000 expected, standard deviation √(4000 · 1/4 · 3/4) ≈ 27
+    assert!((ones as f64 - 1000.0).abs() < 5.0 * 27.4, "{ones}");
+}
+
+#[test]
 fn a_seed_gives_the_same_samples() {
     let p = one_draw(Dist::Gamma, vec![Expr::prob(0.3), Expr::prob(1.0)]);
     assert_eq!(sampled(&p, &[], 50, 9).0, sampled(&p, &[], 50, 9).0);
