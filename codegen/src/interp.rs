@@ -4,20 +4,36 @@
 //! ([`Stats`]: loop iterations summed over all loops, array element reads, allocations),
 //! which is how the passes' asymptotic win is measured before any kernel is compiled.
 //!
+//! [`run`] evaluates a program that is not a measure; [`run_measure`] runs a measure
+//! program in one of two [`Mode`]s. `Exact` enumerates: at each `categorical` draw the
+//! run forks, one branch per value of non-zero probability, each carrying its log weight,
+//! and the branches' results are merged by value into the exact distribution (any other
+//! draw is an error naming it, so a caller can fall back to sampling). `Sample` makes `n`
+//! independent runs, drawing from `sampler.rs`'s laws over its seeded generator.
+//!
+//! The machine is small-step so that a fork is a copy of its state, never a re-run of
+//! the statements before the draw: the state is the environment (arrays behind `Rc`,
+//! copied on the first store after a fork), an explicit stack of the blocks being
+//! executed with their positions and loop counters, and the run's log weight. The
+//! counters live outside the state, so the work of every branch is counted once.
+//!
 //! It is an oracle for lowered programs, checked itself against direct Rust computations
-//! (tests) and later against the reference interpreter: it must not share code with
+//! (tests) and against the reference interpreter: it must not share code with
 //! `slic-semantics` (a dev-dependency only), and its primitives are written here, on log
 //! space where the type is `prob`. Run-time failures (an index out of bounds, an unsafe
-//! coercion of a negative number, integer overflow) are [`RunError`]s, never panics; a
-//! program that fails `verify::verify` is refused before it runs.
+//! coercion of a negative number, integer overflow, a parameter out of its
+//! distribution's range) are [`RunError`]s, never panics; a program that fails
+//! `verify::verify` is refused before it runs.
 
 use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
+use crate::sampler::{self, Law, Rng};
 use crate::verify::{verify, VerifyError};
-use slic_algebra::{Coercion, Prim};
+use slic_algebra::{Coercion, Dist, Prim, Type};
+use std::cmp::Ordering;
 use std::fmt;
 use std::rc::Rc;
 
-/// A run-time value. `Prob` holds `ln p`. Parameter arrays are shared, immutable.
+/// A run-time value. `Prob` holds `ln p`. Arrays are shared, immutable.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Val {
     Nat(u64),
@@ -50,15 +66,52 @@ impl Val {
             Val::Bool(_) | Val::Array(_) => None,
         }
     }
+
+    /// The natural order of values, total: numbers by value (probs by their logarithms,
+    /// `-0.0` equal to `0.0`, NaNs after everything), `false < true`, arrays
+    /// lexicographically; values of different kinds (never two results of one program)
+    /// by kind. Exact distributions list their values in this order.
+    pub fn total_cmp(&self, other: &Val) -> Ordering {
+        fn rank(v: &Val) -> u8 {
+            match v {
+                Val::Nat(_) => 0,
+                Val::Int(_) => 1,
+                Val::Real(_) => 2,
+                Val::Prob(_) => 3,
+                Val::Bool(_) => 4,
+                Val::Array(_) => 5,
+            }
+        }
+        // `+ 0.0` turns `-0.0` into `0.0`, so the two compare equal
+        let float = |x: f64, y: f64| (x + 0.0).total_cmp(&(y + 0.0));
+        match (self, other) {
+            (Val::Nat(x), Val::Nat(y)) => x.cmp(y),
+            (Val::Int(x), Val::Int(y)) => x.cmp(y),
+            (Val::Real(x), Val::Real(y)) | (Val::Prob(x), Val::Prob(y)) => float(*x, *y),
+            (Val::Bool(x), Val::Bool(y)) => x.cmp(y),
+            (Val::Array(xs), Val::Array(ys)) => {
+                for (x, y) in xs.iter().zip(ys.iter()) {
+                    let o = x.total_cmp(y);
+                    if o != Ordering::Equal {
+                        return o;
+                    }
+                }
+                xs.len().cmp(&ys.len())
+            }
+            _ => rank(self).cmp(&rank(other)),
+        }
+    }
 }
 
 /// The work a run did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
-    /// Loop bodies entered, summed over all loops.
+    /// Loop bodies entered, summed over all loops (and over all branches and runs of a
+    /// measure program).
     pub iterations: u64,
     /// Array elements read by expressions (an element of an array of arrays counts once
     /// per `[ ]`; `size` reads none, and the update `a[i] += e` is a write, not a read).
+    /// A `categorical` draw reads each of its weights once.
     pub array_reads: u64,
     /// `alloc` statements executed.
     pub allocations: u64,
@@ -83,6 +136,16 @@ pub enum RunError {
     /// An arithmetic failure: overflow, a negative `int2nat`/`real2prob`, a loop bound or
     /// size out of range, `choose` of a huge argument.
     Arith { what: String, at: String },
+    /// [`run`] was given a measure program, which only [`run_measure`] runs.
+    IsAMeasure,
+    /// Exact enumeration met a draw that is not finite (only `categorical` is): sample
+    /// the program instead.
+    NotFinite { dist: &'static str, at: String },
+    /// Exact enumeration would follow more than `max_paths` paths.
+    TooManyPaths { max_paths: u64, at: String },
+    /// A draw's parameter outside its distribution's range (a standard deviation of 0,
+    /// unordered uniform bounds, an infinite weight, ...), or a sampler that gave up.
+    BadDraw { what: String, at: String },
 }
 
 impl fmt::Display for RunError {
@@ -107,14 +170,185 @@ impl fmt::Display for RunError {
                 )
             }
             RunError::Arith { what, at } => write!(f, "{what}, in `{at}`"),
+            RunError::IsAMeasure => {
+                write!(f, "the program is a measure: run it with `run_measure`")
+            }
+            RunError::NotFinite { dist, at } => write!(
+                f,
+                "`{at}` draws from {dist}, which exact enumeration cannot: sample instead"
+            ),
+            RunError::TooManyPaths { max_paths, at } => write!(
+                f,
+                "exact enumeration needs more than {max_paths} paths, at `{at}`"
+            ),
+            RunError::BadDraw { what, at } => write!(f, "{what}, in `{at}`"),
         }
     }
 }
 
 impl std::error::Error for RunError {}
 
-/// Verifies `p`, then runs it on `args` (one per parameter, in order).
+/// How [`run_measure`] runs a measure program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Enumerate every path (all draws must be `categorical`), following at most
+    /// `max_paths` of them (a program without draws follows one, whatever the budget).
+    Exact { max_paths: u64 },
+    /// `n` independent runs over the generator seeded with `seed`.
+    Sample { n: usize, seed: u64 },
+}
+
+/// What [`run_measure`] found.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    Exact(Enumerated),
+    Sampled(Sampled),
+}
+
+impl Outcome {
+    /// The work done, summed over every branch or run.
+    pub fn stats(&self) -> Stats {
+        match self {
+            Outcome::Exact(e) => e.stats,
+            Outcome::Sampled(s) => s.stats,
+        }
+    }
+}
+
+/// The exact distribution of a finite measure program.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Enumerated {
+    /// `ln` of the total mass.
+    pub ln_mass: f64,
+    /// Each result value of non-zero weight with `ln` of its weight (the measure of the
+    /// value, not normalised), one entry per distinct value, in [`Val::total_cmp`] order.
+    pub weights: Vec<(Val, f64)>,
+    /// Paths followed: 1, plus `b - 1` for each fork into `b` branches.
+    pub paths: u64,
+    pub stats: Stats,
+}
+
+impl Enumerated {
+    /// The total mass.
+    pub fn mass(&self) -> f64 {
+        self.ln_mass.exp()
+    }
+
+    /// Each value's probability, the weights divided by the mass; empty for the zero
+    /// measure (which has no distribution to normalise).
+    pub fn probabilities(&self) -> Vec<(Val, f64)> {
+        if self.ln_mass == f64::NEG_INFINITY {
+            return Vec::new();
+        }
+        self.weights
+            .iter()
+            .map(|(v, l)| (v.clone(), (l - self.ln_mass).exp()))
+            .collect()
+    }
+}
+
+/// The runs of a sampled measure program.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sampled {
+    pub samples: Vec<Sample>,
+    pub stats: Stats,
+}
+
+/// One run: its result, `None` when the run has weight 0 (a `reject`, a `factor` of 0, a
+/// categorical of all-zero weights), and its log weight.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample {
+    pub value: Option<Val>,
+    pub ln_w: f64,
+}
+
+/// Verifies `p`, a program that is not a measure, then runs it on `args` (one per
+/// parameter, in order).
 pub fn run(p: &Program, args: &[Val]) -> Result<(Val, Stats), RunError> {
+    if p.measure {
+        return Err(RunError::IsAMeasure);
+    }
+    let mut st = start(p, args)?;
+    let mut ex = Exec::default();
+    match ex.advance(&mut st)? {
+        Event::Done => {}
+        // the verifier admits no measure statement outside a measure program
+        Event::Draw { at, .. } => return Err(arith("a draw outside a measure program", at)),
+        Event::Zero => return Err(RunError::IsAMeasure),
+    }
+    let v = ex.result(&st, p)?;
+    Ok((v, ex.stats))
+}
+
+/// Verifies `p`, then runs it as a measure on `args` in `mode`. A program that is not a
+/// measure is the point mass at its result. Weights are in log space throughout.
+///
+/// ```
+/// use slic_algebra::{Dist, Type};
+/// use slic_codegen::{run_measure, Expr, Mode, Outcome, Program, Stmt, Val};
+///
+/// // k ~ categorical(w); return k
+/// let p = Program {
+///     params: vec![("w".into(), Type::array(Type::Prob))],
+///     body: vec![Stmt::draw("k", Type::Nat, Dist::Categorical, vec![Expr::var("w")])],
+///     result: Expr::var("k"),
+///     measure: true,
+/// };
+/// let w = Val::array(vec![Val::prob(1.0), Val::prob(0.0), Val::prob(3.0)]);
+/// let Ok(Outcome::Exact(e)) = run_measure(&p, &[w.clone()], Mode::Exact { max_paths: 10 })
+/// else {
+///     panic!("a categorical is finite")
+/// };
+/// let probs = e.probabilities();
+/// assert_eq!((probs[0].0.clone(), probs[1].0.clone()), (Val::Nat(0), Val::Nat(2)));
+/// assert!((probs[0].1 - 0.25).abs() < 1e-15 && (e.mass() - 1.0).abs() < 1e-15);
+/// assert_eq!(e.paths, 2); // the value of weight 0 is never a branch
+///
+/// let Ok(Outcome::Sampled(s)) = run_measure(&p, &[w], Mode::Sample { n: 100, seed: 1 })
+/// else {
+///     panic!("sampling needs no finiteness")
+/// };
+/// assert!(s.samples.iter().all(|x| x.value.is_some() && x.ln_w == 0.0));
+/// ```
+pub fn run_measure(p: &Program, args: &[Val], mode: Mode) -> Result<Outcome, RunError> {
+    let st = start(p, args)?;
+    let mut ex = Exec::default();
+    match mode {
+        Mode::Exact { max_paths } => ex.enumerate(p, st, max_paths).map(Outcome::Exact),
+        Mode::Sample { n, seed } => {
+            let mut rng = Rng::seed_from_u64(seed);
+            // `n` comes from the user: grow as runs finish rather than reserve it up front
+            let mut samples = Vec::new();
+            for _ in 0..n {
+                samples.push(ex.sample_once(p, st.clone(), &mut rng)?);
+            }
+            Ok(Outcome::Sampled(Sampled {
+                samples,
+                stats: ex.stats,
+            }))
+        }
+    }
+}
+
+/// Can [`Mode::Exact`] run `p`: are all its draws finite? (A caller picks the mode by
+/// this; a draw never reached is no obstacle to enumeration, so it is conservative.)
+pub fn enumerable(p: &Program) -> bool {
+    fn block(body: &[Stmt]) -> bool {
+        body.iter().all(|s| match s {
+            Stmt::Draw { dist, .. } => sampler::is_finite(*dist),
+            Stmt::For { body, .. } => block(body),
+            Stmt::If {
+                then, otherwise, ..
+            } => block(then) && block(otherwise),
+            _ => true,
+        })
+    }
+    block(&p.body)
+}
+
+/// The machine's state before the first statement: `p` verified, the arguments checked
+/// and bound.
+fn start<'p>(p: &'p Program, args: &[Val]) -> Result<State<'p>, RunError> {
     verify(p).map_err(RunError::Verify)?;
     if args.len() != p.params.len() {
         return Err(RunError::ArgCount {
@@ -122,10 +356,7 @@ pub fn run(p: &Program, args: &[Val]) -> Result<(Val, Stats), RunError> {
             found: args.len(),
         });
     }
-    let mut m = Machine {
-        env: Vec::new(),
-        stats: Stats::default(),
-    };
+    let mut env = Vec::with_capacity(p.params.len() + 8);
     for ((name, ty), v) in p.params.iter().zip(args) {
         if !has_type(v, ty) {
             return Err(RunError::ArgType {
@@ -133,19 +364,21 @@ pub fn run(p: &Program, args: &[Val]) -> Result<(Val, Stats), RunError> {
                 expected: ty.to_string(),
             });
         }
-        m.env.push((name.clone(), Slot::Val(v.clone())));
+        env.push((name.as_str(), Slot::Val(v.clone())));
     }
-    // not `block`: the body's bindings stay in scope for the result
-    for s in &p.body {
-        m.stmt(s)?;
-    }
-    let at = format!("return {}", p.result);
-    let v = m.expr(&p.result, &at)?;
-    Ok((v, m.stats))
+    Ok(State {
+        stack: vec![Frame {
+            body: &p.body,
+            pos: 0,
+            mark: env.len(),
+            lp: None,
+        }],
+        env,
+        ln_w: 0.0,
+    })
 }
 
-fn has_type(v: &Val, t: &slic_algebra::Type) -> bool {
-    use slic_algebra::Type;
+fn has_type(v: &Val, t: &Type) -> bool {
     match (v, t) {
         (Val::Nat(_), Type::Nat)
         | (Val::Int(_), Type::Int)
@@ -157,36 +390,119 @@ fn has_type(v: &Val, t: &slic_algebra::Type) -> bool {
     }
 }
 
-/// What a name holds: an immutable value (parameters, lets, loop indices), an
-/// accumulator, or an allocated array.
+/// What a name holds: an immutable value (parameters, lets, draws, loop indices), an
+/// accumulator, or an allocated array (shared between the branches of a fork until one
+/// of them stores into it).
+#[derive(Clone, Debug)]
 enum Slot {
     Val(Val),
-    Buf(Vec<Val>),
+    Buf(Rc<Vec<Val>>),
 }
 
-struct Machine {
-    /// Innermost binding last; blocks truncate it back on exit, so shadowing works.
-    env: Vec<(String, Slot)>,
+/// A block being executed: the next statement, the environment's length when the block
+/// (or the loop's current iteration) began, and for a loop body its counter.
+#[derive(Clone, Debug)]
+struct Frame<'p> {
+    body: &'p [Stmt],
+    pos: usize,
+    mark: usize,
+    lp: Option<LoopPos<'p>>,
+}
+
+#[derive(Clone, Debug)]
+struct LoopPos<'p> {
+    var: &'p str,
+    /// The next iteration's index and the exclusive bound.
+    next: i128,
+    hi: i128,
+    /// Is the index a nat (else an int)?
+    nat: bool,
+}
+
+impl LoopPos<'_> {
+    fn index(&self, k: i128) -> Val {
+        // the bounds fit their type, so every index between them does too
+        if self.nat {
+            Val::Nat(k as u64)
+        } else {
+            Val::Int(k as i64)
+        }
+    }
+}
+
+/// One run's state, everything a fork copies. Names borrow the program's text.
+#[derive(Clone, Debug)]
+struct State<'p> {
+    /// Innermost binding last; a block's end truncates it back, so shadowing works.
+    env: Vec<(&'p str, Slot)>,
+    /// The blocks being executed, innermost last; the program's body at the bottom.
+    stack: Vec<Frame<'p>>,
+    /// `ln` of the run's weight.
+    ln_w: f64,
+}
+
+/// Where a run stopped.
+enum Event<'p> {
+    /// The body finished: the result may be read.
+    Done,
+    /// A draw: bind `name` to a value of `law` (from `dist`) and continue.
+    Draw {
+        name: &'p str,
+        dist: Dist,
+        law: Law,
+        at: At<'p>,
+    },
+    /// The run's weight is 0 (a `reject`, a `factor` of 0): it adds nothing.
+    Zero,
+}
+
+/// The place an error names: a statement or the result. Its text is made only when an
+/// error is, so a run formats nothing.
+#[derive(Clone, Copy, Debug)]
+enum At<'p> {
+    Stmt(&'p Stmt),
+    Return(&'p Expr),
+}
+
+impl At<'_> {
+    fn text(self) -> String {
+        match self {
+            At::Stmt(s) => s.head(),
+            At::Return(e) => format!("return {e}"),
+        }
+    }
+}
+
+/// The executor: the counters every state's work is added to.
+#[derive(Default)]
+struct Exec {
     stats: Stats,
 }
 
-fn arith(what: impl Into<String>, at: &str) -> RunError {
+fn arith(what: impl Into<String>, at: At<'_>) -> RunError {
     RunError::Arith {
         what: what.into(),
-        at: at.into(),
+        at: at.text(),
     }
 }
 
 /// `ln(e^a + e^b)` without overflow; `-∞` is the zero of probs.
-fn log_add(a: f64, b: f64) -> f64 {
+pub(crate) fn log_add(a: f64, b: f64) -> f64 {
     let m = a.max(b);
-    if m == f64::NEG_INFINITY {
-        return m;
-    }
-    if m == f64::INFINITY {
+    if m.is_infinite() {
         return m;
     }
     m + ((a - m).exp() + (b - m).exp()).ln()
+}
+
+/// `ln Σ e^(l_i)`, scaled by the largest term so that nothing overflows; `-∞` when empty.
+pub(crate) fn log_sum_exp(ls: &[f64]) -> f64 {
+    let m = ls.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if m.is_infinite() {
+        return m;
+    }
+    let s: f64 = ls.iter().map(|l| (l - m).exp()).sum();
+    m + s.ln()
 }
 
 /// `ln(e^a · e^b)`, with measure theory's `0 · ∞ = 0`.
@@ -199,8 +515,7 @@ fn log_mul(a: f64, b: f64) -> f64 {
 }
 
 /// The zero of a scalar type: what `alloc` fills arrays with.
-fn zero(t: &slic_algebra::Type) -> Val {
-    use slic_algebra::Type;
+fn zero(t: &Type) -> Val {
     match t {
         Type::Nat => Val::Nat(0),
         Type::Int => Val::Int(0),
@@ -210,73 +525,205 @@ fn zero(t: &slic_algebra::Type) -> Val {
     }
 }
 
-impl Machine {
-    fn lookup(&self, name: &str) -> Option<&Slot> {
-        self.env
-            .iter()
-            .rev()
-            .find(|(n, _)| n == name)
-            .map(|(_, s)| s)
-    }
+fn lookup<'a>(env: &'a [(&str, Slot)], name: &str) -> Option<&'a Slot> {
+    env.iter().rev().find(|(n, _)| *n == name).map(|(_, s)| s)
+}
 
-    fn lookup_mut(&mut self, name: &str) -> Option<&mut Slot> {
-        self.env
-            .iter_mut()
-            .rev()
-            .find(|(n, _)| n == name)
-            .map(|(_, s)| s)
-    }
+fn lookup_mut<'a>(env: &'a mut [(&str, Slot)], name: &str) -> Option<&'a mut Slot> {
+    env.iter_mut()
+        .rev()
+        .find(|(n, _)| *n == name)
+        .map(|(_, s)| s)
+}
 
-    fn block(&mut self, body: &[Stmt]) -> Result<(), RunError> {
-        let mark = self.env.len();
-        for s in body {
-            self.stmt(s)?;
-        }
-        self.env.truncate(mark);
-        Ok(())
-    }
-
-    fn stmt(&mut self, s: &Stmt) -> Result<(), RunError> {
-        match s {
-            // TODO(issue 11): measure programs are run by the measure interpreter
-            Stmt::Draw { .. } | Stmt::Factor(_) | Stmt::Reject => {
-                return Err(arith("a measure statement".to_string(), &s.head()));
+impl Exec {
+    /// Every path of a measure program, forked at its categorical draws, merged by value.
+    fn enumerate<'p>(
+        &mut self,
+        p: &'p Program,
+        st: State<'p>,
+        max_paths: u64,
+    ) -> Result<Enumerated, RunError> {
+        let mut work = vec![st];
+        let mut paths: u64 = 1;
+        let mut leaves: Vec<(Val, f64)> = Vec::new();
+        while let Some(mut st) = work.pop() {
+            match self.advance(&mut st)? {
+                Event::Done => {
+                    let v = self.result(&st, p)?;
+                    leaves.push((v, st.ln_w));
+                }
+                Event::Zero => {}
+                Event::Draw {
+                    name,
+                    dist,
+                    law,
+                    at,
+                } => {
+                    let Law::Categorical { ln_p } = law else {
+                        return Err(RunError::NotFinite {
+                            dist: dist.name(),
+                            at: at.text(),
+                        });
+                    };
+                    let live: Vec<(usize, f64)> = ln_p
+                        .iter()
+                        .copied()
+                        .enumerate()
+                        .filter(|(_, l)| *l > f64::NEG_INFINITY)
+                        .collect();
+                    // all-zero weights: the zero measure, this path ends with nothing
+                    let Some(((last_k, last_l), rest)) = live.split_last() else {
+                        continue;
+                    };
+                    paths = paths.saturating_add(rest.len() as u64);
+                    if paths > max_paths {
+                        return Err(RunError::TooManyPaths {
+                            max_paths,
+                            at: at.text(),
+                        });
+                    }
+                    // each branch is a copy of the state at the draw: nothing before it
+                    // runs again
+                    for &(k, l) in rest {
+                        let mut b = st.clone();
+                        b.env.push((name, Slot::Val(Val::Nat(k as u64))));
+                        b.ln_w = log_mul(b.ln_w, l);
+                        work.push(b);
+                    }
+                    st.env.push((name, Slot::Val(Val::Nat(*last_k as u64))));
+                    st.ln_w = log_mul(st.ln_w, *last_l);
+                    work.push(st);
+                }
             }
+        }
+        leaves.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut weights: Vec<(Val, f64)> = Vec::new();
+        let mut k = 0;
+        while k < leaves.len() {
+            let mut j = k;
+            while j < leaves.len() && leaves[j].0.total_cmp(&leaves[k].0) == Ordering::Equal {
+                j += 1;
+            }
+            let ls: Vec<f64> = leaves[k..j].iter().map(|(_, l)| *l).collect();
+            weights.push((leaves[k].0.clone(), log_sum_exp(&ls)));
+            k = j;
+        }
+        let all: Vec<f64> = weights.iter().map(|(_, l)| *l).collect();
+        Ok(Enumerated {
+            ln_mass: log_sum_exp(&all),
+            weights,
+            paths,
+            stats: self.stats,
+        })
+    }
+
+    /// One independent run of a measure program, drawing from `rng`.
+    fn sample_once<'p>(
+        &mut self,
+        p: &'p Program,
+        mut st: State<'p>,
+        rng: &mut Rng,
+    ) -> Result<Sample, RunError> {
+        let zero = Sample {
+            value: None,
+            ln_w: f64::NEG_INFINITY,
+        };
+        loop {
+            match self.advance(&mut st)? {
+                Event::Done => {
+                    let v = self.result(&st, p)?;
+                    return Ok(Sample {
+                        value: Some(v),
+                        ln_w: st.ln_w,
+                    });
+                }
+                Event::Zero => return Ok(zero),
+                Event::Draw { name, law, at, .. } => match law.sample(rng) {
+                    Ok(Some(v)) => st.env.push((name, Slot::Val(v))),
+                    Ok(None) => return Ok(zero),
+                    Err(what) => {
+                        return Err(RunError::BadDraw {
+                            what,
+                            at: at.text(),
+                        })
+                    }
+                },
+            }
+        }
+    }
+
+    /// The result expression in a finished state.
+    fn result(&mut self, st: &State<'_>, p: &Program) -> Result<Val, RunError> {
+        self.expr(st, &p.result, At::Return(&p.result))
+    }
+
+    /// Runs `st` until its body finishes, it draws, or its weight is 0.
+    fn advance<'p>(&mut self, st: &mut State<'p>) -> Result<Event<'p>, RunError> {
+        loop {
+            let depth = st.stack.len();
+            let Some(top) = st.stack.last_mut() else {
+                return Ok(Event::Done);
+            };
+            let body = top.body;
+            if top.pos == body.len() {
+                // the program's own body keeps its bindings: the result reads them
+                if depth == 1 {
+                    return Ok(Event::Done);
+                }
+                st.env.truncate(top.mark);
+                if let Some(lp) = &mut top.lp {
+                    if lp.next < lp.hi {
+                        self.stats.iterations += 1;
+                        st.env.push((lp.var, Slot::Val(lp.index(lp.next))));
+                        lp.next += 1;
+                        top.pos = 0;
+                        continue;
+                    }
+                }
+                st.stack.pop();
+                continue;
+            }
+            let s = &body[top.pos];
+            top.pos += 1;
+            if let Some(ev) = self.stmt(st, s)? {
+                return Ok(ev);
+            }
+        }
+    }
+
+    /// One statement; an event when the run must stop here.
+    fn stmt<'p>(&mut self, st: &mut State<'p>, s: &'p Stmt) -> Result<Option<Event<'p>>, RunError> {
+        let at = At::Stmt(s);
+        match s {
             Stmt::Let { name, value, .. } => {
-                let v = self.expr(value, &s.head())?;
-                self.env.push((name.clone(), Slot::Val(v)));
+                let v = self.expr(st, value, at)?;
+                st.env.push((name, Slot::Val(v)));
             }
             Stmt::Var { name, ty, init } => {
                 // an accumulator without an initial value is never read before a write
                 // (verified), so any placeholder of its type will do
                 let v = match init {
-                    Some(e) => self.expr(e, &s.head())?,
+                    Some(e) => self.expr(st, e, at)?,
                     None => zero(ty),
                 };
-                self.env.push((name.clone(), Slot::Val(v)));
+                st.env.push((name, Slot::Val(v)));
             }
             Stmt::Assign { name, op, value } => {
-                let at = s.head();
-                let v = self.expr(value, &at)?;
-                let old = match self.lookup(name) {
-                    Some(Slot::Val(old)) => old.clone(),
-                    _ => return Err(arith(format!("`{name}` is not an accumulator"), &at)),
+                let v = self.expr(st, value, at)?;
+                let Some(Slot::Val(old)) = lookup_mut(&mut st.env, name) else {
+                    return Err(arith(format!("`{name}` is not an accumulator"), at));
                 };
-                let new = combine(*op, old, v, &at)?;
-                if let Some(slot) = self.lookup_mut(name) {
-                    *slot = Slot::Val(new);
-                }
+                let new = combine(*op, old.clone(), v, at)?;
+                *old = new;
             }
             Stmt::Alloc { name, elem, size } => {
-                let at = s.head();
-                let n = self.expr(size, &at)?;
-                let n = match n {
-                    Val::Nat(n) => usize::try_from(n).map_err(|_| arith("size too large", &at))?,
-                    _ => return Err(arith("size is not a nat", &at)),
+                let n = match self.expr(st, size, at)? {
+                    Val::Nat(n) => usize::try_from(n).map_err(|_| arith("size too large", at))?,
+                    _ => return Err(arith("size is not a nat", at)),
                 };
                 self.stats.allocations += 1;
-                self.env
-                    .push((name.clone(), Slot::Buf(vec![zero(elem); n])));
+                st.env.push((name, Slot::Buf(Rc::new(vec![zero(elem); n]))));
             }
             Stmt::Store {
                 array,
@@ -284,40 +731,41 @@ impl Machine {
                 op,
                 value,
             } => {
-                let at = s.head();
-                let i = self.expr(index, &at)?;
-                let v = self.expr(value, &at)?;
-                let buf = match self.lookup_mut(array) {
-                    Some(Slot::Buf(b)) => b,
-                    _ => return Err(arith(format!("`{array}` is not an allocated array"), &at)),
+                let i = self.expr(st, index, at)?;
+                let v = self.expr(st, value, at)?;
+                let Some(Slot::Buf(buf)) = lookup_mut(&mut st.env, array) else {
+                    return Err(arith(format!("`{array}` is not an allocated array"), at));
                 };
-                let k = in_bounds(&i, buf.len(), array, &at)?;
+                let k = in_bounds(&i, buf.len(), array, at)?;
+                // copy on write: a forked branch gets its own array at its first store
+                let buf = Rc::make_mut(buf);
                 let old = buf[k].clone();
-                buf[k] = combine(*op, old, v, &at)?;
+                buf[k] = combine(*op, old, v, at)?;
             }
             Stmt::For { var, lo, hi, body } => {
-                let at = s.head();
-                let lo = self.expr(lo, &at)?;
-                let hi = self.expr(hi, &at)?;
+                let lo = self.expr(st, lo, at)?;
+                let hi = self.expr(st, hi, at)?;
                 let (lo, hi, nat) = match (lo, hi) {
                     (Val::Nat(a), Val::Nat(b)) => (i128::from(a), i128::from(b), true),
                     (Val::Int(a), Val::Int(b)) => (i128::from(a), i128::from(b), false),
-                    _ => return Err(arith("loop bounds are not integers", &at)),
+                    _ => return Err(arith("loop bounds are not integers", at)),
                 };
-                let mut k = lo;
-                while k < hi {
+                if lo < hi {
                     self.stats.iterations += 1;
-                    // the bounds fit their type, so every index between them does too
-                    let iv = if nat {
-                        Val::Nat(k as u64)
-                    } else {
-                        Val::Int(k as i64)
+                    let lp = LoopPos {
+                        var,
+                        next: lo + 1,
+                        hi,
+                        nat,
                     };
-                    self.env.push((var.clone(), Slot::Val(iv)));
-                    let r = self.block(body);
-                    self.env.pop();
-                    r?;
-                    k += 1;
+                    let mark = st.env.len();
+                    st.env.push((var, Slot::Val(lp.index(lo))));
+                    st.stack.push(Frame {
+                        body,
+                        pos: 0,
+                        mark,
+                        lp: Some(lp),
+                    });
                 }
             }
             Stmt::If {
@@ -325,18 +773,70 @@ impl Machine {
                 then,
                 otherwise,
             } => {
-                let at = s.head();
-                match self.expr(cond, &at)? {
-                    Val::Bool(true) => self.block(then)?,
-                    Val::Bool(false) => self.block(otherwise)?,
-                    _ => return Err(arith("condition is not a bool", &at)),
-                }
+                let branch = match self.expr(st, cond, at)? {
+                    Val::Bool(true) => then,
+                    Val::Bool(false) => otherwise,
+                    _ => return Err(arith("condition is not a bool", at)),
+                };
+                st.stack.push(Frame {
+                    body: branch,
+                    pos: 0,
+                    mark: st.env.len(),
+                    lp: None,
+                });
             }
+            Stmt::Draw {
+                name, dist, args, ..
+            } => {
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(self.draw_arg(st, a, at)?);
+                }
+                let law = Law::new(*dist, &vals).map_err(|what| RunError::BadDraw {
+                    what,
+                    at: at.text(),
+                })?;
+                return Ok(Some(Event::Draw {
+                    name,
+                    dist: *dist,
+                    law,
+                    at,
+                }));
+            }
+            Stmt::Factor(w) => match self.expr(st, w, at)? {
+                Val::Prob(l) => {
+                    st.ln_w = log_mul(st.ln_w, l);
+                    if st.ln_w == f64::NEG_INFINITY {
+                        return Ok(Some(Event::Zero));
+                    }
+                }
+                _ => return Err(arith("factor of a value that is not a prob", at)),
+            },
+            Stmt::Reject => return Ok(Some(Event::Zero)),
         }
-        Ok(())
+        Ok(None)
     }
 
-    fn expr(&mut self, e: &Expr, at: &str) -> Result<Val, RunError> {
+    /// A draw's argument: a scalar, or a whole array (categorical's weights), each of
+    /// whose elements is a read. The verifier decided which by the parameter's type; here
+    /// the value says it (an element of an array of arrays is itself an array).
+    fn draw_arg(&mut self, st: &State<'_>, a: &Expr, at: At<'_>) -> Result<Val, RunError> {
+        let items: Rc<[Val]> = match a {
+            Expr::Var(x) => match lookup(&st.env, x) {
+                Some(Slot::Val(Val::Array(items))) => Rc::clone(items),
+                Some(Slot::Buf(b)) => b.as_slice().into(),
+                _ => return self.expr(st, a, at),
+            },
+            _ => match self.expr(st, a, at)? {
+                Val::Array(items) => items,
+                scalar => return Ok(scalar),
+            },
+        };
+        self.stats.array_reads += items.len() as u64;
+        Ok(Val::Array(items))
+    }
+
+    fn expr(&mut self, st: &State<'_>, e: &Expr, at: At<'_>) -> Result<Val, RunError> {
         match e {
             Expr::Lit(l) => Ok(match *l {
                 Lit::Nat(n) => Val::Nat(n),
@@ -345,32 +845,32 @@ impl Machine {
                 Lit::Prob(l) => Val::Prob(l),
                 Lit::Bool(b) => Val::Bool(b),
             }),
-            Expr::Var(x) => match self.lookup(x) {
+            Expr::Var(x) => match lookup(&st.env, x) {
                 Some(Slot::Val(v)) => Ok(v.clone()),
                 // an allocated array is read element by element, never as a whole
                 _ => Err(arith(format!("`{x}` is not a scalar"), at)),
             },
             Expr::Index(a, i) => {
-                let i = self.expr(i, at)?;
+                let i = self.expr(st, i, at)?;
                 self.stats.array_reads += 1;
-                self.with_array(a, at, |items| {
+                self.with_array(st, a, at, |items| {
                     let k = in_bounds(&i, items.len(), &a.to_string(), at)?;
                     Ok(items[k].clone())
                 })
             }
             Expr::Convert(c, x) => {
-                let v = self.expr(x, at)?;
+                let v = self.expr(st, x, at)?;
                 convert(*c, v, at)
             }
             Expr::Prim(Prim::Size, args) => {
                 let a = args.first().ok_or_else(|| arith("size of nothing", at))?;
-                let n = self.with_array(a, at, |items| Ok(items.len()))?;
+                let n = self.with_array(st, a, at, |items| Ok(items.len()))?;
                 Ok(Val::Nat(n as u64))
             }
             Expr::Prim(p, args) => {
                 let mut vals = Vec::with_capacity(args.len());
                 for a in args {
-                    vals.push(self.expr(a, at)?);
+                    vals.push(self.expr(st, a, at)?);
                 }
                 prim(*p, &vals, at)
             }
@@ -382,25 +882,26 @@ impl Machine {
     /// array is never copied to be read.
     fn with_array<R>(
         &mut self,
+        st: &State<'_>,
         a: &Expr,
-        at: &str,
+        at: At<'_>,
         f: impl FnOnce(&[Val]) -> Result<R, RunError>,
     ) -> Result<R, RunError> {
         if let Expr::Var(x) = a {
-            return match self.lookup(x) {
+            return match lookup(&st.env, x) {
                 Some(Slot::Buf(b)) => f(b),
                 Some(Slot::Val(Val::Array(items))) => f(items),
                 _ => Err(arith(format!("`{x}` is not an array"), at)),
             };
         }
-        match self.expr(a, at)? {
+        match self.expr(st, a, at)? {
             Val::Array(items) => f(&items),
             _ => Err(arith(format!("`{a}` is not an array"), at)),
         }
     }
 }
 
-fn in_bounds(i: &Val, size: usize, array: &str, at: &str) -> Result<usize, RunError> {
+fn in_bounds(i: &Val, size: usize, array: &str, at: At<'_>) -> Result<usize, RunError> {
     let k: i128 = match i {
         Val::Nat(n) => i128::from(*n),
         Val::Int(n) => i128::from(*n),
@@ -411,13 +912,13 @@ fn in_bounds(i: &Val, size: usize, array: &str, at: &str) -> Result<usize, RunEr
             array: array.into(),
             index: k,
             size,
-            at: at.into(),
+            at: at.text(),
         });
     }
     Ok(k as usize)
 }
 
-fn combine(op: AssignOp, old: Val, v: Val, at: &str) -> Result<Val, RunError> {
+fn combine(op: AssignOp, old: Val, v: Val, at: At<'_>) -> Result<Val, RunError> {
     match op {
         AssignOp::Set => Ok(v),
         AssignOp::Add => prim(Prim::Add, &[old, v], at),
@@ -426,7 +927,7 @@ fn combine(op: AssignOp, old: Val, v: Val, at: &str) -> Result<Val, RunError> {
     }
 }
 
-fn convert(c: Coercion, v: Val, at: &str) -> Result<Val, RunError> {
+fn convert(c: Coercion, v: Val, at: At<'_>) -> Result<Val, RunError> {
     Ok(match (c, v) {
         (Coercion::Nat2Int, Val::Nat(n)) => {
             Val::Int(i64::try_from(n).map_err(|_| arith("nat2int overflows", at))?)
@@ -457,12 +958,12 @@ fn convert(c: Coercion, v: Val, at: &str) -> Result<Val, RunError> {
     })
 }
 
-fn overflow(p: Prim, at: &str) -> RunError {
+fn overflow(p: Prim, at: At<'_>) -> RunError {
     arith(format!("{p:?} overflows"), at)
 }
 
 /// `choose(n, k)` exactly, or an error when it does not fit a nat.
-fn choose(n: u64, k: u64, at: &str) -> Result<u64, RunError> {
+fn choose(n: u64, k: u64, at: At<'_>) -> Result<u64, RunError> {
     if k > n {
         return Ok(0);
     }
@@ -482,7 +983,7 @@ fn choose(n: u64, k: u64, at: &str) -> Result<u64, RunError> {
 }
 
 /// `ln Γ(x)` where `Γ(x) >= 0` (a prob), an error where it is negative.
-fn ln_gamma(x: f64, at: &str) -> Result<f64, RunError> {
+fn ln_gamma(x: f64, at: At<'_>) -> Result<f64, RunError> {
     if x <= 0.0 && x == x.floor() {
         return Ok(f64::INFINITY); // a pole
     }
@@ -494,7 +995,7 @@ fn ln_gamma(x: f64, at: &str) -> Result<f64, RunError> {
 }
 
 /// One primitive on values of the verified types.
-fn prim(p: Prim, args: &[Val], at: &str) -> Result<Val, RunError> {
+fn prim(p: Prim, args: &[Val], at: At<'_>) -> Result<Val, RunError> {
     use Val::*;
     let bad = || arith(format!("{p:?} of {args:?}"), at);
     Ok(match (p, args) {

@@ -12,9 +12,10 @@
 //! accumulators and zero-filled arrays, pure expressions over the algebra's primitives,
 //! `prob` in log space; a printer), [`verify`] (types, scopes, arrays, no read before
 //! write; run after every pass), [`interp`] (runs a verified program in `f64`, counting
-//! loop iterations, array reads and allocations), [`lower`] (core terms to IR programs,
-//! each loop where the term uses it) and [`fuse`] (loops over one range in one pass). This is the only crate that will ever
-//! spawn a C compiler.
+//! loop iterations, array reads and allocations; a measure program by exact enumeration
+//! of its categorical draws or by sampling, over [`sampler`]'s seeded laws), [`lower`]
+//! (core terms to IR programs, each loop where the term uses it) and [`fuse`] (loops over
+//! one range in one pass). This is the only crate that will ever spawn a C compiler.
 //!
 //! ```
 //! use slic_algebra::Type;
@@ -47,13 +48,16 @@ pub mod interp;
 pub mod ir;
 pub mod lower;
 pub mod pipeline;
+pub mod sampler;
 pub mod split;
 pub mod verify;
 
 pub use anf::{normalize, Normalized};
 pub use fuse::fuse;
 pub use histogram::{summarize, Summarized};
-pub use interp::{run, RunError, Stats, Val};
+pub use interp::{
+    enumerable, run, run_measure, Enumerated, Mode, Outcome, RunError, Sample, Sampled, Stats, Val,
+};
 pub use ir::{AssignOp, Expr, Lit, Program, Stmt};
 pub use lower::{lower, LowerError};
 pub use pipeline::{term_stages, PassBug, Passes, TermStages};

@@ -10,9 +10,17 @@
 //! (no accumulator read before a write on every path: a write inside a loop's body does
 //! not count after the loop, which may run zero times; after an `if`, only writes made on
 //! both branches count). Errors are data naming the statement; it never panics.
+//!
+//! Measure statements (`draw`, `factor`, `reject`) only in measure programs. A draw's
+//! arguments have the types the algebra's `Dist::param_types` gives (the one table of
+//! distribution signatures: normal(real, prob), categorical(array(prob)), ...), its
+//! declared type is `Dist::support_type`, and the drawn name is a new immutable scalar in
+//! scope after the draw; `lebesgue` and `counting` are not probability measures and cannot
+//! be drawn. `factor` takes a `prob`. Draws may sit inside `for` and `if`: a plate of draws
+//! stores each one into an allocated array.
 
 use crate::ir::{AssignOp, Expr, Program, Stmt};
-use slic_algebra::{Prim, Type};
+use slic_algebra::{Dist, Prim, Type};
 use std::collections::HashSet;
 use std::fmt;
 
@@ -54,6 +62,15 @@ pub enum VerifyError {
     },
     /// A draw, factor or reject in a program that is not a measure program.
     NotAMeasure { at: String },
+    /// A draw from a measure that is not a probability measure (`lebesgue`, `counting`).
+    NotDrawable { dist: Dist, at: String },
+    /// A draw with the wrong number of arguments for its distribution.
+    DrawArity {
+        dist: Dist,
+        expected: usize,
+        found: usize,
+        at: String,
+    },
 }
 
 impl fmt::Display for VerifyError {
@@ -66,6 +83,21 @@ impl fmt::Display for VerifyError {
                     "`{at}` is a measure statement in a program that is not a measure"
                 )
             }
+            VerifyError::NotDrawable { dist, at } => write!(
+                f,
+                "{} is not a probability measure and cannot be drawn, in `{at}`",
+                dist.name()
+            ),
+            VerifyError::DrawArity {
+                dist,
+                expected,
+                found,
+                at,
+            } => write!(
+                f,
+                "{} takes {expected} arguments, found {found}, in `{at}`",
+                dist.name()
+            ),
             VerifyError::UnallocatedArray { name, at } => {
                 write!(
                     f,
@@ -158,6 +190,7 @@ pub fn verify(p: &Program) -> Result<(), VerifyError> {
     let mut v = Verifier {
         scopes: vec![Vec::new()],
         written: HashSet::new(),
+        measure: p.measure,
     };
     for (name, ty) in &p.params {
         let at = format!("parameter {name}: {ty}");
@@ -188,6 +221,7 @@ pub fn expr_type(params: &[(String, Type)], e: &Expr) -> Result<Type, VerifyErro
     let mut v = Verifier {
         scopes: vec![Vec::new()],
         written: HashSet::new(),
+        measure: false,
     };
     for (name, ty) in params {
         v.declare(name, ty.clone(), Kind::Param, "parameters")?;
@@ -201,6 +235,8 @@ struct Verifier {
     /// Accumulators (by declaration: scope depth and position) written on every path so
     /// far. Keyed by the binding's place, so a shadowing accumulator is tracked apart.
     written: HashSet<(usize, usize)>,
+    /// Is this a measure program (may it draw, factor, reject)?
+    measure: bool,
 }
 
 impl Verifier {
@@ -274,10 +310,55 @@ impl Verifier {
         let at = s.head();
         let at = at.as_str();
         match s {
-            // TODO(issue 11): measure programs are verified by the measure pass
-            Stmt::Draw { .. } | Stmt::Factor(_) | Stmt::Reject => {
+            Stmt::Draw { .. } | Stmt::Factor(_) | Stmt::Reject if !self.measure => {
                 return Err(VerifyError::NotAMeasure { at: at.into() });
             }
+            Stmt::Draw {
+                name,
+                ty,
+                dist,
+                args,
+            } => {
+                if matches!(dist, Dist::Lebesgue | Dist::Counting) {
+                    return Err(VerifyError::NotDrawable {
+                        dist: *dist,
+                        at: at.into(),
+                    });
+                }
+                let params = dist.param_types();
+                if args.len() != params.len() {
+                    return Err(VerifyError::DrawArity {
+                        dist: *dist,
+                        expected: params.len(),
+                        found: args.len(),
+                        at: at.into(),
+                    });
+                }
+                for (k, (a, want)) in args.iter().zip(&params).enumerate() {
+                    let what = format!("argument {k} of {}", dist.name());
+                    // an array argument (categorical's weights) is named, never built
+                    let t = if want.array_of().is_some() {
+                        self.array_expr(a, at)?
+                    } else {
+                        self.expr(a, at)?
+                    };
+                    if &t != want {
+                        return Err(Self::mismatch(&what, &want.to_string(), t, at));
+                    }
+                }
+                let support = dist.support_type();
+                if *ty != support {
+                    return Err(Self::mismatch(
+                        &format!("the drawn `{name}`"),
+                        &support.to_string(),
+                        ty.clone(),
+                        at,
+                    ));
+                }
+                self.declare(name, ty.clone(), Kind::Let, at)?;
+            }
+            Stmt::Factor(w) => self.expect(w, &Type::Prob, "the factor", at)?,
+            Stmt::Reject => {}
             Stmt::Let { name, ty, value } => {
                 if !is_scalar(ty) {
                     return Err(VerifyError::UnsupportedType {
