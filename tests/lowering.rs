@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use slic_algebra::{alpha, front, print, Store, TermId};
-use slic_codegen::{term_stages, Passes};
+use slic_codegen::{enumerable, lower_program, run_measure, term_stages, Mode, Passes, Val};
 use slic_semantics::{compare, CompareConfig, Value, Verdict};
 use slic_suite::cases::{args_json, argument_tuples, case_number, is_input, short, Kind};
 use slic_suite::{corpus_files, with_big_stack};
@@ -219,4 +219,396 @@ fn term_passes_keep_the_meaning_of_every_array_case() {
 #[test]
 fn term_passes_keep_the_meaning_of_every_scalar_program() {
     check_all(|p| !is_array_case(p));
+}
+
+/// The benchmark updates' arguments at a size: GMM `[s, as, z, t, u]` with `n` points in
+/// `k` classes (labels and data deterministic, spread over the classes).
+fn gmm_args(n: u64, k: u64) -> Vec<Val> {
+    let z: Vec<Val> = (0..n).map(|i| Val::Nat((i * 7 + i / 3) % k)).collect();
+    let t: Vec<Val> = (0..n)
+        .map(|i| Val::Real(((i * 37) % 101) as f64 / 10.0 - 5.0))
+        .collect();
+    vec![
+        Val::prob(1.5),
+        Val::array((0..k).map(|_| Val::prob(1.0)).collect()),
+        Val::array(z),
+        Val::array(t),
+        Val::Nat(n / 2),
+    ]
+}
+
+/// ClinicalTrial `[n, control, treated]` and LinearRegression `[x, y]` with `n` points.
+fn trial_args(n: u64) -> Vec<Val> {
+    let flips = |m: u64| Val::array((0..n).map(|i| Val::Bool((i * m) % 5 < 2)).collect());
+    vec![Val::Nat(n), flips(3), flips(7)]
+}
+
+fn regression_args(n: u64) -> Vec<Val> {
+    let x: Vec<Val> = (0..n).map(|i| Val::Real(i as f64 / 10.0)).collect();
+    let y: Vec<Val> = (0..n)
+        .map(|i| Val::Real(0.5 * i as f64 / 10.0 + 1.0 + ((i * 13) % 7) as f64 / 10.0))
+        .collect();
+    vec![Val::array(x), Val::array(y)]
+}
+
+/// Loop iterations of the corpus program `case` run through the pipeline with `passes`
+/// on `args` (one exact enumeration, or 1 sample of a continuous measure).
+fn iterations(case: &str, passes: Passes, args: impl Fn() -> Vec<Val> + Send + 'static) -> u64 {
+    let path = slic_suite::root().join("corpus/cases").join(case);
+    let text = std::fs::read_to_string(&path).expect("corpus file");
+    with_big_stack(move || {
+        let args = args();
+        let mut store = Store::new();
+        let t = front::load(&mut store, &text).expect("loads");
+        let lowered = lower_program(&mut store, t, passes).expect("lowers");
+        let p = &lowered.program;
+        let mode = if enumerable(p) {
+            Mode::Exact { max_paths: 1 << 16 }
+        } else {
+            Mode::Sample { n: 1, seed: 1 }
+        };
+        run_measure(p, &args, mode)
+            .expect("runs")
+            .stats()
+            .iterations
+    })
+}
+
+fn passes_with(flag: &str) -> Passes {
+    let mut p = Passes::default();
+    match flag {
+        "--no-histogram" => p.histogram = false,
+        "--no-licm" => p.licm = false,
+        "--no-fusion" => p.fusion = false,
+        _ => {}
+    }
+    p
+}
+
+const FLAGS: [&str; 4] = ["all passes", "--no-histogram", "--no-licm", "--no-fusion"];
+
+/// The acceptance criterion, as counts: the GMM update's loop iterations grow as
+/// O(n + K) with every pass (4x from (1000, 10) to (4000, 40)) and as O(n K) without the
+/// histogram transform (16x). Run with `--nocapture` to see the table.
+#[test]
+fn gmm_update_work_grows_as_n_plus_k() {
+    let case = "18-gmm-gibbs.simplified.hk";
+    let mut table = Vec::new();
+    for flag in FLAGS {
+        let a = iterations(case, passes_with(flag), || gmm_args(1000, 10));
+        let b = iterations(case, passes_with(flag), || gmm_args(4000, 40));
+        table.push((flag, a, b));
+        eprintln!(
+            "GMM {flag:>15}: {a:>12} {b:>12}  x{:.2}",
+            b as f64 / a as f64
+        );
+    }
+    let ratio = |i: usize| table[i].2 as f64 / table[i].1 as f64;
+    assert!(ratio(0) < 5.0, "all passes: x{:.2}", ratio(0));
+    assert!(ratio(1) > 12.0, "--no-histogram: x{:.2}", ratio(1));
+}
+
+/// ClinicalTrial and LinearRegression take one pass over their data with every pass on:
+/// iterations grow by the data's size, not a multiple of it.
+#[test]
+fn trial_and_regression_take_one_pass() {
+    for (case, args) in [
+        (
+            "21-clinical-trial.simplified.hk",
+            trial_args as fn(u64) -> Vec<Val>,
+        ),
+        ("22-linear-regression.simplified.hk", regression_args),
+    ] {
+        let a = iterations(case, Passes::default(), move || args(1000));
+        let b = iterations(case, Passes::default(), move || args(2000));
+        eprintln!("{case}: {a} at n = 1000, {b} at n = 2000");
+        assert!(
+            b - a <= 1000,
+            "{case}: {} more iterations for 1000 more points",
+            b - a
+        );
+    }
+}
+
+/// How many draws each side takes when a measure is compared by sampling.
+const DRAWS: usize = 4000;
+
+/// A value's numeric components, flattened (booleans count as 0 and 1, probs on the
+/// linear scale), for comparing sample means.
+fn components(v: &Value, out: &mut Vec<f64>) {
+    match v {
+        Value::Nat(n) => out.push(*n as f64),
+        Value::Int(n) => out.push(*n as f64),
+        Value::Real(x) => out.push(*x),
+        Value::Prob(l) => out.push(l.exp()),
+        Value::Bool(b) => out.push(f64::from(u8::from(*b))),
+        Value::Pair(p) => {
+            components(&p.0, out);
+            components(&p.1, out);
+        }
+        Value::Array(xs) => xs.iter().for_each(|x| components(x, out)),
+        _ => {}
+    }
+}
+
+fn val_components(v: &Val, out: &mut Vec<f64>) {
+    match v {
+        Val::Nat(n) => out.push(*n as f64),
+        Val::Int(n) => out.push(*n as f64),
+        Val::Real(x) => out.push(*x),
+        Val::Prob(l) => out.push(l.exp()),
+        Val::Bool(b) => out.push(f64::from(u8::from(*b))),
+        Val::Pair(p) => {
+            val_components(&p.0, out);
+            val_components(&p.1, out);
+        }
+        Val::Array(xs) => xs.iter().for_each(|x| val_components(x, out)),
+        Val::Unit => {}
+    }
+}
+
+fn to_val(v: &Value) -> Option<Val> {
+    Some(match v {
+        Value::Nat(n) => Val::Nat(*n),
+        Value::Int(n) => Val::Int(*n),
+        Value::Real(x) => Val::Real(*x),
+        Value::Prob(l) => Val::Prob(*l),
+        Value::Bool(b) => Val::Bool(*b),
+        Value::Array(xs) => Val::array(xs.iter().map(to_val).collect::<Option<_>>()?),
+        Value::Pair(p) => Val::pair(to_val(&p.0)?, to_val(&p.1)?),
+        _ => return None,
+    })
+}
+
+/// Relatively close (1e-12 of the larger, or both tiny), allowing the reference's own
+/// error estimate.
+fn close(a: f64, b: f64, err: f64) -> bool {
+    a == b || (a - b).abs() <= 1e-12 * a.abs().max(b.abs()) + err + 1e-300
+}
+
+/// Weighted means of each component and of the weight, with standard errors, from
+/// `(components, weight)` draws.
+fn moments(draws: &[(Vec<f64>, f64)]) -> (Vec<(f64, f64)>, (f64, f64)) {
+    let n = draws.len() as f64;
+    let w_mean = draws.iter().map(|d| d.1).sum::<f64>() / n;
+    let w_var = draws.iter().map(|d| (d.1 - w_mean).powi(2)).sum::<f64>() / n;
+    let dims = draws.iter().map(|d| d.0.len()).max().unwrap_or(0);
+    let total: f64 = draws.iter().map(|d| d.1).sum();
+    let mut out = Vec::new();
+    for c in 0..dims {
+        let x = |d: &(Vec<f64>, f64)| d.0.get(c).copied().unwrap_or(0.0);
+        let mean = draws.iter().map(|d| d.1 * x(d)).sum::<f64>() / total;
+        // the self-normalised estimator's standard error (delta method)
+        let var = draws
+            .iter()
+            .map(|d| (d.1 * (x(d) - mean)).powi(2))
+            .sum::<f64>()
+            / (total * total);
+        out.push((mean, var.sqrt()));
+    }
+    (out, (w_mean, (w_var / n).sqrt()))
+}
+
+/// The IR's result for `args` against the reference interpreter's: values equal, exact
+/// distributions equal value by value, sampled measures within 5 standard errors in mass
+/// and in every component's mean. `Err` says what differs; `Ok(false)` that the
+/// reference could not be asked (its own error).
+fn ir_matches(
+    store: &Store,
+    t: TermId,
+    p: &slic_codegen::Program,
+    args: &[Value],
+    seed: u64,
+) -> Result<bool, String> {
+    let Some(ir_args) = args.iter().map(to_val).collect::<Option<Vec<_>>>() else {
+        return Ok(false);
+    };
+    let reference = slic_semantics::eval(store, t, &slic_semantics::Env::new())
+        .and_then(|f| slic_semantics::apply_args(store, &f, args));
+    if !p.measure {
+        let (v, _) = match slic_codegen::run(p, &ir_args) {
+            Ok(r) => r,
+            Err(e) => {
+                return match reference {
+                    Err(_) => Ok(true),
+                    Ok(_) => Err(format!("the IR fails ({e}) where the reference does not")),
+                }
+            }
+        };
+        let Ok(r) = reference else {
+            return Err("the IR gives a value where the reference fails".into());
+        };
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        components(&r, &mut a);
+        val_components(&v, &mut b);
+        let same = a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| close(*x, *y, 0.0));
+        return if same {
+            Ok(true)
+        } else {
+            Err(format!("value {b:?}, reference {a:?}"))
+        };
+    }
+    let m = match reference {
+        Ok(m) => m,
+        Err(_) => return Ok(false),
+    };
+    if enumerable(p) {
+        let out = match run_measure(p, &ir_args, Mode::Exact { max_paths: 1 << 16 }) {
+            Ok(slic_codegen::Outcome::Exact(e)) => e,
+            Ok(_) => return Err("exact mode did not enumerate".into()),
+            Err(e) => return Err(format!("the IR fails: {e}")),
+        };
+        let Ok(mass) = slic_semantics::mass(store, &m) else {
+            return Ok(false);
+        };
+        if !close(out.mass(), mass.value, mass.error) {
+            return Err(format!(
+                "mass {} against the reference's {mass:?}",
+                out.mass()
+            ));
+        }
+        for (v, lw) in &out.weights {
+            let mut want = Vec::new();
+            val_components(v, &mut want);
+            let pick = |x: &Value| {
+                let mut got = Vec::new();
+                components(x, &mut got);
+                Ok(if got == want { 1.0 } else { 0.0 })
+            };
+            let Ok(e) = slic_semantics::expect(store, &m, &pick) else {
+                return Ok(false);
+            };
+            if !close(lw.exp(), e.value, e.error) {
+                return Err(format!("weight of {v:?}: {} against {e:?}", lw.exp()));
+            }
+        }
+        return Ok(true);
+    }
+    // sampled: both sides draw, the estimates must agree within their errors
+    let ir = match run_measure(p, &ir_args, Mode::Sample { n: DRAWS, seed }) {
+        Ok(slic_codegen::Outcome::Sampled(s)) => s,
+        Ok(_) => return Err("sample mode did not sample".into()),
+        Err(e) => return Err(format!("the IR fails: {e}")),
+    };
+    let ir_draws: Vec<(Vec<f64>, f64)> = ir
+        .samples
+        .iter()
+        .map(|s| {
+            let mut c = Vec::new();
+            if let Some(v) = &s.value {
+                val_components(v, &mut c);
+            }
+            (c, s.ln_w.exp())
+        })
+        .collect();
+    let mut interp = slic_semantics::Interp::new(store, slic_semantics::EvalConfig::default());
+    let mut rng = slic_semantics::Rng::seed_from_u64(seed ^ 0x5eed);
+    let mut ref_draws = Vec::with_capacity(DRAWS);
+    for _ in 0..DRAWS {
+        let Ok((v, lw)) = interp.sample(&m, &mut rng) else {
+            return Ok(false);
+        };
+        let mut c = Vec::new();
+        components(&v, &mut c);
+        ref_draws.push((c, lw.exp()));
+    }
+    let (a_means, a_mass) = moments(&ir_draws);
+    let (b_means, b_mass) = moments(&ref_draws);
+    let agree = |(x, sx): (f64, f64), (y, sy): (f64, f64)| {
+        (x - y).abs() <= 5.0 * (sx * sx + sy * sy).sqrt() + 1e-9 * x.abs().max(y.abs())
+    };
+    if !agree(a_mass, b_mass) {
+        return Err(format!(
+            "mass {a_mass:?} against the reference's {b_mass:?}"
+        ));
+    }
+    for (c, (x, y)) in a_means.iter().zip(&b_means).enumerate() {
+        if !agree(*x, *y) {
+            return Err(format!("mean of component {c}: {x:?} against {y:?}"));
+        }
+    }
+    Ok(true)
+}
+
+/// The loop IR keeps the meaning of every corpus program it can express, under every
+/// ablation setting: the IR interpreter against the reference interpreter on the example
+/// and random arguments. What it cannot express is listed (and must be said in words).
+#[test]
+fn the_loop_ir_keeps_the_meaning_of_every_corpus_program() {
+    let (report, unsupported) = with_big_stack(|| {
+        let mut report = Report::default();
+        let mut unsupported = Vec::new();
+        for prog in programs() {
+            let name = short(&prog.path);
+            let (Ok(text), Ok(head)) = (
+                std::fs::read_to_string(&prog.path),
+                std::fs::read_to_string(&prog.headers),
+            ) else {
+                report.failures.push(format!("{name}: cannot read"));
+                continue;
+            };
+            let mut store = Store::new();
+            let Ok(t) = front::load(&mut store, &text) else {
+                report.failures.push(format!("{name}: does not load"));
+                continue;
+            };
+            let mut tuples = match argument_tuples(&store, t, &prog.headers, &head, prog.kind) {
+                Ok(ts) => ts.tuples,
+                Err(e) => {
+                    report.failures.push(format!("{name}: arguments: {e}"));
+                    continue;
+                }
+            };
+            if prog.kind == Kind::Scalar {
+                tuples.truncate(2);
+            }
+            for flag in FLAGS {
+                let lowered = match lower_program(&mut store, t, passes_with(flag)) {
+                    Ok(l) => l,
+                    Err(slic_codegen::PipelineError::Unsupported(why)) => {
+                        if flag == FLAGS[0] {
+                            unsupported.push(format!("{name}: {why}"));
+                        }
+                        break;
+                    }
+                    Err(e) => {
+                        report.failures.push(format!("{name} ({flag}): {e}"));
+                        break;
+                    }
+                };
+                for (i, args) in tuples.iter().enumerate() {
+                    match ir_matches(&store, t, &lowered.program, args, i as u64) {
+                        Ok(true) => report.equal += 1,
+                        Ok(false) => report
+                            .unknown
+                            .push(format!("{name} ({flag}) on {}", args_json(args))),
+                        Err(e) => report.failures.push(format!(
+                            "{name} ({flag}) on {}: {e}\n{}",
+                            args_json(args),
+                            lowered.program
+                        )),
+                    }
+                }
+            }
+        }
+        (report, unsupported)
+    });
+    eprintln!(
+        "not expressible in the loop IR ({}):\n{}",
+        unsupported.len(),
+        unsupported.join("\n")
+    );
+    assert!(
+        report.failures.is_empty(),
+        "{} failures:\n\n{}",
+        report.failures.len(),
+        report.failures.join("\n\n")
+    );
+    eprintln!(
+        "{} comparisons agree, {} not decided by the reference:\n{}",
+        report.equal,
+        report.unknown.len(),
+        report.unknown.join("\n")
+    );
+    assert!(report.equal >= 200, "only {} comparisons", report.equal);
 }

@@ -35,6 +35,10 @@ pub enum Command {
     /// (`summarized`), A-normal form with loop-invariant code hoisted and common
     /// subexpressions shared (`anf`), or the loop IR (`ir`, the default).
     Lower(LowerArgs),
+    /// Run a program through the lowering pipeline and the loop IR's interpreter: a
+    /// finite discrete measure's exact probabilities and mass, samples of any other
+    /// measure, or the value of an expression; `--stats` counts the work.
+    Run(RunArgs),
     /// Draw weighted samples from a measure with the reference interpreter.
     Sample(SampleArgs),
     /// Decide whether two programs mean the same: symbolically (both simplify to the same
@@ -117,6 +121,39 @@ pub struct LowerArgs {
     /// Print `inf` instead of `∞` (plain ASCII output).
     #[arg(long)]
     pub ascii: bool,
+}
+
+/// Where `slic-cas run` executes the lowered program.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// The loop IR's interpreter (f64, prob in log space, counting its work).
+    Interp,
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The .hk file to read: a program (`fn`s around an expression or a measure).
+    pub file: PathBuf,
+    /// The program's arguments as a JSON array, in order; `@FILE` reads it from a file.
+    #[arg(long)]
+    pub args: Option<String>,
+    /// What runs the lowered program.
+    #[arg(long, value_enum, default_value_t = Backend::Interp)]
+    pub backend: Backend,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Add the work done: loop iterations, array reads, allocations, seconds.
+    #[arg(long)]
+    pub stats: bool,
+    /// How many samples to draw from a measure that is not finite and discrete.
+    #[arg(short = 'n', long = "samples", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub samples: u64,
+    /// Seed of the sampler (equal seeds give equal output).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub passes: PassFlags,
 }
 
 #[derive(Args, Debug)]

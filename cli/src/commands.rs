@@ -40,6 +40,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Simplify(a) => simplify(&a),
         Command::Summarize(a) => summarize(&a),
         Command::Lower(a) => lower(&a),
+        Command::Run(a) => crate::run::run(&a),
         Command::Sample(a) => sample(&a),
         Command::Equiv(a) => equiv(&a),
     }
@@ -47,9 +48,9 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
 
 /// A program read from a file and elaborated into `store`, with what is needed to point
 /// into its source later (run-time errors of `sample`).
-struct Loaded {
-    store: Store,
-    term: TermId,
+pub(crate) struct Loaded {
+    pub(crate) store: Store,
+    pub(crate) term: TermId,
     source: Source,
 }
 
@@ -84,7 +85,7 @@ fn load(path: &Path) -> Result<Loaded, Failure> {
 
 /// Like [`load`], for the commands that give the program a meaning (`simplify`,
 /// `sample`): a transform slic-cas does not implement yet is an error, not skipped.
-fn load_runnable(path: &Path) -> Result<Loaded, Failure> {
+pub(crate) fn load_runnable(path: &Path) -> Result<Loaded, Failure> {
     let l = load(path)?;
     refuse_unimplemented(&l.store, l.term, &l.source)?;
     Ok(l)
@@ -229,7 +230,7 @@ fn summarize(a: &FmtArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-fn passes(f: PassFlags) -> slic_codegen::Passes {
+pub(crate) fn passes(f: PassFlags) -> slic_codegen::Passes {
     slic_codegen::Passes {
         histogram: !f.no_histogram,
         licm: !f.no_licm,
@@ -240,15 +241,24 @@ fn passes(f: PassFlags) -> slic_codegen::Passes {
 /// `lower`: the stages of slic-codegen's pipeline, one printed.
 fn lower(a: &LowerArgs) -> Result<(), Failure> {
     let mut l = load_runnable(&a.file)?;
-    let stages = slic_codegen::term_stages(&mut l.store, l.term, passes(a.passes))
-        .map_err(|e| Failure::Internal(anyhow::anyhow!("{e}")))?;
+    let name = a.file.display().to_string();
     let options = print::PrintOptions {
         ascii: a.ascii,
         ..print::PrintOptions::default()
     };
-    let text = match a.dump {
-        Stage::Summarized => print::print_with(&l.store, stages.summarized, &options),
-        Stage::Anf | Stage::Ir => print::print_with(&l.store, stages.anf, &options),
+    let (stages, ir) = if a.dump == Stage::Ir {
+        let lowered = slic_codegen::lower_program(&mut l.store, l.term, passes(a.passes))
+            .map_err(|e| pipeline_failure(&name, e))?;
+        (lowered.stages, Some(lowered.program))
+    } else {
+        let stages = slic_codegen::term_stages(&mut l.store, l.term, passes(a.passes))
+            .map_err(|e| Failure::Internal(anyhow::anyhow!("{e}")))?;
+        (stages, None)
+    };
+    let text = match (a.dump, ir) {
+        (Stage::Summarized, _) => print::print_with(&l.store, stages.summarized, &options),
+        (_, Some(p)) => p.to_string(),
+        (_, None) => print::print_with(&l.store, stages.anf, &options),
     };
     eprintln!(
         "note: {} histogram(s) read by {} sum(s); {} binding(s), {} hoisted out of a loop or binder, {} shared",
@@ -257,6 +267,15 @@ fn lower(a: &LowerArgs) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     Ok(())
+}
+
+/// A program the pipeline cannot lower is the user's to know (exit 1); a broken pass is a
+/// bug.
+pub(crate) fn pipeline_failure(name: &str, e: slic_codegen::PipelineError) -> Failure {
+    match e {
+        slic_codegen::PipelineError::Unsupported(_) => Failure::User(format!("error: {name}: {e}")),
+        slic_codegen::PipelineError::Bug(b) => Failure::Internal(anyhow::anyhow!("{b}")),
+    }
 }
 
 /// The interpreter's recursion depth on the worker thread's 512 MiB stack (the library
@@ -482,7 +501,7 @@ fn plural(n: usize) -> &'static str {
 }
 
 /// The text of `--args` (inline, or `@FILE`) and a name for it in messages.
-fn args_text(arg: &str) -> Result<(String, String), String> {
+pub(crate) fn args_text(arg: &str) -> Result<(String, String), String> {
     match arg.strip_prefix('@') {
         Some(path) => Ok((
             std::fs::read_to_string(path)
@@ -495,7 +514,7 @@ fn args_text(arg: &str) -> Result<(String, String), String> {
 
 /// A log weight as JSON: a number, or the string `"-inf"` / `"inf"` / `"nan"` (JSON has
 /// no infinities), as `value_to_json` writes non-finite numbers.
-fn json_number(x: f64) -> serde_json::Value {
+pub(crate) fn json_number(x: f64) -> serde_json::Value {
     serde_json::Number::from_f64(x).map_or_else(
         || {
             serde_json::Value::String(if x.is_nan() {

@@ -12,6 +12,7 @@
 mod args;
 mod commands;
 mod report;
+mod run;
 
 use std::process::ExitCode;
 

@@ -105,6 +105,8 @@ enum Ctx {
     /// mention them stay; others leave guarded by `range` when they can fail, or stay
     /// (no `range`: a draw's continuation).
     Scoped(Vec<VarId>, Option<TermId>),
+    /// Nothing leaves but what the other branch computes too (the alternatives of `<|>`).
+    Branch,
     /// Nothing leaves.
     Opaque,
     /// Kept as it is, not even named inside (a `bucket`'s reducers, which are not values).
@@ -174,6 +176,7 @@ impl Anf<'_> {
         );
         let mut binds = Vec::new();
         let mut new = Vec::with_capacity(children.len());
+        let mut then_branch: Option<(TermId, Vec<Binding>)> = None;
         for (i, &c) in children.iter().enumerate() {
             // the guards read the children already done (atoms, in A-normal form)
             let ctx = self.context(&node, i, &new);
@@ -206,8 +209,29 @@ impl Anf<'_> {
                 self.facts.pop();
             }
             let (stay, leave) = self.partition(bs, &ctx, scope);
-            new.push(self.wrap(c1, &stay));
             binds.extend(leave);
+            let two_way = matches!(node, Node::If(..)) || matches!(&ctx, Ctx::Branch);
+            let (first, second) = if matches!(node, Node::If(..)) {
+                (1, 2)
+            } else {
+                (0, 1)
+            };
+            if two_way && i == first {
+                // the then branch waits for the else branch: what both compute goes up
+                then_branch = Some((c1, stay));
+                new.push(c1);
+                continue;
+            }
+            if let (true, Some((c_then, stay_then))) = (two_way && i == second, then_branch.take())
+            {
+                let (common, kept_then, c_else, kept_else) =
+                    self.common_bindings(stay_then, c1, stay);
+                new[first] = self.wrap(c_then, &kept_then);
+                new.push(self.wrap(c_else, &kept_else));
+                binds.extend(common);
+                continue;
+            }
+            new.push(self.wrap(c1, &stay));
         }
         let t1 = if new == children {
             t
@@ -302,6 +326,7 @@ impl Anf<'_> {
                 }
             }
             RAdd(_) | RIndex(..) | RSplit(..) | RFanout(..) => Ctx::Untouched,
+            Superpose(ms) if ms.len() == 2 => Ctx::Branch,
             Lam(..) | Superpose(_) | Integrate(..) | Chain(..) | Transform(..) => Ctx::Opaque,
             _ => Ctx::Strict,
         }
@@ -322,7 +347,7 @@ impl Anf<'_> {
             let out = match ctx {
                 Ctx::Strict => Some(b),
                 _ if needs_inner || !self.licm => None,
-                Ctx::Opaque | Ctx::Untouched => None,
+                Ctx::Opaque | Ctx::Untouched | Ctx::Branch => None,
                 // out of a branch only what will leave the loop it is in
                 Ctx::Cond(g) => match scope {
                     // cheap and total: evaluated whatever the test says
@@ -359,6 +384,70 @@ impl Anf<'_> {
             }
         }
         (stay, leave)
+    }
+
+    /// The bindings both branches of an `if` compute (equal right-hand sides, up to the
+    /// names of the bindings they read that are common too): computed once before the
+    /// `if`, since one branch or the other computes them anyway. Returns them, the then
+    /// branch's others, and the else branch and its others with the common names read
+    /// in place of its own.
+    fn common_bindings(
+        &mut self,
+        stay_then: Vec<Binding>,
+        c_else: TermId,
+        stay_else: Vec<Binding>,
+    ) -> (Vec<Binding>, Vec<Binding>, TermId, Vec<Binding>) {
+        let mut matched = vec![false; stay_then.len()];
+        let mut rename: FxHashMap<VarId, TermId> = FxHashMap::default();
+        let mut kept_else = Vec::new();
+        for b2 in stay_else {
+            let rhs2 = vars::substitute(self.store, b2.rhs, &rename);
+            let free2 = self.fv.of(self.store, rhs2);
+            let needs_kept_else = kept_else.iter().any(|k: &Binding| free2.contains(&k.var));
+            let mut found = None;
+            if !needs_kept_else {
+                for (k, b1) in stay_then.iter().enumerate() {
+                    if matched[k] {
+                        continue;
+                    }
+                    let same = b1.rhs == rhs2
+                        || (vars::has_binders(self.store, rhs2)
+                            && alpha::alpha_eq(self.store, b1.rhs, rhs2));
+                    if !same {
+                        continue;
+                    }
+                    // its reads in the then branch must be common too
+                    let free1 = self.fv.of(self.store, b1.rhs);
+                    let reads_unmatched = stay_then
+                        .iter()
+                        .zip(&matched)
+                        .any(|(o, &m)| !m && free1.contains(&o.var));
+                    if !reads_unmatched {
+                        found = Some(k);
+                        break;
+                    }
+                }
+            }
+            match found {
+                Some(k) => {
+                    matched[k] = true;
+                    let to = self.store.var_term(stay_then[k].var);
+                    rename.insert(b2.var, to);
+                }
+                None => kept_else.push(Binding { rhs: rhs2, ..b2 }),
+            }
+        }
+        let c_else = vars::substitute(self.store, c_else, &rename);
+        let mut common = Vec::new();
+        let mut kept_then = Vec::new();
+        for (b, m) in stay_then.into_iter().zip(matched) {
+            if m {
+                common.push(b);
+            } else {
+                kept_then.push(b);
+            }
+        }
+        (common, kept_then, c_else, kept_else)
     }
 
     /// Can `t` never fail, and has it no loop (so evaluating it when it is not needed

@@ -154,6 +154,10 @@ fn reads(e: &Expr, out: &mut HashSet<String>) {
             reads(i, out);
         }
         Expr::Convert(_, x) => reads(x, out),
+        Expr::Pair(a, b) => {
+            reads(a, out);
+            reads(b, out);
+        }
     }
 }
 
@@ -193,6 +197,10 @@ fn rename_expr(e: &Expr, from: &str, to: &str) -> Expr {
         }
         Expr::Index(a, i) => Expr::index(rename_expr(a, from, to), rename_expr(i, from, to)),
         Expr::Convert(c, x) => Expr::convert(*c, rename_expr(x, from, to)),
+        Expr::Pair(a, b) => Expr::Pair(
+            Box::new(rename_expr(a, from, to)),
+            Box::new(rename_expr(b, from, to)),
+        ),
     }
 }
 
@@ -356,6 +364,10 @@ fn replace_reads(e: &Expr, lets: &[(Expr, String, Type)]) -> Expr {
         }
         Expr::Index(a, i) => Expr::index(replace_reads(a, lets), replace_reads(i, lets)),
         Expr::Convert(c, x) => Expr::convert(*c, replace_reads(x, lets)),
+        Expr::Pair(a, b) => Expr::Pair(
+            Box::new(replace_reads(a, lets)),
+            Box::new(replace_reads(b, lets)),
+        ),
     }
 }
 
@@ -370,6 +382,10 @@ fn index_reads(e: &Expr, f: &mut dyn FnMut(&Expr)) {
             index_reads(i, f);
         }
         Expr::Convert(_, x) => index_reads(x, f),
+        Expr::Pair(a, b) => {
+            index_reads(a, f);
+            index_reads(b, f);
+        }
     }
 }
 

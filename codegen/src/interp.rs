@@ -43,6 +43,10 @@ pub enum Val {
     Prob(f64),
     Bool(bool),
     Array(Rc<[Val]>),
+    /// A pair: only as a measure program's result.
+    Pair(Rc<(Val, Val)>),
+    /// `()`: only as a measure program's result.
+    Unit,
 }
 
 impl Val {
@@ -56,6 +60,11 @@ impl Val {
         Val::Array(items.into())
     }
 
+    /// A pair of values.
+    pub fn pair(a: Val, b: Val) -> Val {
+        Val::Pair(Rc::new((a, b)))
+    }
+
     /// The linear value of a number (`exp` of a prob's logarithm), `None` for the rest.
     pub fn to_f64(&self) -> Option<f64> {
         match self {
@@ -63,7 +72,7 @@ impl Val {
             Val::Int(n) => Some(*n as f64),
             Val::Real(x) => Some(*x),
             Val::Prob(l) => Some(l.exp()),
-            Val::Bool(_) | Val::Array(_) => None,
+            Val::Bool(_) | Val::Array(_) | Val::Pair(_) | Val::Unit => None,
         }
     }
 
@@ -80,6 +89,8 @@ impl Val {
                 Val::Prob(_) => 3,
                 Val::Bool(_) => 4,
                 Val::Array(_) => 5,
+                Val::Pair(_) => 6,
+                Val::Unit => 7,
             }
         }
         // `+ 0.0` turns `-0.0` into `0.0`, so the two compare equal
@@ -98,6 +109,7 @@ impl Val {
                 }
                 xs.len().cmp(&ys.len())
             }
+            (Val::Pair(p), Val::Pair(q)) => p.0.total_cmp(&q.0).then_with(|| p.1.total_cmp(&q.1)),
             _ => rank(self).cmp(&rank(other)),
         }
     }
@@ -655,7 +667,24 @@ impl Exec {
 
     /// The result expression in a finished state.
     fn result(&mut self, st: &State<'_>, p: &Program) -> Result<Val, RunError> {
-        self.expr(st, &p.result, At::Return(&p.result))
+        self.result_of(st, &p.result, At::Return(&p.result))
+    }
+
+    /// A result: an expression's value, where an allocated array (a plate's draws) is
+    /// taken whole, inside pairs too.
+    fn result_of(&mut self, st: &State<'_>, e: &Expr, at: At<'_>) -> Result<Val, RunError> {
+        match e {
+            Expr::Var(x) => match lookup(&st.env, x) {
+                Some(Slot::Buf(items)) => Ok(Val::Array(items.as_slice().into())),
+                _ => self.expr(st, e, at),
+            },
+            Expr::Pair(a, b) => {
+                let a = self.result_of(st, a, at)?;
+                let b = self.result_of(st, b, at)?;
+                Ok(Val::pair(a, b))
+            }
+            _ => self.expr(st, e, at),
+        }
     }
 
     /// Runs `st` until its body finishes, it draws, or its weight is 0.
@@ -844,6 +873,7 @@ impl Exec {
                 Lit::Real(x) => Val::Real(x),
                 Lit::Prob(l) => Val::Prob(l),
                 Lit::Bool(b) => Val::Bool(b),
+                Lit::Unit => Val::Unit,
             }),
             Expr::Var(x) => match lookup(&st.env, x) {
                 Some(Slot::Val(v)) => Ok(v.clone()),
@@ -861,6 +891,11 @@ impl Exec {
             Expr::Convert(c, x) => {
                 let v = self.expr(st, x, at)?;
                 convert(*c, v, at)
+            }
+            Expr::Pair(a, b) => {
+                let a = self.expr(st, a, at)?;
+                let b = self.expr(st, b, at)?;
+                Ok(Val::pair(a, b))
             }
             Expr::Prim(Prim::Size, args) => {
                 let a = args.first().ok_or_else(|| arith("size of nothing", at))?;

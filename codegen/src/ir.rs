@@ -29,6 +29,8 @@ pub enum Lit {
     /// `ln p` of a non-negative `p`.
     Prob(f64),
     Bool(bool),
+    /// `()`: only as the result of a measure over `unit` (its mass is the answer).
+    Unit,
 }
 
 impl Lit {
@@ -45,6 +47,7 @@ impl Lit {
             Lit::Real(_) => Type::Real,
             Lit::Prob(_) => Type::Prob,
             Lit::Bool(_) => Type::Bool,
+            Lit::Unit => Type::Unit,
         }
     }
 }
@@ -63,6 +66,8 @@ pub enum Expr {
     Index(Box<Expr>, Box<Expr>),
     /// An explicit change of type, e.g. `prob2real` out of log space.
     Convert(Coercion, Box<Expr>),
+    /// `(a, b)`: a pair, only where a program returns one (a measure over pairs).
+    Pair(Box<Expr>, Box<Expr>),
 }
 
 impl Expr {
@@ -308,6 +313,7 @@ impl fmt::Display for Lit {
             // the linear value, marked: the reader sees the number, the type says log space
             Lit::Prob(l) => write!(f, "prob({:?})", l.exp()),
             Lit::Bool(b) => write!(f, "{b}"),
+            Lit::Unit => write!(f, "()"),
         }
     }
 }
@@ -347,6 +353,7 @@ impl fmt::Display for Expr {
             Expr::Var(x) => write!(f, "{x}"),
             Expr::Index(a, i) => write!(f, "{a}[{i}]"),
             Expr::Convert(c, e) => write!(f, "{}({e})", c.name()),
+            Expr::Pair(a, b) => write!(f, "({a}, {b})"),
             Expr::Prim(Prim::Neg, args) if args.len() == 1 => write!(f, "-({})", args[0]),
             // fully parenthesised: the text is for reading, never for precedence puzzles
             Expr::Prim(p, args) => match infix(*p) {

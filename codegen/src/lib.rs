@@ -60,6 +60,8 @@ pub use interp::{
 };
 pub use ir::{AssignOp, Expr, Lit, Program, Stmt};
 pub use lower::{lower, LowerError};
-pub use pipeline::{term_stages, PassBug, Passes, TermStages};
+pub use pipeline::{
+    lower_program, term_stages, Lowered, PassBug, Passes, PipelineError, TermStages,
+};
 pub use split::{split_points, Split};
 pub use verify::{verify, VerifyError};

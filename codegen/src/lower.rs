@@ -163,6 +163,7 @@ fn can_fail(e: &Expr) -> bool {
         Expr::Lit(_) | Expr::Var(_) => false,
         Expr::Index(..) => true,
         Expr::Convert(c, x) => !c.is_safe() || *c == Coercion::Nat2Int || can_fail(x),
+        Expr::Pair(a, b) => can_fail(a) || can_fail(b),
         Expr::Prim(p, args) => {
             let total = matches!(
                 p,
@@ -224,7 +225,19 @@ pub fn lower(store: &Store, term: TermId) -> std::result::Result<Program, LowerE
     let ty = store.ty(t).clone();
     let measure = ty.measure_of().is_some();
     let v = l.lower(t, &env, None)?;
-    let result = match v {
+    let result = result_expr(v, measure)?;
+    Ok(Program {
+        params,
+        body: l.block,
+        result,
+        measure,
+    })
+}
+
+/// The IR expression of a program's result: a scalar; an array (of scalars) or a pair of
+/// these when the program is a measure (a function returns numbers).
+fn result_expr(v: Val, measure: bool) -> std::result::Result<Expr, LowerError> {
+    Ok(match v {
         Val::Scalar(e) => e,
         Val::Array(e, el) if measure && is_scalar(&el) => e,
         Val::Array(..) if measure => {
@@ -235,18 +248,19 @@ pub fn lower(store: &Store, term: TermId) -> std::result::Result<Program, LowerE
                 "a result that is an array (a compiled function returns one number)",
             )
         }
-        Val::Pair(..) => return unsupported("a result that is a pair"),
+        Val::Pair(a, b) if measure => Expr::Pair(
+            Box::new(result_expr(*a, measure)?),
+            Box::new(result_expr(*b, measure)?),
+        ),
+        Val::Pair(..) => {
+            return unsupported("a result that is a pair (a compiled function returns one number)")
+        }
+        Val::Unit if measure => Expr::Lit(Lit::Unit),
         Val::Unit => return unsupported("a result that is `()`"),
         Val::Fun(_) => {
             return unsupported("a result that is a function (only the top `fn`s are parameters)")
         }
         Val::Measure(_) => return unsupported("a result that is a measure inside a value"),
-    };
-    Ok(Program {
-        params,
-        body: l.block,
-        result,
-        measure,
     })
 }
 

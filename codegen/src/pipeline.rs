@@ -6,12 +6,19 @@
 //! 2. `anf`: A-normal form, loop-invariant bindings hoisted (skipped with `--no-licm`),
 //!    common subexpressions shared ([`crate::normalize`]).
 //!
-//! Both stages are core terms of the input's type, checked by `verify` here (a failure is
-//! a bug, reported as such), so each can be printed as `.hk` and judged by the reference
-//! interpreter.
+//! 3. `ir`: the A-normal form lowered into the loop IR ([`crate::lower`]), then loops over
+//!    one range fused and repeated reads shared ([`crate::fuse`]; skipped with
+//!    `--no-fusion`).
+//!
+//! The term stages are core terms of the input's type, checked by `verify` here (a failure
+//! is a bug, reported as such), so each can be printed as `.hk` and judged by the
+//! reference interpreter; the IR is checked by the IR's verifier after each pass.
 
 use crate::anf::normalize;
+use crate::fuse::fuse;
 use crate::histogram::summarize;
+use crate::ir::Program;
+use crate::lower::{lower, LowerError};
 use slic_algebra::{verify, Store, TermId};
 
 /// Which passes run (all by default; the ablation flags switch them off).
@@ -94,4 +101,63 @@ fn check(store: &Store, input: TermId, out: TermId, pass: &str) -> Result<(), Pa
         )));
     }
     Ok(())
+}
+
+/// Why a program could not be lowered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PipelineError {
+    /// The program uses something the loop IR cannot express (the user's to know).
+    Unsupported(String),
+    /// A pass broke its output (slic-codegen's bug).
+    Bug(PassBug),
+}
+
+impl std::fmt::Display for PipelineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PipelineError::Unsupported(what) => write!(f, "cannot compile to loops: {what}"),
+            PipelineError::Bug(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+/// Every stage of one program, down to the loop IR.
+#[derive(Clone, Debug)]
+pub struct Lowered {
+    pub stages: TermStages,
+    /// The A-normal form lowered, before fusion.
+    pub unfused: Program,
+    /// The program to run: fused unless fusion is off.
+    pub program: Program,
+}
+
+/// Runs the whole pipeline on `t`: the term passes, lowering, fusion; the IR verified
+/// after each pass.
+pub fn lower_program(
+    store: &mut Store,
+    t: TermId,
+    passes: Passes,
+) -> Result<Lowered, PipelineError> {
+    let stages = term_stages(store, t, passes).map_err(PipelineError::Bug)?;
+    let unfused = lower(store, stages.anf).map_err(|e| match e {
+        LowerError::Unsupported(what) => PipelineError::Unsupported(what),
+        LowerError::Internal(what) => PipelineError::Bug(PassBug(format!("lowering: {what}"))),
+    })?;
+    crate::verify::verify(&unfused).map_err(|e| {
+        PipelineError::Bug(PassBug(format!("lowering produced ill-formed IR: {e}")))
+    })?;
+    let program = if passes.fusion {
+        let fused = fuse(&unfused);
+        crate::verify::verify(&fused).map_err(|e| {
+            PipelineError::Bug(PassBug(format!("fusion produced ill-formed IR: {e}")))
+        })?;
+        fused
+    } else {
+        unfused.clone()
+    };
+    Ok(Lowered {
+        stages,
+        unfused,
+        program,
+    })
 }

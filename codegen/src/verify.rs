@@ -206,7 +206,21 @@ pub fn verify(p: &Program) -> Result<(), VerifyError> {
     v.block(&p.body)?;
     let at = format!("return {}", p.result);
     let t = v.expr(&p.result, &at)?;
-    if !is_scalar(&t) {
+    // a function returns a number; a measure also arrays of numbers and pairs of these
+    fn returnable(t: &Type) -> bool {
+        match t {
+            Type::Array(e) => is_scalar(e),
+            Type::Pair(a, b) => returnable(a) && returnable(b),
+            Type::Unit => true,
+            t => is_scalar(t),
+        }
+    }
+    let ok = if p.measure {
+        returnable(&t)
+    } else {
+        is_scalar(&t)
+    };
+    if !ok {
         return Err(VerifyError::UnsupportedType {
             what: "the result".into(),
             found: t,
@@ -534,6 +548,12 @@ impl Verifier {
                 Ok(c.to_type())
             }
             Expr::Prim(p, args) => self.prim(*p, args, at),
+            // a pair is a measure program's result, never an operand
+            Expr::Pair(a, b) => {
+                let ta = self.expr(a, at)?;
+                let tb = self.expr(b, at)?;
+                Ok(Type::pair(ta, tb))
+            }
         }
     }
 

@@ -75,6 +75,8 @@ fn to_semantics(x: &Val) -> Value {
         Val::Prob(l) => Value::Prob(*l),
         Val::Bool(b) => Value::Bool(*b),
         Val::Array(items) => Value::array(items.iter().map(to_semantics).collect()),
+        Val::Pair(p) => Value::pair(to_semantics(&p.0), to_semantics(&p.1)),
+        Val::Unit => Value::Unit,
     }
 }
 
