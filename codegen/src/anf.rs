@@ -16,7 +16,10 @@
 //!   (the zero of `e`'s type), and only inside loops, where it pays; elsewhere a branch
 //!   keeps its bindings;
 //! - out of a loop body that may run zero times: unguarded when `e` cannot fail
-//!   (`split::total`), else `h = if lo < hi: e else: 0`;
+//!   (`split::total`) or the range is known not empty (an enclosing `if 1 <= n`, an
+//!   enclosing loop over the same range), else `h = if lo < hi: e else: 0`;
+//! - an array (a histogram, a table) is never guarded, since the loop IR gives each array
+//!   one allocation: it leaves only where it needs no guard;
 //! - out of the continuation of a draw (`x <~ m; k`): only when `e` cannot fail.
 //!
 //! Nothing leaves a `fn`, a `match` with several branches, `<|>`, a `bucket`'s reducers or
@@ -164,6 +167,13 @@ impl Anf<'_> {
                 let (b1, more) = self.float(body, scope);
                 binds.extend(more);
                 return (b1, binds);
+            }
+        }
+        // a test the enclosing tests and loop ranges decide (a histogram's range guard
+        // inside `if 1 <= K`) is its branch
+        if let Node::If(c, a, _) = node {
+            if self.implied(c) {
+                return self.float(a, scope);
             }
         }
         let children = node.children();
@@ -352,6 +362,8 @@ impl Anf<'_> {
                 Ctx::Cond(g) => match scope {
                     // cheap and total: evaluated whatever the test says
                     Some(sc) if !self.variant(b.rhs, sc) && self.cheap_total(b.rhs) => Some(b),
+                    // an array is never guarded: the loop IR allocates one array per name
+                    _ if holds_array(self.store.ty(b.rhs)) => None,
                     Some(sc) if !self.variant(b.rhs, sc) && !self.variant(*g, sc) => {
                         let gb = self.guarded(b, *g);
                         self.defs.insert(gb.var, gb.rhs);
@@ -364,6 +376,8 @@ impl Anf<'_> {
                         None
                     } else if total(self.store, b.rhs) || range.is_some_and(|g| self.implied(g)) {
                         Some(Binding { moved: true, ..b })
+                    } else if holds_array(self.store.ty(b.rhs)) {
+                        None
                     } else {
                         range.map(|g| {
                             let gb = self.guarded(b, g);
@@ -471,6 +485,10 @@ impl Anf<'_> {
     /// Does a fact in force imply the range test `g` (`lo < hi`)? The same test, or
     /// `1 <= hi` for `0 < hi`, with operands compared through their definitions.
     fn implied(&self, g: TermId) -> bool {
+        let rg = self.resolve(g);
+        if self.facts.iter().any(|&f| f == g || self.resolve(f) == rg) {
+            return true;
+        }
         let Node::Prim(Prim::Lt, args) = self.store.node(g) else {
             return false;
         };
@@ -528,6 +546,16 @@ impl Anf<'_> {
             out = self.store.intern(Node::Let(b.var, b.rhs, out), ty.clone());
         }
         out
+    }
+}
+
+/// Does a value of type `t` hold an array (so that guarding it would choose between
+/// arrays, which the loop IR does not express)?
+fn holds_array(t: &Type) -> bool {
+    match t {
+        Type::Array(_) => true,
+        Type::Pair(a, b) => holds_array(a) || holds_array(b),
+        _ => false,
     }
 }
 

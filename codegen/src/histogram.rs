@@ -19,9 +19,11 @@
 //!
 //! Meaning is kept exactly: a class `k` in `0..K` receives exactly the `j` with
 //! `ix(j) == k`, an index outside `0..K` selects no bucket (like no `k`), and additions
-//! per bucket happen in the order of `j`, as in the nested loop. One difference in
-//! partiality only: with `K = 0` the histogram still evaluates `ix(j)` for each `j`
-//! where the original evaluated nothing. Products (`product j: if k == ix: t else: 1`)
+//! per bucket happen in the order of `j`, as in the nested loop. Partiality is kept too:
+//! when the loop over classes may be empty, the histogram's range is empty with it
+//! (`bucket j from lo to (if 0 < K: hi else: lo)`), and an index that can fail is
+//! evaluated only where the conjuncts written before the test hold (`if c: ix else: K`,
+//! which selects no bucket otherwise). Products (`product j: if k == ix: t else: 1`)
 //! are not transformed: the reducers of Fig. 6 only add, and going through exp/log would
 //! change exact prob arithmetic into logs of possibly zero factors.
 //!
@@ -104,6 +106,8 @@ struct Group {
 /// variables the histograms are written in.
 struct ClassLoop {
     k: VarId,
+    /// The number of classes (the loop's bound).
+    count: TermId,
     b: VarId,
     /// One common sum index per index type.
     js: Vec<(Type, VarId)>,
@@ -154,6 +158,7 @@ impl Summarizer<'_> {
         let b = self.store.fresh_var("b", Type::Nat);
         let mut lp = ClassLoop {
             k,
+            count,
             b,
             js: Vec::new(),
         };
@@ -209,9 +214,19 @@ impl Summarizer<'_> {
             let index = self
                 .store
                 .intern(Node::RIndex(b, count, g.ix, fan), index_ty.clone());
+            // the loop over classes may be empty, and then the original read no index:
+            // the histogram's range is empty too (`hi` becomes `lo` when `count` is 0)
+            let hi = if is_positive_literal(self.store, count) {
+                g.hi
+            } else {
+                let zero = self.store.int_lit(0, Type::Nat);
+                let some = self.store.prim(Prim::Lt, vec![zero, count], Type::Bool);
+                let ty = self.store.ty(g.hi).clone();
+                self.store.intern(Node::If(some, g.hi, g.lo), ty)
+            };
             let bucket = self
                 .store
-                .intern(Node::Bucket(g.j, g.lo, g.hi, index), index_ty.clone());
+                .intern(Node::Bucket(g.j, g.lo, hi, index), index_ty.clone());
             let h = self.store.fresh_var("h", index_ty);
             let h_term = self.store.var_term(h);
             let at = self.store.intern(Node::Index(h_term, k_term), fan_ty);
@@ -328,7 +343,20 @@ impl Summarizer<'_> {
         let at = conjuncts
             .iter()
             .position(|&c| self.index_of(c, k, j0).is_some())?;
-        let ix0 = self.index_of(conjuncts[at], k, j0)?;
+        let mut ix0 = self.index_of(conjuncts[at], k, j0)?;
+        // the conjuncts before the index test guarded its evaluation: so they still do
+        // (`if c: ix else: K`, an index out of range, selects no bucket)
+        if at > 0 && !crate::split::total(self.store, ix0) {
+            let before = if at == 1 {
+                conjuncts[0]
+            } else {
+                self.store
+                    .prim(Prim::And, conjuncts[..at].to_vec(), Type::Bool)
+            };
+            ix0 = self
+                .store
+                .intern(Node::If(before, ix0, lp.count), Type::Nat);
+        }
         conjuncts.remove(at);
         // the common sum index of this loop for j's type
         let j_ty = self.store.var_type(j0).clone();
@@ -444,6 +472,11 @@ impl Summarizer<'_> {
         self.store
             .intern(Node::Match(at, vec![(pat, x_term)]), sum_ty)
     }
+}
+
+/// Is `t` a literal above 0?
+fn is_positive_literal(store: &Store, t: TermId) -> bool {
+    matches!(store.node(t), Node::Lit(v) if !v.is_zero())
 }
 
 /// Is `t` the literal 0?

@@ -204,7 +204,20 @@ pub fn lower(store: &Store, term: TermId) -> std::result::Result<Program, LowerE
     let mut env = Env::default();
     let mut params = Vec::new();
     let mut t = term;
-    while let Node::Lam(x, body) = store.node(t) {
+    loop {
+        // `def`s before the parameters (`def f(..): ..` then `fn x T: ..`) are bound as they
+        // come: a function or measure is a compile-time value, a number is computed first
+        if let Node::Let(x, e, body) = store.node(t) {
+            let name = store.var_name(*x);
+            let v = l.lower_value(*e, &env, Some(name))?;
+            let v = l.share(v, store.ty(*e), Some(name));
+            env = env.bind(*x, v);
+            t = *body;
+            continue;
+        }
+        let Node::Lam(x, body) = store.node(t) else {
+            break;
+        };
         let ty = store.var_type(*x).clone();
         let hint = store.var_name(*x);
         if !is_param_type(&ty) {
