@@ -247,29 +247,18 @@ pub fn lower(store: &Store, term: TermId) -> std::result::Result<Program, LowerE
     })
 }
 
-/// The IR expression of a program's result: a scalar; an array (of scalars) or a pair of
-/// these when the program is a measure (a function returns numbers).
+/// The IR expression of a program's result: a scalar, an array of scalars, `()`, or a
+/// pair of these.
 fn result_expr(v: Val, measure: bool) -> std::result::Result<Expr, LowerError> {
     Ok(match v {
         Val::Scalar(e) => e,
-        Val::Array(e, el) if measure && is_scalar(&el) => e,
-        Val::Array(..) if measure => {
-            return unsupported("a measure over arrays of arrays");
-        }
-        Val::Array(..) => {
-            return unsupported(
-                "a result that is an array (a compiled function returns one number)",
-            )
-        }
-        Val::Pair(a, b) if measure => Expr::Pair(
+        Val::Array(e, el) if is_scalar(&el) => e,
+        Val::Array(..) => return unsupported("a result that is an array of arrays"),
+        Val::Pair(a, b) => Expr::Pair(
             Box::new(result_expr(*a, measure)?),
             Box::new(result_expr(*b, measure)?),
         ),
-        Val::Pair(..) => {
-            return unsupported("a result that is a pair (a compiled function returns one number)")
-        }
-        Val::Unit if measure => Expr::Lit(Lit::Unit),
-        Val::Unit => return unsupported("a result that is `()`"),
+        Val::Unit => Expr::Lit(Lit::Unit),
         Val::Fun(_) => {
             return unsupported("a result that is a function (only the top `fn`s are parameters)")
         }

@@ -206,7 +206,7 @@ pub fn verify(p: &Program) -> Result<(), VerifyError> {
     v.block(&p.body)?;
     let at = format!("return {}", p.result);
     let t = v.expr(&p.result, &at)?;
-    // a function returns a number; a measure also arrays of numbers and pairs of these
+    // a result is a number, an array of numbers, `()` or a pair of these
     fn returnable(t: &Type) -> bool {
         match t {
             Type::Array(e) => is_scalar(e),
@@ -215,12 +215,7 @@ pub fn verify(p: &Program) -> Result<(), VerifyError> {
             t => is_scalar(t),
         }
     }
-    let ok = if p.measure {
-        returnable(&t)
-    } else {
-        is_scalar(&t)
-    };
-    if !ok {
+    if !returnable(&t) {
         return Err(VerifyError::UnsupportedType {
             what: "the result".into(),
             found: t,
