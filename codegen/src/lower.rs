@@ -238,7 +238,7 @@ pub fn lower(store: &Store, term: TermId) -> std::result::Result<Program, LowerE
     let ty = store.ty(t).clone();
     let measure = ty.measure_of().is_some();
     let v = l.lower(t, &env, None)?;
-    let result = result_expr(v, measure)?;
+    let result = result_expr(v)?;
     Ok(Program {
         params,
         body: l.block,
@@ -249,14 +249,14 @@ pub fn lower(store: &Store, term: TermId) -> std::result::Result<Program, LowerE
 
 /// The IR expression of a program's result: a scalar, an array of scalars, `()`, or a
 /// pair of these.
-fn result_expr(v: Val, measure: bool) -> std::result::Result<Expr, LowerError> {
+fn result_expr(v: Val) -> std::result::Result<Expr, LowerError> {
     Ok(match v {
         Val::Scalar(e) => e,
         Val::Array(e, el) if is_scalar(&el) => e,
         Val::Array(..) => return unsupported("a result that is an array of arrays"),
         Val::Pair(a, b) => Expr::Pair(
-            Box::new(result_expr(*a, measure)?),
-            Box::new(result_expr(*b, measure)?),
+            Box::new(result_expr(*a)?),
+            Box::new(result_expr(*b)?),
         ),
         Val::Unit => Expr::Lit(Lit::Unit),
         Val::Fun(_) => {
