@@ -130,6 +130,13 @@ impl Effects {
                 reads(w, &mut self.reads);
                 self.measure = true;
             }
+            Stmt::Observe { args, value, .. } => {
+                for a in args {
+                    reads(a, &mut self.reads);
+                }
+                reads(value, &mut self.reads);
+                self.measure = true;
+            }
             Stmt::Reject => self.measure = true,
         }
     }
@@ -241,6 +248,12 @@ fn map_exprs(s: &mut Stmt, f: &mut dyn FnMut(&Expr) -> Expr) {
             }
         }
         Stmt::Factor(w) => *w = f(w),
+        Stmt::Observe { args, value, .. } => {
+            for a in args {
+                *a = f(a);
+            }
+            *value = f(value);
+        }
         Stmt::Reject => {}
     }
 }
@@ -421,6 +434,10 @@ fn top_reads(s: &Stmt, out: &mut Vec<Expr>) {
         Stmt::If { cond, .. } => push(cond),
         Stmt::Draw { args, .. } => args.iter().for_each(push),
         Stmt::Factor(w) => push(w),
+        Stmt::Observe { args, value, .. } => {
+            args.iter().for_each(&mut push);
+            push(value);
+        }
         Stmt::Reject => {}
     }
 }

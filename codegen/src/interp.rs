@@ -832,6 +832,21 @@ impl Exec {
                     at,
                 }));
             }
+            Stmt::Observe { dist, args, value } => {
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(self.draw_arg(st, a, at)?);
+                }
+                let law = Law::new(*dist, &vals).map_err(|what| RunError::BadDraw {
+                    what,
+                    at: at.text(),
+                })?;
+                let v = self.expr(st, value, at)?;
+                st.ln_w = log_mul(st.ln_w, law.log_density(&v));
+                if st.ln_w == f64::NEG_INFINITY {
+                    return Ok(Some(Event::Zero));
+                }
+            }
             Stmt::Factor(w) => match self.expr(st, w, at)? {
                 Val::Prob(l) => {
                     st.ln_w = log_mul(st.ln_w, l);

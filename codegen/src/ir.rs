@@ -186,6 +186,14 @@ pub enum Stmt {
     },
     /// `factor w`: the run's weight is multiplied by the `prob` `w` (measure programs only).
     Factor(Expr),
+    /// `observe d(args) at v`: the run's weight is multiplied by the density of `d(args)`
+    /// at `v` (with respect to lebesgue on reals and probs, counting on naturals): Hakaru's
+    /// `observe(d(args), v)` (measure programs only).
+    Observe {
+        dist: Dist,
+        args: Vec<Expr>,
+        value: Expr,
+    },
     /// `reject`: the run has weight 0 and stops (measure programs only).
     Reject,
 }
@@ -287,6 +295,10 @@ impl Stmt {
                 format!("draw {name}: {ty} ~ {}({})", dist.name(), args.join(", "))
             }
             Stmt::Factor(w) => format!("factor {w}"),
+            Stmt::Observe { dist, args, value } => {
+                let args: Vec<String> = args.iter().map(ToString::to_string).collect();
+                format!("observe {}({}) at {value}", dist.name(), args.join(", "))
+            }
             Stmt::Reject => "reject".to_string(),
         }
     }

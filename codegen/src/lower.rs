@@ -254,10 +254,7 @@ fn result_expr(v: Val) -> std::result::Result<Expr, LowerError> {
         Val::Scalar(e) => e,
         Val::Array(e, el) if is_scalar(&el) => e,
         Val::Array(..) => return unsupported("a result that is an array of arrays"),
-        Val::Pair(a, b) => Expr::Pair(
-            Box::new(result_expr(*a)?),
-            Box::new(result_expr(*b)?),
-        ),
+        Val::Pair(a, b) => Expr::Pair(Box::new(result_expr(*a)?), Box::new(result_expr(*b)?)),
         Val::Unit => Expr::Lit(Lit::Unit),
         Val::Fun(_) => {
             return unsupported("a result that is a function (only the top `fn`s are parameters)")
@@ -533,7 +530,7 @@ impl Lowerer<'_> {
             }
             Node::Dist(d, args) => self.draw(*d, args, env, hint),
             Node::Chain(..) => unsupported("`chain` (a Markov chain of measures)"),
-            Node::Observe(..) => unsupported("`observe` (conditioning on an observed value)"),
+            Node::Observe(m, v) => self.observe(*m, *v, env),
             Node::Transform(k, _) => unsupported(format!(
                 "a `{0}(...)` marker; expand it first (slic-cas {0})",
                 k.name()
@@ -562,6 +559,41 @@ impl Lowerer<'_> {
             t if is_scalar(t) => Val::Scalar(zero(t)),
             t => return unsupported(format!("a measure over values of type {t}")),
         })
+    }
+
+    /// `observe(m, v)`: the density of the primitive measure `m` at `v` as a factor, and
+    /// `v` as the result. `m` may be named (a `let` of a primitive measure).
+    fn observe(&mut self, m: TermId, v: TermId, env: &Env) -> Result<Val> {
+        let (m, menv) = match self.store.node(m) {
+            Node::Var(x) => match env.lookup(*x) {
+                Some(Val::Measure(th)) => (th.term, th.env.clone()),
+                _ => (m, env.clone()),
+            },
+            _ => (m, env.clone()),
+        };
+        let Node::Dist(d, args) = self.store.node(m).clone() else {
+            return unsupported(
+                "`observe` of a measure that is not a primitive distribution (its density                  is not known to the loop IR)",
+            );
+        };
+        if matches!(d, Dist::Lebesgue | Dist::Counting) {
+            return unsupported(format!("`observe` of `{}`", d.name()));
+        }
+        let mut xs = Vec::with_capacity(args.len());
+        for a in &args {
+            xs.push(match self.lower(*a, &menv, None)? {
+                Val::Scalar(e) | Val::Array(e, _) => e,
+                _ => return internal(format!("an argument of {} of another shape", d.name())),
+            });
+        }
+        let value = self.scalar(v, env)?;
+        let value = self.atom(value, &d.support_type(), None);
+        self.emit(Stmt::Observe {
+            dist: d,
+            args: xs,
+            value: value.clone(),
+        });
+        Ok(Val::Scalar(value))
     }
 
     /// `draw x ~ d(args)`, named by `hint`.

@@ -312,6 +312,78 @@ impl Law {
         })
     }
 
+    /// The log density at `v` (a value of the support type; with respect to lebesgue on
+    /// reals and probs, counting on naturals), `-inf` outside the support.
+    pub fn log_density(&self, v: &Val) -> f64 {
+        let ninf = f64::NEG_INFINITY;
+        // x^(c-1) at x = 0: 0 for c > 1, 1 for c = 1, infinite for c < 1
+        let power_at = |c: f64, ln_x: f64| {
+            if ln_x == ninf {
+                if c > 1.0 {
+                    ninf
+                } else if c == 1.0 {
+                    0.0
+                } else {
+                    f64::INFINITY
+                }
+            } else {
+                (c - 1.0) * ln_x
+            }
+        };
+        match (self, v) {
+            (Law::Uniform { lo, hi }, Val::Real(x)) => {
+                if x >= lo && x <= hi {
+                    -libm::log(hi - lo)
+                } else {
+                    ninf
+                }
+            }
+            (Law::Normal { mean, sd }, Val::Real(x)) => {
+                if !x.is_finite() {
+                    return ninf;
+                }
+                let z = (x - mean) / sd;
+                -0.5 * z * z - libm::log(*sd) - 0.5 * libm::log(2.0 * std::f64::consts::PI)
+            }
+            (Law::Gamma { shape, ln_scale }, Val::Prob(ln_x)) => {
+                if *ln_x == f64::INFINITY {
+                    return ninf;
+                }
+                power_at(*shape, *ln_x)
+                    - libm::exp(ln_x - ln_scale)
+                    - libm::lgamma(*shape)
+                    - shape * ln_scale
+            }
+            (Law::Beta { a, b }, Val::Prob(ln_x)) => {
+                if *ln_x > 0.0 {
+                    return ninf;
+                }
+                // ln(1 - x), exact near x = 0 and x = 1
+                let ln_1mx = if *ln_x > -std::f64::consts::LN_2 {
+                    libm::log(-libm::expm1(*ln_x))
+                } else {
+                    libm::log1p(-libm::exp(*ln_x))
+                };
+                power_at(*a, *ln_x) + power_at(*b, ln_1mx) - libm::lgamma(*a) - libm::lgamma(*b)
+                    + libm::lgamma(a + b)
+            }
+            (Law::Poisson { rate }, Val::Nat(k)) => {
+                let k = *k as f64;
+                if *rate == 0.0 {
+                    return if k == 0.0 { 0.0 } else { ninf };
+                }
+                k * libm::log(*rate) - rate - libm::lgamma(k + 1.0)
+            }
+            (Law::Categorical { ln_p }, Val::Nat(k)) => usize::try_from(*k)
+                .ok()
+                .and_then(|k| ln_p.get(k))
+                .copied()
+                .unwrap_or(ninf),
+            // a value of another type is never in the support (the verifier rules it out)
+            _ => ninf,
+        }
+    }
+
     /// One draw, or `None` for the zero measure (a categorical of all-zero weights);
     /// an error only when a rejection sampler gives up.
     pub fn sample(&self, rng: &mut Rng) -> Result<Option<Val>, String> {

@@ -315,11 +315,47 @@ impl Verifier {
         Ok(())
     }
 
+    /// The arguments of a draw or an observation of `dist`: a distribution with a density
+    /// the IR computes (not `lebesgue` or `counting`), its parameter types (the algebra's
+    /// `Dist::param_types`).
+    fn dist_args(&mut self, dist: Dist, args: &[Expr], at: &str) -> Result<(), VerifyError> {
+        if matches!(dist, Dist::Lebesgue | Dist::Counting) {
+            return Err(VerifyError::NotDrawable {
+                dist,
+                at: at.into(),
+            });
+        }
+        let params = dist.param_types();
+        if args.len() != params.len() {
+            return Err(VerifyError::DrawArity {
+                dist,
+                expected: params.len(),
+                found: args.len(),
+                at: at.into(),
+            });
+        }
+        for (k, (a, want)) in args.iter().zip(&params).enumerate() {
+            let what = format!("argument {k} of {}", dist.name());
+            // an array argument (categorical's weights) is named, never built
+            let t = if want.array_of().is_some() {
+                self.array_expr(a, at)?
+            } else {
+                self.expr(a, at)?
+            };
+            if &t != want {
+                return Err(Self::mismatch(&what, &want.to_string(), t, at));
+            }
+        }
+        Ok(())
+    }
+
     fn stmt(&mut self, s: &Stmt) -> Result<(), VerifyError> {
         let at = s.head();
         let at = at.as_str();
         match s {
-            Stmt::Draw { .. } | Stmt::Factor(_) | Stmt::Reject if !self.measure => {
+            Stmt::Draw { .. } | Stmt::Factor(_) | Stmt::Observe { .. } | Stmt::Reject
+                if !self.measure =>
+            {
                 return Err(VerifyError::NotAMeasure { at: at.into() });
             }
             Stmt::Draw {
@@ -328,33 +364,7 @@ impl Verifier {
                 dist,
                 args,
             } => {
-                if matches!(dist, Dist::Lebesgue | Dist::Counting) {
-                    return Err(VerifyError::NotDrawable {
-                        dist: *dist,
-                        at: at.into(),
-                    });
-                }
-                let params = dist.param_types();
-                if args.len() != params.len() {
-                    return Err(VerifyError::DrawArity {
-                        dist: *dist,
-                        expected: params.len(),
-                        found: args.len(),
-                        at: at.into(),
-                    });
-                }
-                for (k, (a, want)) in args.iter().zip(&params).enumerate() {
-                    let what = format!("argument {k} of {}", dist.name());
-                    // an array argument (categorical's weights) is named, never built
-                    let t = if want.array_of().is_some() {
-                        self.array_expr(a, at)?
-                    } else {
-                        self.expr(a, at)?
-                    };
-                    if &t != want {
-                        return Err(Self::mismatch(&what, &want.to_string(), t, at));
-                    }
-                }
+                self.dist_args(*dist, args, at)?;
                 let support = dist.support_type();
                 if *ty != support {
                     return Err(Self::mismatch(
@@ -367,6 +377,11 @@ impl Verifier {
                 self.declare(name, ty.clone(), Kind::Let, at)?;
             }
             Stmt::Factor(w) => self.expect(w, &Type::Prob, "the factor", at)?,
+            Stmt::Observe { dist, args, value } => {
+                self.dist_args(*dist, args, at)?;
+                let support = dist.support_type();
+                self.expect(value, &support, "the observed value", at)?;
+            }
             Stmt::Reject => {}
             Stmt::Let { name, ty, value } => {
                 if !is_scalar(ty) {
