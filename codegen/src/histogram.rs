@@ -30,6 +30,7 @@
 //! This module rewrites terms only: it does no IO, and `summarize` never fails (a term
 //! with nothing to summarize comes back unchanged).
 
+use crate::split::{conjuncts_of, is_zero};
 use rustc_hash::{FxHashMap, FxHashSet};
 use slic_algebra::vars::{self, FreeVars};
 use slic_algebra::{stack, Node, Pattern, Prim, Store, TermId, Transform, Type, VarId};
@@ -477,21 +478,4 @@ impl Summarizer<'_> {
 /// Is `t` a literal above 0?
 fn is_positive_literal(store: &Store, t: TermId) -> bool {
     matches!(store.node(t), Node::Lit(v) if !v.is_zero())
-}
-
-/// Is `t` the literal 0?
-fn is_zero(store: &Store, t: TermId) -> bool {
-    matches!(store.node(t), Node::Lit(v) if v.is_zero())
-}
-
-/// The conjuncts of `c` (`a && b && ...`, nested or n-ary), in order.
-fn conjuncts_of(store: &Store, c: TermId, out: &mut Vec<TermId>) {
-    match store.node(c) {
-        Node::Prim(Prim::And, args) => {
-            for &a in args {
-                conjuncts_of(store, a, out);
-            }
-        }
-        _ => out.push(c),
-    }
 }

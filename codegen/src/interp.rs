@@ -817,14 +817,7 @@ impl Exec {
             Stmt::Draw {
                 name, dist, args, ..
             } => {
-                let mut vals = Vec::with_capacity(args.len());
-                for a in args {
-                    vals.push(self.draw_arg(st, a, at)?);
-                }
-                let law = Law::new(*dist, &vals).map_err(|what| RunError::BadDraw {
-                    what,
-                    at: at.text(),
-                })?;
+                let law = self.law(st, *dist, args, at)?;
                 return Ok(Some(Event::Draw {
                     name,
                     dist: *dist,
@@ -833,14 +826,7 @@ impl Exec {
                 }));
             }
             Stmt::Observe { dist, args, value } => {
-                let mut vals = Vec::with_capacity(args.len());
-                for a in args {
-                    vals.push(self.draw_arg(st, a, at)?);
-                }
-                let law = Law::new(*dist, &vals).map_err(|what| RunError::BadDraw {
-                    what,
-                    at: at.text(),
-                })?;
+                let law = self.law(st, *dist, args, at)?;
                 let v = self.expr(st, value, at)?;
                 st.ln_w = log_mul(st.ln_w, law.log_density(&v));
                 if st.ln_w == f64::NEG_INFINITY {
@@ -859,6 +845,24 @@ impl Exec {
             Stmt::Reject => return Ok(Some(Event::Zero)),
         }
         Ok(None)
+    }
+
+    /// The law of `dist(args)`, its arguments evaluated (a draw's or an observation's).
+    fn law(
+        &mut self,
+        st: &State<'_>,
+        dist: Dist,
+        args: &[Expr],
+        at: At<'_>,
+    ) -> Result<Law, RunError> {
+        let mut vals = Vec::with_capacity(args.len());
+        for a in args {
+            vals.push(self.draw_arg(st, a, at)?);
+        }
+        Law::new(dist, &vals).map_err(|what| RunError::BadDraw {
+            what,
+            at: at.text(),
+        })
     }
 
     /// A draw's argument: a scalar, or a whole array (categorical's weights), each of

@@ -559,12 +559,12 @@ impl Splitter<'_> {
 }
 
 /// Is `t` the literal 0?
-fn is_zero(store: &Store, t: TermId) -> bool {
+pub(crate) fn is_zero(store: &Store, t: TermId) -> bool {
     matches!(store.node(t), Node::Lit(v) if v.is_zero())
 }
 
 /// The conjuncts of `c` (`a && b && ...`, nested or n-ary), in order.
-fn conjuncts_of(store: &Store, c: TermId, out: &mut Vec<TermId>) {
+pub(crate) fn conjuncts_of(store: &Store, c: TermId, out: &mut Vec<TermId>) {
     match store.node(c) {
         Node::Prim(Prim::And, args) => {
             for &a in args {
