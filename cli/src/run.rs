@@ -28,6 +28,7 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
             .and_then(|(text, origin)| slic_semantics::args_from_json(&text, &origin, &ty)),
     }
     .map_err(user)?;
+    // the IR's interpreter is the only backend until compiled kernels exist (issue 12)
     let Backend::Interp = a.backend;
     let lowered = slic_codegen::lower_program(&mut l.store, l.term, passes(a.passes))
         .map_err(|e| pipeline_failure(&name, e))?;
