@@ -18,8 +18,11 @@
 //! - out of a loop body that may run zero times: unguarded when `e` cannot fail
 //!   (`split::total`) or the range is known not empty (an enclosing `if 1 <= n`, an
 //!   enclosing loop over the same range), else `h = if lo < hi: e else: 0`;
-//! - an array (a histogram, a table) is never guarded, since the loop IR gives each array
-//!   one allocation: it leaves only where it needs no guard;
+//! - an array (a histogram, a table) is never chosen between, since the loop IR gives each
+//!   array one allocation: a `bucket` or `array` is guarded by emptying its range
+//!   (`bucket j from lo to (if c: hi else: lo)`), so it is still one allocation and
+//!   computes nothing where the original would not have; another term holding an array
+//!   leaves only where it needs no guard;
 //! - out of the continuation of a draw (`x <~ m; k`): only when `e` cannot fail.
 //!
 //! Nothing leaves a `fn`, a `match` with several branches, `<|>`, a `bucket`'s reducers or
@@ -65,6 +68,7 @@ pub fn normalize(store: &mut Store, t: TermId, licm: bool) -> Normalized {
         licm,
         defs: FxHashMap::default(),
         facts: Vec::new(),
+        indices: Vec::new(),
         variant_memo: FxHashMap::default(),
         bindings: 0,
         hoisted: 0,
@@ -124,6 +128,8 @@ struct Anf<'s> {
     defs: FxHashMap<VarId, TermId>,
     /// The guards and loop ranges in force where the walk is (innermost last).
     facts: Vec<TermId>,
+    /// The loop indices in scope with their bounds `lo <= i < hi` (innermost last).
+    indices: Vec<(VarId, TermId, TermId)>,
     /// Whether a binding depends on the loop whose index is the key's second part.
     variant_memo: FxHashMap<(VarId, Option<VarId>), bool>,
     bindings: usize,
@@ -214,9 +220,20 @@ impl Anf<'_> {
                 _ => None,
             };
             self.facts.extend(fact);
+            let index = match (&node, i) {
+                (Node::Summate(j, ..) | Node::Product(j, ..), 2) => Some((*j, new[0], new[1])),
+                (Node::Array(x, ..) | Node::Plate(x, ..), 1) => {
+                    Some((*x, self.store.int_lit(0, Type::Nat), new[0]))
+                }
+                _ => None,
+            };
+            self.indices.extend(index);
             let (c1, bs) = self.float(c, inner.as_deref());
             if fact.is_some() {
                 self.facts.pop();
+            }
+            if index.is_some() {
+                self.indices.pop();
             }
             let (stay, leave) = self.partition(bs, &ctx, scope);
             binds.extend(leave);
@@ -356,18 +373,29 @@ impl Anf<'_> {
             let needs_inner = stay.iter().any(|s| free.contains(&s.var));
             let out = match ctx {
                 Ctx::Strict => Some(b),
+                // a loop over `l` inside a loop it does not depend on: a table over `l`
+                // computed once leaves, the body reads it
+                Ctx::Scoped(vs, range)
+                    if self.licm && (needs_inner || vs.iter().any(|v| free.contains(v))) =>
+                {
+                    if let Some((table, read)) = self.tabulate(b, &stay, vs, *range, scope) {
+                        stay.push(read);
+                        self.hoisted += 1;
+                        leave.push(table);
+                        continue;
+                    }
+                    None
+                }
                 _ if needs_inner || !self.licm => None,
                 Ctx::Opaque | Ctx::Untouched | Ctx::Branch => None,
                 // out of a branch only what will leave the loop it is in
                 Ctx::Cond(g) => match scope {
                     // cheap and total: evaluated whatever the test says
                     Some(sc) if !self.variant(b.rhs, sc) && self.cheap_total(b.rhs) => Some(b),
-                    // an array is never guarded: the loop IR allocates one array per name
-                    _ if holds_array(self.store.ty(b.rhs)) => None,
                     Some(sc) if !self.variant(b.rhs, sc) && !self.variant(*g, sc) => {
-                        let gb = self.guarded(b, *g);
-                        self.defs.insert(gb.var, gb.rhs);
-                        Some(gb)
+                        self.guarded(b, *g).inspect(|gb| {
+                            self.defs.insert(gb.var, gb.rhs);
+                        })
                     }
                     _ => None,
                 },
@@ -376,13 +404,11 @@ impl Anf<'_> {
                         None
                     } else if total(self.store, b.rhs) || range.is_some_and(|g| self.implied(g)) {
                         Some(Binding { moved: true, ..b })
-                    } else if holds_array(self.store.ty(b.rhs)) {
-                        None
                     } else {
-                        range.map(|g| {
-                            let gb = self.guarded(b, g);
+                        range.and_then(|g| {
+                            let gb = self.guarded(b, g)?;
                             self.defs.insert(gb.var, gb.rhs);
-                            Binding { moved: true, ..gb }
+                            Some(Binding { moved: true, ..gb })
                         })
                     }
                 }
@@ -483,10 +509,14 @@ impl Anf<'_> {
     }
 
     /// Does a fact in force imply the range test `g` (`lo < hi`)? The same test, or
-    /// `1 <= hi` for `0 < hi`, with operands compared through their definitions.
+    /// `1 <= hi` for `0 < hi`, with operands compared through their definitions; or a
+    /// bound of a loop index in scope (`i < hi`, `i + 1 <= hi`, `lo <= i`).
     fn implied(&self, g: TermId) -> bool {
         let rg = self.resolve(g);
         if self.facts.iter().any(|&f| f == g || self.resolve(f) == rg) {
+            return true;
+        }
+        if self.index_bound(g) {
             return true;
         }
         let Node::Prim(Prim::Lt, args) = self.store.node(g) else {
@@ -504,6 +534,43 @@ impl Anf<'_> {
                         && self.resolve(fa[1]) == hi
                 }
                 _ => false,
+            }
+        })
+    }
+
+    /// Is `g` a bound of a loop index in scope: `i < hi`, `i + 1 <= hi` or `lo <= i` for
+    /// `i` running over `lo..hi` (bounds compared through their definitions)?
+    fn index_bound(&self, g: TermId) -> bool {
+        let Node::Prim(p @ (Prim::Lt | Prim::Le), args) = self.store.node(g) else {
+            return false;
+        };
+        let (a, b) = (self.resolve(args[0]), self.resolve(args[1]));
+        let var_of = |t: TermId| match self.store.node(t) {
+            Node::Var(v) => Some(*v),
+            _ => None,
+        };
+        // `i + 1`, either way round
+        let succ_of = |t: TermId| match self.store.node(t) {
+            Node::Prim(Prim::Add, xs) if xs.len() == 2 => {
+                let one = |x: TermId| matches!(self.store.node(x), Node::Lit(v) if v.is_one());
+                if one(xs[1]) {
+                    var_of(xs[0])
+                } else if one(xs[0]) {
+                    var_of(xs[1])
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        };
+        self.indices.iter().rev().any(|&(i, lo, hi)| {
+            let below = |x: TermId| self.resolve(x) == self.resolve(hi);
+            match p {
+                Prim::Lt => var_of(a) == Some(i) && below(b),
+                _ => {
+                    (succ_of(a) == Some(i) && below(b))
+                        || (var_of(b) == Some(i) && self.resolve(lo) == a)
+                }
             }
         })
     }
@@ -530,12 +597,104 @@ impl Anf<'_> {
         })
     }
 
-    /// `var = if g: rhs else: 0` (0 the zero of the type).
-    fn guarded(&mut self, b: Binding, g: TermId) -> Binding {
+    /// A binding `x = e(l)` of the body of a loop over `l` in `0..n` (`range` its test
+    /// `0 < n`) as a table computed outside it and a read: `tab = array l of n: e(l)`,
+    /// `x = tab[l]`, when `e` holds a loop (a read is then cheaper than the
+    /// computation) and does not depend on the enclosing loop (`scope`), which the table
+    /// can then leave: a per-document product computed once per update, not once per
+    /// proposal. The table computes `e` at every `l` of `0..n`, exactly what the loop
+    /// did, so it needs no guard to leave the loop. The bindings of the body it reads
+    /// (`stay`, such as `l * M`) are computed inside the table. Only scalars (the loop IR
+    /// allocates arrays of scalars).
+    fn tabulate(
+        &mut self,
+        b: Binding,
+        stay: &[Binding],
+        vs: &[VarId],
+        range: Option<TermId>,
+        scope: Option<&[VarId]>,
+    ) -> Option<(Binding, Binding)> {
+        let (&[l], Some(range), Some(outer)) = (vs, range, scope) else {
+            return None;
+        };
+        let Node::Prim(Prim::Lt, ends) = self.store.node(range).clone() else {
+            return None;
+        };
+        let (lo, n) = (self.resolve(ends[0]), ends[1]);
         let ty = self.store.ty(b.rhs).clone();
-        let zero = zero_of(self.store, &ty);
-        let rhs = self.store.intern(Node::If(g, b.rhs, zero), ty);
-        Binding { rhs, ..b }
+        let scalar = is_value_type(&ty) && !holds_array(&ty);
+        let holds_loop = self.store.subterms(b.rhs).any(|x| {
+            matches!(
+                self.store.node(x),
+                Node::Summate(..) | Node::Product(..) | Node::Array(..) | Node::Bucket(..)
+            )
+        });
+        let starts_at_zero = matches!(self.store.node(lo), Node::Lit(v) if v.is_zero());
+        if !scalar || !holds_loop || !starts_at_zero {
+            return None;
+        }
+        // the body's bindings it reads, transitively, in their order
+        let mut need: Vec<VarId> = self.fv.of(self.store, b.rhs).iter().copied().collect();
+        let mut used = Vec::new();
+        for s in stay.iter().rev() {
+            if need.contains(&s.var) {
+                used.push(*s);
+                need.extend(self.fv.of(self.store, s.rhs).iter().copied());
+            }
+        }
+        used.reverse();
+        let body = self.wrap(b.rhs, &used);
+        if self.variant(body, outer) {
+            return None;
+        }
+        let l2 = self.store.fresh_var("l", Type::Nat);
+        let l2_term = self.store.var_term(l2);
+        let mut map = FxHashMap::default();
+        map.insert(l, l2_term);
+        let at_l2 = vars::substitute(self.store, body, &map);
+        let arr_ty = Type::array(ty.clone());
+        let arr = self.store.intern(Node::Array(l2, n, at_l2), arr_ty.clone());
+        let tab = self.store.fresh_var("tab", arr_ty);
+        self.defs.insert(tab, arr);
+        let tab_term = self.store.var_term(tab);
+        let l_term = self.store.var_term(l);
+        let read = self.store.intern(Node::Index(tab_term, l_term), ty);
+        self.defs.insert(b.var, read);
+        self.bindings += 1;
+        let table = Binding {
+            var: tab,
+            rhs: arr,
+            moved: true,
+        };
+        Some((table, Binding { rhs: read, ..b }))
+    }
+
+    /// The binding evaluated only where `g` holds: `var = if g: rhs else: 0` (0 the zero
+    /// of the type). An array is not chosen between (the loop IR allocates one array per
+    /// name): a `bucket` or `array` keeps its one allocation and its loop runs only where
+    /// `g` holds (`bucket j from lo to (if g: hi else: lo)`, `array i of (if g: n else:
+    /// 0)`), so nothing in it is evaluated otherwise; another term holding an array stays
+    /// (`None`).
+    fn guarded(&mut self, b: Binding, g: TermId) -> Option<Binding> {
+        let ty = self.store.ty(b.rhs).clone();
+        let rhs = match self.store.node(b.rhs).clone() {
+            Node::Bucket(j, lo, hi, r) => {
+                let hi_ty = self.store.ty(hi).clone();
+                let hi = self.store.intern(Node::If(g, hi, lo), hi_ty);
+                self.store.intern(Node::Bucket(j, lo, hi, r), ty)
+            }
+            Node::Array(i, n, e) => {
+                let zero = self.store.int_lit(0, Type::Nat);
+                let n = self.store.intern(Node::If(g, n, zero), Type::Nat);
+                self.store.intern(Node::Array(i, n, e), ty)
+            }
+            _ if holds_array(&ty) => return None,
+            _ => {
+                let zero = zero_of(self.store, &ty);
+                self.store.intern(Node::If(g, b.rhs, zero), ty)
+            }
+        };
+        Some(Binding { rhs, ..b })
     }
 
     /// `let b1 = .. in let b2 = .. in t`.

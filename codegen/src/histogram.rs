@@ -85,6 +85,12 @@ struct Candidate {
     /// The common index variable the parts are written in.
     j: VarId,
     ix: TermId,
+    /// The number of buckets: the loop's class count, or the upper end `B` of a range
+    /// test.
+    count: TermId,
+    /// Where a range test's sum starts (`e(k)` of `e(k) <= ix(j) < B`): the sum reads
+    /// `summate c from e(k) to B: h[c]` instead of `h[k]`.
+    from: Option<TermId>,
     /// `r_add t` or `r_split c: r_add t else: r_nop`.
     reducer: TermId,
     /// Does the reducer's value hold the sum under a split (a pair to take apart)?
@@ -100,6 +106,7 @@ struct Group {
     hi: TermId,
     j: VarId,
     ix: TermId,
+    count: TermId,
     reducers: Vec<TermId>,
 }
 
@@ -156,6 +163,21 @@ impl Summarizer<'_> {
         if self.store.var_type(k) != &Type::Nat || !self.fv.contains(self.store, body, k) {
             return t;
         }
+        // histograms of an inner class made inside this loop that test `k` too: one
+        // histogram of both classes outside it (Fig. 7's `r_index` in `r_index`)
+        let mut nested = Vec::new();
+        let body = self.nest(k, count, body, &mut Vec::new(), &mut nested);
+        if !nested.is_empty() {
+            let mut children = node.children();
+            children[body_index] = body;
+            let ty = self.store.ty(t).clone();
+            let inner = self.store.intern(node.with_children(&children), ty.clone());
+            let mut out = self.hoist(inner);
+            for (h, bucket) in nested.into_iter().rev() {
+                out = self.store.intern(Node::Let(h, bucket, out), ty.clone());
+            }
+            return out;
+        }
         let b = self.store.fresh_var("b", Type::Nat);
         let mut lp = ClassLoop {
             k,
@@ -176,7 +198,7 @@ impl Summarizer<'_> {
             };
             let g = match groups
                 .iter()
-                .position(|g| (g.lo, g.hi, g.j, g.ix) == (c.lo, c.hi, c.j, c.ix))
+                .position(|g| (g.lo, g.hi, g.j, g.ix, g.count) == (c.lo, c.hi, c.j, c.ix, c.count))
             {
                 Some(g) => g,
                 None => {
@@ -185,6 +207,7 @@ impl Summarizer<'_> {
                         hi: c.hi,
                         j: c.j,
                         ix: c.ix,
+                        count: c.count,
                         reducers: Vec::new(),
                     });
                     groups.len() - 1
@@ -214,7 +237,7 @@ impl Summarizer<'_> {
             let index_ty = Type::array(fan_ty.clone());
             let index = self
                 .store
-                .intern(Node::RIndex(b, count, g.ix, fan), index_ty.clone());
+                .intern(Node::RIndex(b, g.count, g.ix, fan), index_ty.clone());
             // the loop over classes may be empty, and then the original read no index:
             // the histogram's range is empty too (`hi` becomes `lo` when `count` is 0)
             let hi = if is_positive_literal(self.store, count) {
@@ -238,7 +261,23 @@ impl Summarizer<'_> {
             let Some(Some(c)) = found.get(&s) else {
                 continue;
             };
-            let read = self.read(holders[g], groups[g].reducers.len(), slot, c.split, s);
+            let n = groups[g].reducers.len();
+            let read = match c.from {
+                None => self.read(holders[g], n, slot, c.split, s),
+                // `summate c from e(k) to B: h[c]`
+                Some(from) => {
+                    let cv = self.store.fresh_var("c", Type::Nat);
+                    let c_term = self.store.var_term(cv);
+                    let Node::Index(h_term, _) = *self.store.node(holders[g]) else {
+                        continue;
+                    };
+                    let at_ty = self.store.ty(holders[g]).clone();
+                    let at = self.store.intern(Node::Index(h_term, c_term), at_ty);
+                    let one = self.read(at, n, slot, c.split, s);
+                    let ty = self.store.ty(s).clone();
+                    self.store.intern(Node::Summate(cv, from, c.count, one), ty)
+                }
+            };
             reads.insert(s, read);
         }
         self.histograms += groups.len();
@@ -253,6 +292,242 @@ impl Summarizer<'_> {
             out = self.store.intern(Node::Let(h, bucket, out), ty.clone());
         }
         out
+    }
+
+    /// `t` with each histogram of an inner class that can be nested in the loop over `k`
+    /// (see [`Self::nested_bucket`]) taken out: its reads `h[i]` become reads of the
+    /// two-class histogram at `k * M + i` (`M` the inner count), the histogram pushed on
+    /// `out`. `bound` holds the variables bound between the loop and `t`.
+    fn nest(
+        &mut self,
+        k: VarId,
+        count: TermId,
+        t: TermId,
+        bound: &mut Vec<VarId>,
+        out: &mut Vec<(VarId, TermId)>,
+    ) -> TermId {
+        if !self.fv.contains(self.store, t, k) {
+            return t;
+        }
+        let node = self.store.node(t).clone();
+        if let Node::Let(h, e, rest) = node {
+            if let Some((hh, bucket, stride)) = self.nested_bucket(k, count, e, bound) {
+                let k_term = self.store.var_term(k);
+                let row = self.store.prim(Prim::Mul, vec![k_term, stride], Type::Nat);
+                let mut ok = true;
+                let rest1 = self.reread(rest, h, hh, row, stride, &mut Vec::new(), &mut ok);
+                if ok && !self.fv.contains(self.store, rest1, h) {
+                    self.histograms += 1;
+                    out.push((hh, bucket));
+                    bound.push(h);
+                    let r = self.nest(k, count, rest1, bound, out);
+                    bound.pop();
+                    return r;
+                }
+            }
+        }
+        let children = node.children();
+        let mut new = Vec::with_capacity(children.len());
+        for (i, &c) in children.iter().enumerate() {
+            let depth = bound.len();
+            vars::bound_in(&node, i, bound);
+            new.push(stack::grow(|| self.nest(k, count, c, bound, out)));
+            bound.truncate(depth);
+        }
+        if new == children {
+            return t;
+        }
+        let ty = self.store.ty(t).clone();
+        self.store.intern(node.with_children(&new), ty)
+    }
+
+    /// The two-class histogram of `e` for the loop over `k` (of `count` classes), its
+    /// holder and the inner count `M`, when `e` is a histogram `bucket j: r_index b = M
+    /// of ix: r_split .. && k == ix2 && ..: r_add t else: r_nop` (as this transform makes
+    /// for an inner loop) whose only use of `k` is that test: `bucket j: r_index b2 = K *
+    /// M of (if ix < M: (if ix2 < K: ix2 * M + ix else: K * M) else: K * M): r_split ..
+    /// && ..: r_add t else: r_nop`, flat since the loop IR allocates flat arrays. `ix`
+    /// is evaluated first and `ix2` only where it is in range, as in the original (which
+    /// reads the test only for in-range buckets); the conjuncts before the test still
+    /// guard `ix2`; the range is empty when the loop over `k` may be. Nothing of `e` may
+    /// be bound between the loop and `e`.
+    fn nested_bucket(
+        &mut self,
+        k: VarId,
+        count: TermId,
+        e: TermId,
+        bound: &[VarId],
+    ) -> Option<(VarId, TermId, TermId)> {
+        let Node::Bucket(j, lo, hi, r) = self.store.node(e).clone() else {
+            return None;
+        };
+        let Node::RIndex(b, m, ix, red) = self.store.node(r).clone() else {
+            return None;
+        };
+        let Node::RSplit(cond, add, nop) = self.store.node(red).clone() else {
+            return None;
+        };
+        let mut cs = Vec::new();
+        conjuncts_of(self.store, cond, &mut cs);
+        let at = cs.iter().position(|&c| self.index_of(c, k, j).is_some())?;
+        let test = cs[at];
+        let mut ix2 = self.index_of(test, k, j)?;
+        if at > 0 && !crate::split::total(self.store, ix2) {
+            let before = if at == 1 {
+                cs[0]
+            } else {
+                self.store.prim(Prim::And, cs[..at].to_vec(), Type::Bool)
+            };
+            ix2 = self.store.intern(Node::If(before, ix2, count), Type::Nat);
+        }
+        cs.remove(at);
+        let rest = self.and(cs);
+        let red_ty = self.store.ty(red).clone();
+        let red2 = self.store.intern(Node::RSplit(rest, add, nop), red_ty);
+        // an index guarded by the conjuncts up to and after the test (`if c1 && k == ix2
+        // && c2: x else: M`, as this transform guards an index that can fail): the guard's
+        // parts around the test
+        let mut guard: Option<(Vec<TermId>, Vec<TermId>)> = None;
+        let mut ix = ix;
+        if let Node::If(g, x, other) = *self.store.node(ix) {
+            let mut gs = Vec::new();
+            conjuncts_of(self.store, g, &mut gs);
+            if other == m {
+                if let Some(pg) = gs.iter().position(|&c| c == test) {
+                    guard = Some((gs[..pg].to_vec(), gs[pg + 1..].to_vec()));
+                    ix = x;
+                }
+            }
+        }
+        let guarded = guard.is_some();
+        let (before, after) = guard.unwrap_or_default();
+        if [lo, hi, m, ix, red2]
+            .iter()
+            .any(|&x| self.fv.contains(self.store, x, k))
+            || self.fv.contains(self.store, red2, b)
+        {
+            return None;
+        }
+        let mut free = FxHashSet::default();
+        for part in [lo, hi, m, ix, ix2, red2]
+            .into_iter()
+            .chain(before.iter().copied())
+            .chain(after.iter().copied())
+        {
+            free.extend(self.fv.of(self.store, part).iter().copied());
+        }
+        if before
+            .iter()
+            .chain(&after)
+            .any(|&c| self.fv.contains(self.store, c, k))
+        {
+            return None;
+        }
+        free.remove(&j);
+        if free.iter().any(|v| bound.contains(v)) {
+            return None;
+        }
+        // the flat index
+        let flat = self.store.prim(Prim::Mul, vec![count, m], Type::Nat);
+        let c2 = self.store.fresh_var("c", Type::Nat);
+        let c2_term = self.store.var_term(c2);
+        let row = self.store.prim(Prim::Mul, vec![c2_term, m], Type::Nat);
+        let at = self.store.prim(Prim::Add, vec![row, ix], Type::Nat);
+        let inner_ok = self.store.prim(Prim::Lt, vec![ix, m], Type::Bool);
+        let outer_ok = self.store.prim(Prim::Lt, vec![c2_term, count], Type::Bool);
+        let fidx = if guarded {
+            // `if c1: (let c = ix2; if c < K && c2: (if x < M: c * M + x else: F) else: F)
+            // else: F`, the guard's parts in their order
+            let inner = self.store.intern(Node::If(inner_ok, at, flat), Type::Nat);
+            let mut outer = vec![outer_ok];
+            outer.extend(after);
+            let outer = self.and(outer);
+            let pick = self.store.intern(Node::If(outer, inner, flat), Type::Nat);
+            let pick = self.store.intern(Node::Let(c2, ix2, pick), Type::Nat);
+            if before.is_empty() {
+                pick
+            } else {
+                let first = self.and(before);
+                self.store.intern(Node::If(first, pick, flat), Type::Nat)
+            }
+        } else {
+            let pick = self.store.intern(Node::If(outer_ok, at, flat), Type::Nat);
+            let pick = self.store.intern(Node::Let(c2, ix2, pick), Type::Nat);
+            self.store.intern(Node::If(inner_ok, pick, flat), Type::Nat)
+        };
+        let b2 = self.store.fresh_var("b", Type::Nat);
+        let index_ty = self.store.ty(r).clone();
+        let index = self.store.intern(Node::RIndex(b2, flat, fidx, red2), index_ty.clone());
+        let hi2 = if is_positive_literal(self.store, count) {
+            hi
+        } else {
+            let zero = self.store.int_lit(0, Type::Nat);
+            let some = self.store.prim(Prim::Lt, vec![zero, count], Type::Bool);
+            let ty = self.store.ty(hi).clone();
+            self.store.intern(Node::If(some, hi, lo), ty)
+        };
+        let bucket = self.store.intern(Node::Bucket(j, lo, hi2, index), index_ty.clone());
+        let hh = self.store.fresh_var("h", index_ty);
+        Some((hh, bucket, m))
+    }
+
+    /// `t` with every read `h[i]` of the inner histogram `h` as `hh[row + i]`, where `i`
+    /// is the index of an enclosing loop over `0..m` (`in_range`), so the read stays in
+    /// its row; any other use of `h` clears `ok`.
+    #[allow(clippy::too_many_arguments)]
+    fn reread(
+        &mut self,
+        t: TermId,
+        h: VarId,
+        hh: VarId,
+        row: TermId,
+        m: TermId,
+        in_range: &mut Vec<VarId>,
+        ok: &mut bool,
+    ) -> TermId {
+        if !*ok || !self.fv.contains(self.store, t, h) {
+            return t;
+        }
+        let node = self.store.node(t).clone();
+        if let Node::Index(a, i) = node {
+            if matches!(self.store.node(a), Node::Var(v) if *v == h) {
+                let i_in_row = matches!(self.store.node(i), Node::Var(v) if in_range.contains(v));
+                if !i_in_row {
+                    *ok = false;
+                    return t;
+                }
+                let hh_term = self.store.var_term(hh);
+                let at = self.store.prim(Prim::Add, vec![row, i], Type::Nat);
+                let ty = self.store.ty(t).clone();
+                return self.store.intern(Node::Index(hh_term, at), ty);
+            }
+        }
+        let over_row = match node {
+            Node::Summate(i, lo, hi, _) | Node::Product(i, lo, hi, _)
+                if is_zero(self.store, lo) && hi == m =>
+            {
+                Some(i)
+            }
+            Node::Array(i, n, _) if n == m => Some(i),
+            _ => None,
+        };
+        let children = node.children();
+        let mut new = Vec::with_capacity(children.len());
+        for (c_i, &c) in children.iter().enumerate() {
+            let body = over_row.is_some() && vars::binds_in(&node, c_i, over_row.unwrap_or(h));
+            if body {
+                in_range.extend(over_row);
+            }
+            new.push(stack::grow(|| self.reread(c, h, hh, row, m, in_range, ok)));
+            if body {
+                in_range.pop();
+            }
+        }
+        if new == children {
+            return t;
+        }
+        let ty = self.store.ty(t).clone();
+        self.store.intern(node.with_children(&new), ty)
     }
 
     /// Finds the sums under `t` (with `bound` the variables bound between the loop and
@@ -341,10 +616,22 @@ impl Summarizer<'_> {
         }
         let mut conjuncts = Vec::new();
         conjuncts_of(self.store, cond, &mut conjuncts);
-        let at = conjuncts
+        let (at, mut ix0, count, from) = match conjuncts
             .iter()
-            .position(|&c| self.index_of(c, k, j0).is_some())?;
-        let mut ix0 = self.index_of(conjuncts[at], k, j0)?;
+            .position(|&c| self.index_of(c, k, j0).is_some())
+        {
+            Some(at) => {
+                let ix0 = self.index_of(conjuncts[at], k, j0)?;
+                conjuncts.remove(at);
+                (at, ix0, lp.count, None)
+            }
+            None => {
+                let r = self.range_of(&conjuncts, k, j0)?;
+                conjuncts.remove(r.lower.max(r.upper));
+                conjuncts.remove(r.lower.min(r.upper));
+                (r.lower.min(r.upper), r.ix, r.count, Some(r.from))
+            }
+        };
         // the conjuncts before the index test guarded its evaluation: so they still do
         // (`if c: ix else: K`, an index out of range, selects no bucket)
         if at > 0 && !crate::split::total(self.store, ix0) {
@@ -354,11 +641,8 @@ impl Summarizer<'_> {
                 self.store
                     .prim(Prim::And, conjuncts[..at].to_vec(), Type::Bool)
             };
-            ix0 = self
-                .store
-                .intern(Node::If(before, ix0, lp.count), Type::Nat);
+            ix0 = self.store.intern(Node::If(before, ix0, count), Type::Nat);
         }
-        conjuncts.remove(at);
         // the common sum index of this loop for j's type
         let j_ty = self.store.var_type(j0).clone();
         let j = match lp.js.iter().find(|(ty, _)| *ty == j_ty) {
@@ -392,7 +676,7 @@ impl Summarizer<'_> {
             (self.store.intern(Node::RSplit(rest, add, nop), ty), true)
         };
         let mut free = FxHashSet::default();
-        for part in [lo, hi, ix, reducer] {
+        for part in [lo, hi, ix, count, reducer] {
             free.extend(self.fv.of(self.store, part).iter().copied());
         }
         free.remove(&j);
@@ -407,9 +691,87 @@ impl Summarizer<'_> {
             hi,
             j,
             ix,
+            count,
+            from,
             reducer,
             split,
             free,
+        })
+    }
+
+    /// A range test among the conjuncts `cs` of a sum over `j` inside the loop over `k`:
+    /// `e(k) <= ix(j)` (or `e(k) < ix(j)`) and `ix(j) + 1 <= B` (or `ix(j) < B`), with `ix`
+    /// a nat mentioning `j` and not `k`, `e` free of `j`, `B` free of both. The sum over
+    /// `j` is then `Σ_{c = e(k)}^{B-1}` of the histogram of `ix` over `0..B` (the prefix
+    /// counts of the stick-breaking Dirichlet: `Σ_j [k + 1 <= z[j] < K]`): `O(B)` per
+    /// class instead of a pass over the data. `e` and `B` are evaluated once per class
+    /// and once per update, and the conjuncts after the first test per point in range, so
+    /// all of them must be total.
+    fn range_of(&mut self, cs: &[TermId], k: VarId, j: VarId) -> Option<RangeTest> {
+        let mut lower: Option<(usize, TermId, TermId)> = None;
+        let mut uppers: Vec<(usize, TermId, TermId)> = Vec::new();
+        for (i, &c) in cs.iter().enumerate() {
+            let Node::Prim(p @ (Prim::Le | Prim::Lt), args) = self.store.node(c).clone() else {
+                continue;
+            };
+            let [a, b] = args[..] else { continue };
+            let mentions = |s: &mut Self, t: TermId, v: VarId| s.fv.contains(s.store, t, v);
+            // lower: e(k) <= ix(j)
+            if lower.is_none()
+                && self.store.ty(b) == &Type::Nat
+                && mentions(self, a, k)
+                && !mentions(self, a, j)
+                && mentions(self, b, j)
+                && !mentions(self, b, k)
+            {
+                let from = if p == Prim::Lt {
+                    let one = self.store.int_lit(1, Type::Nat);
+                    self.store.prim(Prim::Add, vec![a, one], Type::Nat)
+                } else {
+                    a
+                };
+                lower = Some((i, b, from));
+                continue;
+            }
+            // upper: ix(j) + 1 <= B, or ix(j) < B
+            if mentions(self, b, k) || mentions(self, b, j) {
+                continue;
+            }
+            let ix = match (p, self.store.node(a).clone()) {
+                (Prim::Lt, _) => Some(a),
+                (Prim::Le, Node::Prim(Prim::Add, xs)) if xs.len() == 2 => {
+                    let one = |s: &Self, t: TermId| matches!(s.store.node(t), Node::Lit(v) if v.is_one());
+                    if one(self, xs[1]) {
+                        Some(xs[0])
+                    } else if one(self, xs[0]) {
+                        Some(xs[1])
+                    } else {
+                        None
+                    }
+                }
+                _ => None,
+            };
+            if let Some(ix) = ix {
+                uppers.push((i, ix, b));
+            }
+        }
+        let (li, ix, from) = lower?;
+        let &(ui, _, count) = uppers.iter().find(|u| u.1 == ix)?;
+        let first = li.min(ui);
+        let later_total = cs
+            .iter()
+            .enumerate()
+            .all(|(i, &c)| i < first || i == li || i == ui || crate::split::total(self.store, c));
+        let ok = later_total
+            && self.store.ty(count) == &Type::Nat
+            && crate::split::total(self.store, from)
+            && crate::split::total(self.store, count);
+        ok.then_some(RangeTest {
+            lower: li,
+            upper: ui,
+            ix,
+            from,
+            count,
         })
     }
 
@@ -434,6 +796,15 @@ impl Summarizer<'_> {
             && !self.fv.contains(self.store, ix, k)
             && self.fv.contains(self.store, ix, j);
         ok.then_some(ix)
+    }
+
+    /// The conjunction of `cs` (one conjunct is itself, none is `true`).
+    fn and(&mut self, cs: Vec<TermId>) -> TermId {
+        match cs.len() {
+            0 => self.store.intern(Node::Bool(true), Type::Bool),
+            1 => cs[0],
+            _ => self.store.prim(Prim::And, cs, Type::Bool),
+        }
     }
 
     /// The reducers joined by `r_fanout`, right-nested (one reducer is itself).
@@ -473,6 +844,16 @@ impl Summarizer<'_> {
         self.store
             .intern(Node::Match(at, vec![(pat, x_term)]), sum_ty)
     }
+}
+
+/// A range test found by `range_of`: the positions of its two conjuncts, the index, the
+/// sum's lower end and the number of buckets.
+struct RangeTest {
+    lower: usize,
+    upper: usize,
+    ix: TermId,
+    from: TermId,
+    count: TermId,
 }
 
 /// Is `t` a literal above 0?
