@@ -457,7 +457,9 @@ impl Summarizer<'_> {
         };
         let b2 = self.store.fresh_var("b", Type::Nat);
         let index_ty = self.store.ty(r).clone();
-        let index = self.store.intern(Node::RIndex(b2, flat, fidx, red2), index_ty.clone());
+        let index = self
+            .store
+            .intern(Node::RIndex(b2, flat, fidx, red2), index_ty.clone());
         let hi2 = if is_positive_literal(self.store, count) {
             hi
         } else {
@@ -466,7 +468,9 @@ impl Summarizer<'_> {
             let ty = self.store.ty(hi).clone();
             self.store.intern(Node::If(some, hi, lo), ty)
         };
-        let bucket = self.store.intern(Node::Bucket(j, lo, hi2, index), index_ty.clone());
+        let bucket = self
+            .store
+            .intern(Node::Bucket(j, lo, hi2, index), index_ty.clone());
         let hh = self.store.fresh_var("h", index_ty);
         Some((hh, bucket, m))
     }
@@ -740,7 +744,8 @@ impl Summarizer<'_> {
             let ix = match (p, self.store.node(a).clone()) {
                 (Prim::Lt, _) => Some(a),
                 (Prim::Le, Node::Prim(Prim::Add, xs)) if xs.len() == 2 => {
-                    let one = |s: &Self, t: TermId| matches!(s.store.node(t), Node::Lit(v) if v.is_one());
+                    let one =
+                        |s: &Self, t: TermId| matches!(s.store.node(t), Node::Lit(v) if v.is_one());
                     if one(self, xs[1]) {
                         Some(xs[0])
                     } else if one(self, xs[0]) {

@@ -168,6 +168,27 @@ fn not_hoisted_past_a_binder_it_needs() {
 }
 
 #[test]
+fn two_classes_one_histogram() {
+    // Fig. 7's r_index in r_index: the per-(l, k) counts in one pass, outside both loops
+    check(
+        "summate l from 0 to K: summate k from 0 to 3: \
+         (summate j from 0 to size(y): if l == y[j] && k == w[j]: t[j] else: 0) ^ 2",
+        2,
+        &["r_index b = K * 3 of", "l * 3 + k"],
+    );
+}
+
+#[test]
+fn range_test_reads_a_run_of_buckets() {
+    check(
+        "summate k from 0 to K: (summate j from 0 to size(y): \
+         if k + 1 <= y[j] && y[j] + 1 <= K: t[j] else: 0) ^ 2",
+        1,
+        &["r_index b = K of y[j]", "summate c from k + 1 to K"],
+    );
+}
+
+#[test]
 fn summarize_marker_in_a_file() {
     check(
         "summarize(array k of K: summate j from 0 to size(w): if w[j] == k: w[j] else: 0)",
@@ -208,6 +229,19 @@ const SHAPES: &[&str] = &[
      + (summate j from 0 to size(y): if k == y[j]: 1 else: 0)",
     "array k of K: summate j from 0 to size(y): if 1 < w[j] && k == y[j]: t[j] else: 0",
     "summate k from 0 to K: (summate j from 0 to size(y): if k == y[j]: t[j] else: 0) ^ 2",
+    // two classes: the inner histogram nested in the outer loop's (flat, `l * 3 + k`)
+    "summate l from 0 to K: summate k from 0 to 3: \
+     (summate j from 0 to size(y): if l == y[j] && k == w[j]: t[j] else: 0) ^ 2",
+    "summate l from 0 to K: summate k from 0 to 3: \
+     (summate j from 0 to size(y): if k == w[j] && 1 < w[j] && l == y[j]: t[j] else: 0) \
+     * nat2real(k + l)",
+    // a class index that can fail (y[w[j]] out of range), read only where it did before
+    "summate l from 0 to K: summate k from 0 to 3: \
+     nat2real(summate j from 0 to size(w): if 1 < w[j] && l == y[w[j]] && k == w[j]: 1 else: 0) \
+     * nat2real(l + 1)",
+    // range tests: the prefix counts of a stick-breaking Dirichlet
+    "summate k from 0 to K: (summate j from 0 to size(y): if k + 1 <= y[j] && y[j] + 1 <= K: t[j] else: 0) ^ 2",
+    "array k of K: summate j from 0 to size(y): if 1 < w[j] && k < y[j] && y[j] < K: t[j] else: 0",
 ];
 
 fn json_list<T: ToString>(xs: &[T]) -> String {

@@ -138,6 +138,57 @@ proptest! {
     }
 }
 
+/// Loops inside a loop over proposals whose bodies hold work that does not depend on the
+/// proposal: a per-document product (LDA's), a guarded one, one that can fail. A-normal
+/// form computes each as a table over documents once (`tab = array ..`), outside the loop
+/// over proposals.
+const TABLE_SHAPES: &[&str] = &[
+    "array l of K: product d from 0 to size(doc): \
+         (product k from 0 to K: \
+              nat2prob(summate j from 0 to size(z): if d == doc[j] && k == z[j]: 1 else: 0) + 1) \
+         * (if d == u: nat2prob(l) + 1 else: 1)",
+    "array l of K: summate d from 0 to size(doc): \
+         (if 1 < d: (summate k from 0 to K: nat2real(k * d)) else: real2prob(1) ^ 2) * nat2real(l)",
+    "array l of K: summate d from 0 to size(doc): \
+         nat2real(summate k from 0 to K: z[k + d]) * nat2real(l + 1)",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+
+    #[test]
+    fn tables_keep_meaning(
+        shape in 0..TABLE_SHAPES.len(),
+        rows in proptest::collection::vec((0u64..5, -8i32..8, 0u64..5), 0..7),
+        k in 0u64..=4,
+        u in 0u64..8,
+    ) {
+        let z: Vec<u64> = rows.iter().map(|r| r.0).collect();
+        let t: Vec<String> = rows.iter().map(|r| format!("{:.2}", f64::from(r.1) / 4.0)).collect();
+        let doc: Vec<u64> = rows.iter().map(|r| r.2).collect();
+        let args = format!("[{}, {}, {}, {k}, {u}]", json_list(&z), json_list(&t), json_list(&doc));
+        let r = rewrites_agree(&program(TABLE_SHAPES[shape]), &args);
+        prop_assert!(r.is_ok(), "{}", r.err().unwrap_or_default());
+    }
+}
+
+/// Each table shape is computed as a table, outside the loop over proposals.
+#[test]
+fn per_document_work_is_a_table() {
+    for shape in TABLE_SHAPES {
+        let mut store = Store::new();
+        let input = front::load(&mut store, &program(shape)).expect("elaborates");
+        let all = term_stages(&mut store, input, Passes::default()).expect("stages");
+        let text = print::print_term(&store, all.anf);
+        let table = text.find("tab = array").unwrap_or(usize::MAX);
+        let proposals = text.find("array l of").unwrap_or(0);
+        assert!(
+            table < proposals,
+            "no table before the loop over proposals:\n{text}"
+        );
+    }
+}
+
 /// Every shape is split (the rewrite fires), on the arguments where the nested loop is
 /// defined.
 #[test]
