@@ -114,15 +114,15 @@ fn exact(c: &mut Criterion) {
     let bytes = |v: &[bool]| v.iter().map(|&b| u8::from(b)).collect::<Vec<u8>>();
     let (control, treated) = (bytes(&ct.control), bytes(&ct.treated));
     let lib = compiled("clinical");
-    let solve = baselines::clinical_fn(&lib).expect("clinical_solve");
+    let solver = baselines::ClinicalSolver::new(&lib).expect("clinical_solve");
     g.bench_function("clinical-trial n=10000", |b| {
-        b.iter(|| baselines::clinical_with(solve, &control, &treated))
+        b.iter(|| solver.solve(&control, &treated))
     });
     let lr = LinReg::generate(n, 1);
     let lib = compiled("linreg");
-    let solve = baselines::linreg_fn(&lib).expect("linreg_solve");
+    let solver = baselines::LinRegSolver::new(&lib).expect("linreg_solve");
     g.bench_function("linear-regression n=10000", |b| {
-        b.iter(|| baselines::linreg_with(solve, &lr.x, &lr.y))
+        b.iter(|| solver.solve(&lr.x, &lr.y))
     });
     g.finish();
 }

@@ -15,6 +15,7 @@
 use std::ffi::c_void;
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use libloading::Library;
@@ -58,9 +59,14 @@ pub fn compile(name: &str) -> Result<Baseline, String> {
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let lib = dir.join(format!("{name}-{hash:016x}.so"));
     if !lib.exists() {
-        // compile to a name of this process's own, then rename: another process may be
-        // loading the final name
-        let tmp: PathBuf = dir.join(format!("{name}-{hash:016x}.{}.tmp", std::process::id()));
+        // compile to a name of this build's own, then rename: another process or thread
+        // may be loading the final name
+        static BUILDS: AtomicUsize = AtomicUsize::new(0);
+        let build = BUILDS.fetch_add(1, Ordering::Relaxed);
+        let tmp: PathBuf = dir.join(format!(
+            "{name}-{hash:016x}.{}-{build}.tmp",
+            std::process::id()
+        ));
         let out = Command::new(&cc)
             .args(CFLAGS)
             .arg("-o")
@@ -352,40 +358,53 @@ impl Gibbs {
     }
 }
 
-/// `clinical_solve(n, control, treated, out)` of `clinical.c`: `[log weight of true, log
-/// weight of false, log evidence, P(true)]`.
-pub fn clinical(lib: &Baseline, control: &[u8], treated: &[u8]) -> Result<[f64; 4], String> {
-    type Solve = unsafe extern "C" fn(i64, *const u8, *const u8, *mut f64);
-    let solve: Solve = lib.symbol("clinical_solve")?;
-    Ok(clinical_with(solve, control, treated))
+/// The solver of `clinical.c`, with the library it lives in.
+pub struct ClinicalSolver {
+    solve: unsafe extern "C" fn(i64, *const u8, *const u8, *mut f64),
+    _lib: Baseline,
 }
 
-/// The solver of `clinical.c`, looked up once (for the benchmark's loop).
-pub type ClinicalFn = unsafe extern "C" fn(i64, *const u8, *const u8, *mut f64);
-/// The solver of `linreg.c`.
-pub type LinRegFn = unsafe extern "C" fn(*const f64, *const f64, i64, *mut f64);
+impl ClinicalSolver {
+    pub fn new(lib: &Baseline) -> Result<ClinicalSolver, String> {
+        Ok(ClinicalSolver {
+            solve: lib.symbol("clinical_solve")?,
+            _lib: lib.clone(),
+        })
+    }
 
-pub fn clinical_fn(lib: &Baseline) -> Result<ClinicalFn, String> {
-    lib.symbol("clinical_solve")
+    /// `clinical_solve(n, control, treated, out)`: `[log weight of true, log weight of
+    /// false, log evidence, P(true)]`.
+    pub fn solve(&self, control: &[u8], treated: &[u8]) -> [f64; 4] {
+        let mut out = [0.0; 4];
+        let n = control.len().min(treated.len());
+        // SAFETY: both arrays hold n elements, out four; the library is loaded while self
+        // lives
+        unsafe { (self.solve)(len(n), control.as_ptr(), treated.as_ptr(), out.as_mut_ptr()) };
+        out
+    }
 }
 
-pub fn linreg_fn(lib: &Baseline) -> Result<LinRegFn, String> {
-    lib.symbol("linreg_solve")
+/// The solver of `linreg.c`, with the library it lives in.
+pub struct LinRegSolver {
+    solve: unsafe extern "C" fn(*const f64, *const f64, i64, *mut f64),
+    _lib: Baseline,
 }
 
-pub fn clinical_with(solve: ClinicalFn, control: &[u8], treated: &[u8]) -> [f64; 4] {
-    let mut out = [0.0; 4];
-    let n = control.len().min(treated.len());
-    // SAFETY: both arrays hold n elements, out four
-    unsafe { solve(len(n), control.as_ptr(), treated.as_ptr(), out.as_mut_ptr()) };
-    out
-}
+impl LinRegSolver {
+    pub fn new(lib: &Baseline) -> Result<LinRegSolver, String> {
+        Ok(LinRegSolver {
+            solve: lib.symbol("linreg_solve")?,
+            _lib: lib.clone(),
+        })
+    }
 
-/// `linreg_solve(x, y, n, out)` of `linreg.c` (see its header for the eight outputs).
-pub fn linreg_with(solve: LinRegFn, x: &[f64], y: &[f64]) -> [f64; 8] {
-    let mut out = [0.0; 8];
-    let n = x.len().min(y.len());
-    // SAFETY: both arrays hold n elements, out eight
-    unsafe { solve(x.as_ptr(), y.as_ptr(), len(n), out.as_mut_ptr()) };
-    out
+    /// `linreg_solve(x, y, n, out)` (see `linreg.c` for the eight outputs).
+    pub fn solve(&self, x: &[f64], y: &[f64]) -> [f64; 8] {
+        let mut out = [0.0; 8];
+        let n = x.len().min(y.len());
+        // SAFETY: both arrays hold n elements, out eight; the library is loaded while self
+        // lives
+        unsafe { (self.solve)(x.as_ptr(), y.as_ptr(), len(n), out.as_mut_ptr()) };
+        out
+    }
 }
