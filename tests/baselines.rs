@@ -97,7 +97,7 @@ fn versions_agree(model: &str, build: Build<'_>, seed: u64) {
 
 /// Even seeds: means from the prior (classes overlap); odd: well separated.
 fn small_gmm(seed: u64) -> Gmm {
-    let means = if seed % 2 == 0 {
+    let means = if seed.is_multiple_of(2) {
         Means::Paper
     } else {
         Means::Separated

@@ -124,6 +124,9 @@ type WeightsFn = unsafe extern "C" fn(*mut c_void, i64, *mut f64);
 type CommitFn = unsafe extern "C" fn(*mut c_void, i64, i64);
 type SweepFn = unsafe extern "C" fn(*mut c_void, *const i64, i64, *const f64);
 
+/// What a Gibbs baseline borrows: classes, points, the state, the real and nat arrays.
+type Parts = (usize, usize, Vec<i64>, Vec<Vec<f64>>, Vec<Vec<i64>>);
+
 /// A Gibbs baseline's state (GMM, Naive Bayes or LDA; recomputing or incremental): the C
 /// struct and the data it borrows, owned here so they outlive it.
 pub struct Gibbs {
@@ -156,7 +159,7 @@ impl Gibbs {
         lib: &Baseline,
         prefix: &str,
         state: *mut c_void,
-        parts: (usize, usize, Vec<i64>, Vec<Vec<f64>>, Vec<Vec<i64>>),
+        parts: Parts,
     ) -> Result<Gibbs, String> {
         let free: FreeFn = lib.symbol(&format!("{prefix}_free"))?;
         if state.is_null() {

@@ -153,8 +153,8 @@ impl Gmm {
 
 impl NaiveBayes {
     /// `docs` documents of about `tokens / docs` tokens each (log-normal lengths, at least
-    /// 1) over a vocabulary of `vocab` words: a topic per document from a flat Dirichlet's
-    /// mixture, a word per token from its topic's `dirichlet(word_prior)` distribution.
+    /// one) over a vocabulary of `vocab` words: a topic per document from a flat
+    /// Dirichlet's mixture, a word per token from its topic's `dirichlet(word_prior)` distribution.
     pub fn generate(
         docs: usize,
         vocab: usize,
