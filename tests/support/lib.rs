@@ -1,12 +1,16 @@
 //! Shared helpers for the end-to-end tests and the benchmarks: finding corpus files,
 //! reading their header comments (`# args:`, `# expect:`), running work on a thread with a
-//! large stack, generating large programs, and random small models (`models`).
+//! large stack, generating large programs, and random small models (`models`); the seeded
+//! data generator of the benchmark shapes (`datagen`) and the loader of the hand-written C
+//! baselines (`baselines`).
 //!
 //! Nothing here is an algorithm of slic-cas; it only feeds the library crates inputs.
 
 pub mod array_models;
 pub mod assume;
+pub mod baselines;
 pub mod cases;
+pub mod datagen;
 pub mod gen;
 pub mod models;
 pub mod mutate;
