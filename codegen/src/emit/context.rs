@@ -188,6 +188,8 @@ pub(crate) enum SNode {
     Observe {
         dist: &'static str,
         args: Vec<ENode>,
+        /// a categorical's weights (its one argument, an array)
+        arr: Option<String>,
         value: ENode,
         site: u32,
         check: bool,
@@ -637,20 +639,21 @@ impl<'a> Builder<'a> {
                 out.push(SNode::Factor { value: v, check });
             }
             Stmt::Observe { dist, args, value } => {
-                if *dist == Dist::Categorical {
-                    return Err(EmitError::Unsupported(
-                        "observing a categorical is not compiled yet".into(),
-                    ));
-                }
                 let mut vs = Vec::new();
-                for a in args {
-                    vs.push(self.expr(a, at)?.0);
+                let mut arr = None;
+                if *dist == Dist::Categorical {
+                    arr = Some(self.array_name(args)?);
+                } else {
+                    for a in args {
+                        vs.push(self.expr(a, at)?.0);
+                    }
                 }
                 let (v, _) = self.expr(value, at)?;
                 let site = self.site(at, SiteKind::Draw { dist: dist.name() });
                 out.push(SNode::Observe {
                     dist: dist.name(),
                     args: vs,
+                    arr,
                     value: v,
                     site,
                     check: true,
@@ -659,6 +662,16 @@ impl<'a> Builder<'a> {
             Stmt::Reject => out.push(SNode::Reject),
         }
         Ok(())
+    }
+
+    /// The sanitised name of a categorical's one argument, an array.
+    fn array_name(&self, args: &[Expr]) -> Result<String, EmitError> {
+        match args {
+            [Expr::Var(a)] => Ok(self.lookup(a)?.c.clone()),
+            _ => Err(EmitError::Unsupported(
+                "a categorical over an array expression other than a name".into(),
+            )),
+        }
     }
 
     /// `old op v` at type `t` (a compound assignment), as one expression.
