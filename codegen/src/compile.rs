@@ -127,7 +127,11 @@ fn compiler_command(target: Target, opts: &CompileOptions) -> Result<Command, Co
                 .host(triple)
                 .opt_level(2)
                 .cargo_metadata(false)
-                .warnings(false)
+                // `warnings(false)` would add `-w` and hide every warning: -Wall, not -Wextra
+                .warnings(true)
+                .extra_warnings(false)
+                .warnings_into_errors(opts.deny_warnings)
+                .cargo_warnings(false)
                 .pic(true);
             if let Some(c) = &opts.c_compiler {
                 b.compiler(c);
@@ -137,10 +141,7 @@ fn compiler_command(target: Target, opts: &CompileOptions) -> Result<Command, Co
                 detail: e.to_string(),
             })?;
             let mut cmd = tool.to_command();
-            cmd.args(["-std=c11", "-Wall", "-shared", "-fPIC"]);
-            if opts.deny_warnings {
-                cmd.arg("-Werror");
-            }
+            cmd.args(["-std=c11", "-shared", "-fPIC"]);
             Ok(cmd)
         }
         Target::Rust => {

@@ -650,3 +650,38 @@ fn fixed_values(
     }
     Ok(out)
 }
+
+/// The time of repeated solves, in microseconds: what `run --bench N` prints.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bench {
+    pub solves: u64,
+    pub median_us: f64,
+    pub min_us: f64,
+    pub max_us: f64,
+}
+
+impl Bench {
+    /// Times `n` calls of `solve` (at least one), each on its own; the first error stops.
+    pub fn measure<E>(n: u64, mut solve: impl FnMut() -> Result<(), E>) -> Result<Bench, E> {
+        let n = n.max(1);
+        let mut times = Vec::new();
+        for _ in 0..n {
+            let t = std::time::Instant::now();
+            solve()?;
+            times.push(t.elapsed().as_secs_f64() * 1e6);
+        }
+        times.sort_by(f64::total_cmp);
+        let mid = times.len() / 2;
+        let median = if times.len() % 2 == 1 {
+            times[mid]
+        } else {
+            (times[mid - 1] + times[mid]) / 2.0
+        };
+        Ok(Bench {
+            solves: n,
+            median_us: median,
+            min_us: times[0],
+            max_us: times[times.len() - 1],
+        })
+    }
+}

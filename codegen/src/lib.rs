@@ -68,7 +68,7 @@ pub use interp::{
     enumerable, run, run_measure, Enumerated, Mode, Outcome, RunError, Sample, Sampled, Stats, Val,
 };
 pub use ir::{AssignOp, Expr, Lit, Program, Stmt};
-pub use kernel::{Compiled, KernelError};
+pub use kernel::{Bench, Compiled, KernelError};
 pub use lower::{lower, LowerError};
 pub use pipeline::{
     lower_program, term_stages, Lowered, PassBug, Passes, PipelineError, TermStages,
