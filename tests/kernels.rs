@@ -7,7 +7,9 @@
 //! the IR's interpreter: values and exact distributions equal value by value to 1e-9
 //! relative (probs by their logarithms), no NaN or infinity where it gives a finite
 //! number, and errors of the same kind (a measure with continuous draws is "not finite"
-//! on both sides). A few array programs are also specialised on their example (sizes
+//! on both sides). Measures with continuous draws are also sampled by both from the same
+//! seed and agree sample by sample (but for rare shifts of the stream; see `SAMPLES`). A
+//! few array programs are also specialised on their example (sizes
 //! and scalars baked in) and must agree too.
 //!
 //! Compilation dominates the time: identical lowered programs are compiled once, the
@@ -18,8 +20,8 @@ use std::path::PathBuf;
 
 use slic_algebra::{front, Store};
 use slic_codegen::{
-    lower_program, run, run_measure, CompileOptions, Compiled, KernelError, Mode, Outcome, Passes,
-    Program, RunError, Specialise, Target, Val,
+    enumerable, lower_program, run, run_measure, CompileOptions, Compiled, KernelError, Mode,
+    Outcome, Passes, Program, RunError, Specialise, Target, Val,
 };
 use slic_semantics::Value;
 use slic_suite::cases::{argument_tuples, case_number, is_input, short, Kind};
@@ -187,6 +189,66 @@ fn agree(p: &Program, k: &Compiled, args: &[Val]) -> Result<(), String> {
     }
 }
 
+/// How many runs a sampled measure is compared on, and the share of them that must agree
+/// sample by sample (the kernel's `ln`, `exp` and `cos` may differ from the
+/// interpreter's libm in the last bit, which can flip a rejection step and shift the
+/// stream after it; neither side is wrong then, so a few disagreements are tolerated).
+const SAMPLES: usize = 40;
+
+/// The kernel's samples against the interpreter's from the same seed: value by value to
+/// 1e-6, nearly all of them; errors of the same kind.
+fn agree_sampled(p: &Program, k: &Compiled, args: &[Val], seed: u64) -> Result<(), String> {
+    let a = run_measure(p, args, Mode::Sample { n: SAMPLES, seed });
+    let b = k.sample(args, SAMPLES, seed);
+    let (a, b) = match (a, b) {
+        (Ok(Outcome::Sampled(a)), Ok(b)) => (a, b),
+        (Err(a), Err(KernelError::Run(b)))
+            if std::mem::discriminant(&a) == std::mem::discriminant(&b) =>
+        {
+            return Ok(())
+        }
+        (a, b) => return Err(format!("sampling: the interpreter {a:?}, the kernel {b:?}")),
+    };
+    let near = near_val;
+    let same = a
+        .samples
+        .iter()
+        .zip(&b.samples)
+        .filter(|(x, y)| {
+            let v = match (&x.value, &y.value) {
+                (Some(u), Some(w)) => near(u, w),
+                (None, None) => true,
+                _ => false,
+            };
+            v && near(&Val::Prob(x.ln_w), &Val::Prob(y.ln_w))
+        })
+        .count();
+    if b.samples.len() != SAMPLES || same * 20 < SAMPLES * 19 {
+        return Err(format!(
+            "{same} of {SAMPLES} samples agree: {:?} against the interpreter's {:?}",
+            &b.samples[..b.samples.len().min(3)],
+            &a.samples[..3.min(a.samples.len())]
+        ));
+    }
+    Ok(())
+}
+
+/// Values equal to 1e-6 (relative beyond 1), componentwise; NaN matches NaN.
+fn near_val(x: &Val, y: &Val) -> bool {
+    match (x, y) {
+        (Val::Real(x), Val::Real(y)) | (Val::Prob(x), Val::Prob(y)) => {
+            x == y
+                || (x.is_nan() && y.is_nan())
+                || (x - y).abs() <= 1e-6 * x.abs().max(y.abs()).max(1.0)
+        }
+        (Val::Array(xs), Val::Array(ys)) => {
+            xs.len() == ys.len() && xs.iter().zip(ys.iter()).all(|(x, y)| near_val(x, y))
+        }
+        (Val::Pair(p), Val::Pair(q)) => near_val(&p.0, &q.0) && near_val(&p.1, &q.1),
+        _ => x == y,
+    }
+}
+
 /// One lowered corpus program and its argument tuples.
 struct Case {
     name: String,
@@ -292,9 +354,17 @@ fn check_target(cases: &[Case], target: Target, threads: usize) -> (usize, Vec<S
                         .1
                         .push(format!("{} ({target:?}): {e}\n{}", c.name, c.program)),
                     Ok(k) => {
-                        for args in &c.tuples {
+                        for (seed, args) in c.tuples.iter().enumerate() {
                             let args = vals(args);
-                            match agree(&c.program, &k, &args) {
+                            let sampled = c.program.measure && !enumerable(&c.program);
+                            let r = agree(&c.program, &k, &args).and_then(|()| {
+                                if sampled {
+                                    agree_sampled(&c.program, &k, &args, seed as u64)
+                                } else {
+                                    Ok(())
+                                }
+                            });
+                            match r {
                                 Ok(()) => local.0 += 1,
                                 Err(e) => local.1.push(format!(
                                     "{} ({target:?}) on {args:?}: {e}\n{}",

@@ -49,9 +49,6 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
     let kernel = match target {
         None => None,
         Some(t) => {
-            if p.measure && !slic_codegen::enumerable(p) {
-                return Err(user(KernelError::CannotSample { target: t }.to_string()));
-            }
             let spec = if a.no_specialise {
                 Specialise::default()
             } else {
@@ -64,9 +61,14 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
     };
     let solve = || -> Result<Ran, Failure> {
         if let Some(k) = &kernel {
-            return if p.measure {
+            return if p.measure && slic_codegen::enumerable(p) {
                 k.enumerate(&args, MAX_PATHS)
                     .map(|e| Ran::Measure(Outcome::Exact(e)))
+                    .map_err(|e| kernel_failure(&name, e))
+            } else if p.measure {
+                let n = usize::try_from(a.samples).map_err(|_| user("too many samples".into()))?;
+                k.sample(&args, n, a.seed)
+                    .map(|s| Ran::Measure(Outcome::Sampled(s)))
                     .map_err(|e| kernel_failure(&name, e))
             } else {
                 k.run(&args)

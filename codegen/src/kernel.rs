@@ -14,15 +14,19 @@
 //!
 //! Specialisation ([`Specialise`]) bakes the chosen parameters' values (scalars) and
 //! lengths (arrays) into the source; a call with other values is refused, never run.
-//! Sampling non-finite draws is not compiled yet: [`KernelError::CannotSample`].
+//! [`Compiled::sample`] runs the kernel in sampling mode: its own xoshiro256**, started
+//! from the interpreter's seeding, and the interpreter's samplers written in the kernel's
+//! language (its streams may differ from the interpreter's in the last bits of `ln`/`cos`,
+//! so samples agree in law, not bit for bit).
 //!
 //! It must not change what a program means: anything the kernel cannot do is an error
 //! here, never a guess.
 
 use crate::compile::{compile, CompileError, CompileOptions, Library};
 use crate::emit::{emit_with, EmitError, Emitted, Fixed, Site, SiteKind, Specialise, Target};
-use crate::interp::{log_sum_exp, Enumerated, RunError, Stats, Val};
+use crate::interp::{log_sum_exp, Enumerated, RunError, Sample, Sampled, Stats, Val};
 use crate::ir::{Expr, Program};
+use crate::sampler::Rng;
 use slic_algebra::Type;
 use std::cmp::Ordering;
 use std::ffi::c_void;
@@ -40,9 +44,6 @@ pub enum KernelError {
     /// An argument differs from the value (or array length) the kernel was specialised
     /// for.
     Specialised { name: String, expected: String },
-    /// The measure needs sampling (a draw other than categorical), which compiled
-    /// kernels do not do yet.
-    CannotSample { target: Target },
 }
 
 impl fmt::Display for KernelError {
@@ -55,11 +56,6 @@ impl fmt::Display for KernelError {
                 f,
                 "the kernel was specialised for `{name}` = {expected}; build it again for \
                  other data"
-            ),
-            KernelError::CannotSample { target } => write!(
-                f,
-                "backend {} cannot sample continuous draws yet; use --backend interp",
-                target.name()
             ),
         }
     }
@@ -105,10 +101,12 @@ struct SlicCtl {
     arena: *mut *mut c_void,
     arena_len: u64,
     arena_cap: u64,
+    rng: [u64; 4],
     code: i32,
     site: u32,
     err_signed: i32,
     stop_tail: i32,
+    sampling: i32,
 }
 
 type KernelFn = unsafe extern "C" fn(*const SlicParam, *mut SlicValue, *mut SlicCtl) -> i32;
@@ -186,7 +184,7 @@ impl Compiled {
         let fixed = fixed_values(p, spec, args)?;
         let emitted = emit_with(p, target, &fixed).map_err(KernelError::Emit)?;
         let lib = compile(&emitted.source, target, opts).map_err(KernelError::Compile)?;
-        // SAFETY: the symbols have the types the templates give them (ABI version 1,
+        // SAFETY: the symbols have the types the templates give them (ABI version 2,
         // checked before the first call)
         let (kernel, free, abi) = unsafe {
             let load =
@@ -197,9 +195,9 @@ impl Compiled {
             let a: libloading::Symbol<'_, AbiFn> = lib.lib.get(b"slic_abi\0").map_err(load)?;
             (*k, *f, (*a)())
         };
-        if abi != 1 {
+        if abi != 2 {
             return Err(KernelError::Compile(CompileError::Load(format!(
-                "ABI version {abi}, expected 1"
+                "ABI version {abi}, expected 2"
             ))));
         }
         Ok(Compiled {
@@ -228,7 +226,7 @@ impl Compiled {
             return Err(RunError::IsAMeasure.into());
         }
         let m = self.marshal(args)?;
-        match self.call(&m, &[])? {
+        match self.call(&m, &[], None)? {
             Call::Done(v, _) => Ok(v),
             _ => Err(RunError::IsAMeasure.into()),
         }
@@ -243,7 +241,7 @@ impl Compiled {
         let mut paths: u64 = 1;
         let mut leaves: Vec<(Val, f64)> = Vec::new();
         while let Some(script) = work.pop() {
-            match self.call(&m, &script)? {
+            match self.call(&m, &script, None)? {
                 Call::Done(v, ln_w) => leaves.push((v, ln_w)),
                 Call::Zero => {}
                 Call::Stop {
@@ -298,6 +296,39 @@ impl Compiled {
             ln_mass: log_sum_exp(&all),
             weights,
             paths,
+            stats: Stats::default(),
+        })
+    }
+
+    /// `n` independent runs of a measure program drawing from the generator of `seed`:
+    /// `run_measure` in `Mode::Sample { n, seed }` (the same generator and samplers,
+    /// written in the kernel's language; no work counted). A run of weight 0 is a sample
+    /// without a value.
+    pub fn sample(&self, args: &[Val], n: usize, seed: u64) -> Result<Sampled, KernelError> {
+        let m = self.marshal(args)?;
+        let mut rng = Rng::seed_from_u64(seed).state();
+        let mut samples = Vec::new();
+        for _ in 0..n {
+            samples.push(match self.call(&m, &[], Some(&mut rng))? {
+                Call::Done(v, ln_w) => Sample {
+                    value: Some(v),
+                    ln_w,
+                },
+                Call::Zero => Sample {
+                    value: None,
+                    ln_w: f64::NEG_INFINITY,
+                },
+                Call::Stop { site, .. } => {
+                    return Err(RunError::Arith {
+                        what: "the kernel stopped while sampling".into(),
+                        at: self.site(site).at.clone(),
+                    }
+                    .into())
+                }
+            });
+        }
+        Ok(Sampled {
+            samples,
             stats: Stats::default(),
         })
     }
@@ -380,8 +411,13 @@ impl Compiled {
         })
     }
 
-    /// One call of the kernel with a choice script.
-    fn call(&self, m: &Marshalled, script: &[u64]) -> Result<Call, KernelError> {
+    /// One call of the kernel with a choice script, or sampling from `rng` (advanced).
+    fn call(
+        &self,
+        m: &Marshalled,
+        script: &[u64],
+        rng: Option<&mut [u64; 4]>,
+    ) -> Result<Call, KernelError> {
         let leaves = &self.emitted.leaves;
         let mut out: Vec<SlicValue> = (0..leaves.len())
             .map(|_| SlicValue {
@@ -404,14 +440,19 @@ impl Compiled {
             arena: std::ptr::null_mut(),
             arena_len: 0,
             arena_cap: 0,
+            rng: rng.as_deref().copied().unwrap_or([0; 4]),
             code: 0,
             site: 0,
             err_signed: 0,
             stop_tail: 0,
+            sampling: i32::from(rng.is_some()),
         };
         // SAFETY: `params` holds one record per parameter over live buffers, `out` one per
         // result leaf, as the kernel's ABI asks
         let rc = unsafe { (self.kernel)(m.params.as_ptr(), out.as_mut_ptr(), &mut ctl) };
+        if let Some(r) = rng {
+            *r = ctl.rng;
+        }
         // every buffer the kernel handed out is copied, then freed
         let mut vals = Vec::with_capacity(leaves.len());
         for (v, (kind, ty)) in out.iter().zip(leaves) {
