@@ -35,9 +35,13 @@ pub enum Command {
     /// (`summarized`), A-normal form with loop-invariant code hoisted and common
     /// subexpressions shared (`anf`), or the loop IR (`ir`, the default).
     Lower(LowerArgs),
-    /// Run a program through the lowering pipeline and the loop IR's interpreter: a
-    /// finite discrete measure's exact probabilities and mass, samples of any other
-    /// measure, or the value of an expression; `--stats` counts the work.
+    /// Write the lowered program as a self-contained C or Rust kernel whose header
+    /// documents its ABI.
+    Emit(EmitArgs),
+    /// Run a program through the lowering pipeline and the loop IR's interpreter or a
+    /// compiled kernel: a finite discrete measure's exact probabilities and mass, samples
+    /// of any other measure (interpreter only), or the value of an expression; `--stats`
+    /// counts the work, `--bench N` times N solves.
     Run(RunArgs),
     /// Draw weighted samples from a measure with the reference interpreter.
     Sample(SampleArgs),
@@ -128,6 +132,33 @@ pub struct LowerArgs {
 pub enum Backend {
     /// The loop IR's interpreter (f64, prob in log space, counting its work).
     Interp,
+    /// A C kernel compiled with the system C compiler (cached).
+    C,
+    /// A Rust kernel compiled with rustc (cached).
+    Rust,
+}
+
+/// The language `slic-cas emit` writes.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EmitTarget {
+    /// C11, linked with -lm only.
+    C,
+    /// Rust for plain rustc (no cargo, no crates).
+    Rust,
+}
+
+#[derive(Args, Debug)]
+pub struct EmitArgs {
+    /// The .hk file to read (a program: `fn`s around an expression or a measure).
+    pub file: PathBuf,
+    /// The kernel's language.
+    #[arg(long, value_enum)]
+    pub target: EmitTarget,
+    /// Write the kernel to this file instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub passes: PassFlags,
 }
 
 #[derive(Args, Debug)]
@@ -152,6 +183,13 @@ pub struct RunArgs {
     /// Seed of the sampler (equal seeds give equal output).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Solve N times and print the median, min and max microseconds per solve.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub bench: Option<u64>,
+    /// Compile the kernel for any data (by default the arguments' sizes and scalar
+    /// values are baked in: run-time specialisation).
+    #[arg(long)]
+    pub no_specialise: bool,
     #[command(flatten)]
     pub passes: PassFlags,
 }

@@ -40,6 +40,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Simplify(a) => simplify(&a),
         Command::Summarize(a) => summarize(&a),
         Command::Lower(a) => lower(&a),
+        Command::Emit(a) => crate::run::emit(&a),
         Command::Run(a) => crate::run::run(&a),
         Command::Sample(a) => sample(&a),
         Command::Equiv(a) => equiv(&a),

@@ -1,17 +1,22 @@
-//! `slic-cas run`: a program evaluated through slic-codegen's pipeline and the loop IR's
-//! interpreter (the only backend until kernels exist). This file is glue: arguments are
-//! read by the reference semantics' JSON reader and converted to the IR's values, results
-//! are converted back to be printed by the same JSON writer, so `run` and `sample` spell
-//! values alike.
+//! `slic-cas run` and `slic-cas emit`: a program through slic-codegen's pipeline, then run
+//! by the loop IR's interpreter or by a compiled C or Rust kernel (specialised on the
+//! arguments unless `--no-specialise`), or written out as a kernel's source. This file is
+//! glue: arguments are read by the reference semantics' JSON reader and converted to the
+//! IR's values, results are converted back to be printed by the same JSON writer, so
+//! `run` and `sample` spell values alike; emission, compilation, exact enumeration over
+//! kernels and the timing of `--bench` are slic-codegen's.
 
 use std::io::Write;
 use std::time::Instant;
 
 use serde_json::{json, Map, Value as Json};
-use slic_codegen::{Mode, Outcome, Stats, Val};
+use slic_codegen::{
+    Bench, CompileError, CompileOptions, Compiled, EmitError, KernelError, Mode, Outcome,
+    Specialise, Stats, Target, Val,
+};
 use slic_semantics::Value;
 
-use crate::args::{Backend, RunArgs};
+use crate::args::{Backend, EmitArgs, EmitTarget, RunArgs};
 use crate::commands::{args_text, json_number, load_runnable, passes, pipeline_failure, Failure};
 
 /// How many paths exact enumeration may follow before the program counts as too large.
@@ -28,8 +33,6 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
             .and_then(|(text, origin)| slic_semantics::args_from_json(&text, &origin, &ty)),
     }
     .map_err(user)?;
-    // the IR's interpreter is the only backend until compiled kernels exist (issue 12)
-    let Backend::Interp = a.backend;
     let lowered = slic_codegen::lower_program(&mut l.store, l.term, passes(a.passes))
         .map_err(|e| pipeline_failure(&name, e))?;
     let p = &lowered.program;
@@ -38,20 +41,59 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
         .map(to_val)
         .collect::<Option<_>>()
         .ok_or_else(|| user("an argument has a type the loop IR does not hold".into()))?;
-    let started = Instant::now();
-    let outcome = if !p.measure {
-        let (v, stats) = slic_codegen::run(p, &args).map_err(|e| user(e.to_string()))?;
-        Ran::Value(v, stats)
-    } else if slic_codegen::enumerable(p) {
-        let mode = Mode::Exact {
-            max_paths: MAX_PATHS,
-        };
-        Ran::Measure(slic_codegen::run_measure(p, &args, mode).map_err(|e| user(e.to_string()))?)
-    } else {
-        let n = usize::try_from(a.samples).map_err(|_| user("too many samples".into()))?;
-        let mode = Mode::Sample { n, seed: a.seed };
-        Ran::Measure(slic_codegen::run_measure(p, &args, mode).map_err(|e| user(e.to_string()))?)
+    let target = match a.backend {
+        Backend::Interp => None,
+        Backend::C => Some(Target::C),
+        Backend::Rust => Some(Target::Rust),
     };
+    let kernel = match target {
+        None => None,
+        Some(t) => {
+            let spec = if a.no_specialise {
+                Specialise::default()
+            } else {
+                Specialise::all(args.len())
+            };
+            let k = Compiled::build(p, t, &spec, Some(&args), &CompileOptions::default())
+                .map_err(|e| kernel_failure(&name, e))?;
+            Some(k)
+        }
+    };
+    let solve = || -> Result<Ran, Failure> {
+        if let Some(k) = &kernel {
+            return if p.measure && slic_codegen::enumerable(p) {
+                k.enumerate(&args, MAX_PATHS)
+                    .map(|e| Ran::Measure(Outcome::Exact(e)))
+                    .map_err(|e| kernel_failure(&name, e))
+            } else if p.measure {
+                let n = usize::try_from(a.samples).map_err(|_| user("too many samples".into()))?;
+                k.sample(&args, n, a.seed)
+                    .map(|s| Ran::Measure(Outcome::Sampled(s)))
+                    .map_err(|e| kernel_failure(&name, e))
+            } else {
+                k.run(&args)
+                    .map(|v| Ran::Value(v, Stats::default()))
+                    .map_err(|e| kernel_failure(&name, e))
+            };
+        }
+        if !p.measure {
+            let (v, stats) = slic_codegen::run(p, &args).map_err(|e| user(e.to_string()))?;
+            return Ok(Ran::Value(v, stats));
+        }
+        let mode = if slic_codegen::enumerable(p) {
+            Mode::Exact {
+                max_paths: MAX_PATHS,
+            }
+        } else {
+            let n = usize::try_from(a.samples).map_err(|_| user("too many samples".into()))?;
+            Mode::Sample { n, seed: a.seed }
+        };
+        slic_codegen::run_measure(p, &args, mode)
+            .map(Ran::Measure)
+            .map_err(|e| user(e.to_string()))
+    };
+    let started = Instant::now();
+    let outcome = solve()?;
     let seconds = started.elapsed().as_secs_f64();
     let mut obj = Map::new();
     match &outcome {
@@ -83,7 +125,10 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
             obj.insert("samples".into(), Json::Array(samples));
         }
     }
-    if a.stats {
+    if a.stats && kernel.is_some() {
+        // a kernel counts no work: only its time
+        obj.insert("stats".into(), json!({ "seconds": json_number(seconds) }));
+    } else if a.stats {
         let st = match &outcome {
             Ran::Value(_, st) => *st,
             Ran::Measure(o) => o.stats(),
@@ -95,6 +140,18 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
                 "array_reads": st.array_reads,
                 "allocations": st.allocations,
                 "seconds": json_number(seconds),
+            }),
+        );
+    }
+    if let Some(n) = a.bench {
+        let b = Bench::measure(n, || solve().map(|_| ()))?;
+        obj.insert(
+            "bench".into(),
+            json!({
+                "solves": b.solves,
+                "median_us": json_number(b.median_us),
+                "min_us": json_number(b.min_us),
+                "max_us": json_number(b.max_us),
             }),
         );
     }
@@ -135,16 +192,66 @@ fn print_plain(out: &mut impl Write, obj: &Map<String, Json>) -> std::io::Result
     }
     if let Some(Json::Object(st)) = obj.get("stats") {
         let field = |k: &str| st.get(k).map_or_else(String::new, ToString::to_string);
+        if st.contains_key("iterations") {
+            writeln!(
+                out,
+                "iterations: {}, array reads: {}, allocations: {}, seconds: {}",
+                field("iterations"),
+                field("array_reads"),
+                field("allocations"),
+                field("seconds")
+            )?;
+        } else {
+            writeln!(out, "seconds: {}", field("seconds"))?;
+        }
+    }
+    if let Some(Json::Object(b)) = obj.get("bench") {
+        let field = |k: &str| b.get(k).map_or_else(String::new, ToString::to_string);
         writeln!(
             out,
-            "iterations: {}, array reads: {}, allocations: {}, seconds: {}",
-            field("iterations"),
-            field("array_reads"),
-            field("allocations"),
-            field("seconds")
+            "bench: {} solves, median {} us, min {} us, max {} us",
+            field("solves"),
+            field("median_us"),
+            field("min_us"),
+            field("max_us")
         )?;
     }
     Ok(())
+}
+
+/// `emit`: the lowered program as a C or Rust kernel, to stdout or `-o FILE`.
+pub fn emit(a: &EmitArgs) -> Result<(), Failure> {
+    let mut l = load_runnable(&a.file)?;
+    let name = a.file.display().to_string();
+    let lowered = slic_codegen::lower_program(&mut l.store, l.term, passes(a.passes))
+        .map_err(|e| pipeline_failure(&name, e))?;
+    let target = match a.target {
+        EmitTarget::C => Target::C,
+        EmitTarget::Rust => Target::Rust,
+    };
+    let emitted = slic_codegen::emit(&lowered.program, target)
+        .map_err(|e| kernel_failure(&name, KernelError::Emit(e)))?;
+    match &a.output {
+        Some(path) => std::fs::write(path, &emitted.source)
+            .map_err(|e| Failure::User(format!("error: cannot write {}: {e}", path.display())))?,
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(emitted.source.as_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+/// A kernel's failure: the user's to know (exit 1) unless slic-codegen broke its own
+/// output (a template that does not render, a kernel the compiler rejects).
+fn kernel_failure(name: &str, e: KernelError) -> Failure {
+    match &e {
+        KernelError::Emit(EmitError::Internal(_))
+        | KernelError::Compile(CompileError::Failed { .. }) => {
+            Failure::Internal(anyhow::anyhow!("{name}: {e}"))
+        }
+        _ => Failure::User(format!("error: {name}: {e}")),
+    }
 }
 
 /// An argument as the IR's value (`None` for kinds the IR does not hold).

@@ -534,3 +534,39 @@ fn non_utf8_input_is_shown_escaped() {
         assert!(e.contains("# caf\\xe9"), "{e}");
     }
 }
+
+/// Issue 12: without a C compiler, `run --backend c` exits 1 saying so and naming the
+/// other backends; with one, the compiled run prints what the interpreter prints.
+#[test]
+fn run_backend_c_without_a_compiler_is_a_clear_user_error() {
+    let file = temp_file("threes-nocc.hk", b"a <~ categorical([1, 1, 1])\nreturn a\n");
+    let cache = std::env::temp_dir().join(format!("slic-cli-cache-{}", std::process::id()));
+    let run = |cc: Option<&str>, backend: &str| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_slic-cas"));
+        cmd.args([
+            "run",
+            &file.to_string_lossy(),
+            "--backend",
+            backend,
+            "--json",
+        ])
+        .env("SLIC_CACHE_DIR", &cache);
+        if let Some(cc) = cc {
+            cmd.env("CC", cc);
+        }
+        cmd.output().expect("run slic-cas")
+    };
+    let o = run(Some("/nonexistent/cc"), "c");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let msg = stderr(&o);
+    assert!(msg.contains("no C compiler found"), "{msg}");
+    assert!(
+        msg.contains("--backend rust") && msg.contains("--backend interp"),
+        "{msg}"
+    );
+    assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+    let interp = run(None, "interp");
+    let c = run(None, "c");
+    assert!(c.status.success(), "{}", stderr(&c));
+    assert_eq!(stdout(&c), stdout(&interp));
+}

@@ -214,6 +214,8 @@ fn run_page(name: &str, steps: &[Step]) -> Vec<String> {
                 let output = Command::new(env!("CARGO_BIN_EXE_slic-cas"))
                     .args(&run.words)
                     .current_dir(&dir)
+                    // compiled kernels (`run --backend c`) are cached in the page's directory
+                    .env("SLIC_CACHE_DIR", dir.join("kernel-cache"))
                     .output();
                 let output = match output {
                     Ok(o) => o,

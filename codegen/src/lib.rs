@@ -15,7 +15,11 @@
 //! loop iterations, array reads and allocations; a measure program by exact enumeration
 //! of its categorical draws or by sampling, over [`sampler`]'s seeded laws), [`lower`]
 //! (core terms to IR programs, each loop where the term uses it) and [`fuse`] (loops over
-//! one range in one pass). This is the only crate that will ever spawn a C compiler.
+//! one range in one pass). Kernels (issue 12): [`emit`] writes a program as C or Rust
+//! from tera templates, [`compile`] (the only module that spawns a compiler) builds and
+//! caches shared libraries, [`kernel`] calls them with the interpreter's meaning (exact
+//! enumeration by replaying choice scripts). This is the only crate that spawns a C
+//! compiler.
 //!
 //! ```
 //! use slic_algebra::Type;
@@ -42,10 +46,13 @@
 //! ```
 
 pub mod anf;
+pub mod compile;
+pub mod emit;
 pub mod fuse;
 pub mod histogram;
 pub mod interp;
 pub mod ir;
+pub mod kernel;
 pub mod lower;
 pub mod pipeline;
 pub mod sampler;
@@ -53,12 +60,15 @@ pub mod split;
 pub mod verify;
 
 pub use anf::{normalize, Normalized};
+pub use compile::{CompileError, CompileOptions};
+pub use emit::{emit, EmitError, Emitted, Specialise, Target};
 pub use fuse::fuse;
 pub use histogram::{summarize, Summarized};
 pub use interp::{
     enumerable, run, run_measure, Enumerated, Mode, Outcome, RunError, Sample, Sampled, Stats, Val,
 };
 pub use ir::{AssignOp, Expr, Lit, Program, Stmt};
+pub use kernel::{Bench, Compiled, KernelError};
 pub use lower::{lower, LowerError};
 pub use pipeline::{
     lower_program, term_stages, Lowered, PassBug, Passes, PipelineError, TermStages,

@@ -44,6 +44,12 @@ impl Rng {
         Rng { s }
     }
 
+    /// The generator's 256 bits: what a compiled kernel's own xoshiro256** starts from
+    /// (`kernel.rs`), so that a seed means one stream on every backend.
+    pub(crate) fn state(&self) -> [u64; 4] {
+        self.s
+    }
+
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         let s = &mut self.s;

@@ -1,0 +1,1051 @@
+//! The template context of one kernel (issue 12): a verified loop-IR [`Program`] turned
+//! into a tree of serialisable records (statements, expressions, types, sanitised names,
+//! error sites) that the C and Rust templates render. Every decision lives here: which
+//! operation each primitive at each type is (a prelude helper's name, or an arithmetic
+//! operator on reals), which operations can fail and where (an error site the driver maps
+//! back to a `RunError` naming the statement), which names the user's identifiers become.
+//!
+//! It must not write target-language text: no C or Rust spelling is assembled here (the
+//! only strings are sanitised identifiers, numbers and comment text stripped to a safe
+//! alphabet); the templates own the syntax. It knows nothing of compilers.
+
+use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
+use serde::Serialize;
+use slic_algebra::{Coercion, Dist, Prim, Type};
+
+use super::{EmitError, Site, SiteKind};
+
+/// A scalar type as the templates name it: `nat`, `int`, `real`, `prob`, `bool`.
+pub(crate) fn scalar_name(t: &Type) -> Option<&'static str> {
+    Some(match t {
+        Type::Nat => "nat",
+        Type::Int => "int",
+        Type::Real => "real",
+        Type::Prob => "prob",
+        Type::Bool => "bool",
+        _ => return None,
+    })
+}
+
+/// A number as text both targets read as a literal of its type: `finite` is false for
+/// the infinities and NaN, which the templates spell by name.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct Num {
+    pub text: String,
+    /// `finite`, `posinf`, `neginf`, `nan`, or `intmin` (i64::MIN, which has no literal)
+    pub class: &'static str,
+}
+
+fn float_num(x: f64) -> Num {
+    if x.is_nan() {
+        Num {
+            text: String::new(),
+            class: "nan",
+        }
+    } else if x == f64::INFINITY {
+        Num {
+            text: String::new(),
+            class: "posinf",
+        }
+    } else if x == f64::NEG_INFINITY {
+        Num {
+            text: String::new(),
+            class: "neginf",
+        }
+    } else {
+        // `{:e}` is the shortest round-tripping digits with an exponent: `1.5e0`, `-1e-300`
+        Num {
+            text: format!("{x:e}"),
+            class: "finite",
+        }
+    }
+}
+
+/// A pure expression, as the templates' `expr` macro renders it.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "k", rename_all = "snake_case")]
+pub(crate) enum ENode {
+    /// A literal of scalar type `ty`.
+    Lit { ty: &'static str, num: Num },
+    /// A scalar variable (parameter, let, accumulator, loop index, draw).
+    Var { name: String },
+    /// `arr[idx]` with a bounds check: `ity` the index's type, `ety` the element's.
+    Read {
+        arr: String,
+        ety: &'static str,
+        ity: &'static str,
+        idx: Box<ENode>,
+        site: u32,
+    },
+    /// An element at an index already checked (the read half of `a[i] += e`).
+    Elem {
+        arr: String,
+        ety: &'static str,
+        ix: String,
+    },
+    /// `size(arr)`: the array's length.
+    Size { arr: String },
+    /// A prelude helper: `f(args)`, or `f(ctl, site, args)` when it can fail.
+    Call {
+        f: &'static str,
+        args: Vec<ENode>,
+        site: Option<u32>,
+    },
+    /// An arithmetic or comparison operator (`add`, `mul`, `lt`, `le`, `eq`, `ne`) over
+    /// its arguments, left to right; arithmetic only on reals (other types go through
+    /// helpers, which keep log space and check overflow).
+    Op { op: &'static str, args: Vec<ENode> },
+}
+
+/// One leaf of a result: a scalar, an array (copied out), or `()`.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct Leaf {
+    /// `scalar`, `array` or `unit`
+    pub kind: &'static str,
+    pub ty: &'static str,
+    pub value: Option<ENode>,
+    /// the array's name (an `array` leaf)
+    pub arr: Option<String>,
+}
+
+/// A statement, as the templates' `block` macro renders it.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "k", rename_all = "snake_case")]
+pub(crate) enum SNode {
+    /// `let` (`mutable` false) or `var` (true; `value` absent when unwritten).
+    Decl {
+        name: String,
+        ty: &'static str,
+        value: Option<ENode>,
+        mutable: bool,
+        check: bool,
+    },
+    /// `name = value` (compound assignments are already combined into `value`).
+    Set {
+        name: String,
+        value: ENode,
+        check: bool,
+    },
+    /// A zero-filled array of `size` elements of `ety`.
+    Alloc {
+        name: String,
+        ety: &'static str,
+        size: ENode,
+        site: u32,
+        check: bool,
+    },
+    /// `arr[idx] = value`: the index checked into `ix` first; `value` may read `arr[ix]`.
+    Store {
+        arr: String,
+        ety: &'static str,
+        ity: &'static str,
+        ix: String,
+        idx: ENode,
+        value: ENode,
+        site: u32,
+        check: bool,
+    },
+    For {
+        var: String,
+        ty: &'static str,
+        lo: ENode,
+        hi: ENode,
+        lo_name: String,
+        hi_name: String,
+        check: bool,
+        /// what the loop came from, safe for a comment
+        note: String,
+        body: Vec<SNode>,
+    },
+    If {
+        cond: ENode,
+        /// the condition's temporary, where evaluating it can fail
+        cname: String,
+        check: bool,
+        then: Vec<SNode>,
+        otherwise: Vec<SNode>,
+    },
+    /// A categorical draw: the choice script's next value, or a stop.
+    Categorical {
+        name: String,
+        arr: String,
+        site: u32,
+        tail: bool,
+    },
+    /// A draw the kernel cannot enumerate: its law checked, then `not finite`.
+    OtherDraw {
+        name: String,
+        ty: &'static str,
+        dist: &'static str,
+        args: Vec<ENode>,
+        site: u32,
+        check: bool,
+    },
+    Factor {
+        value: ENode,
+        check: bool,
+    },
+    Observe {
+        dist: &'static str,
+        args: Vec<ENode>,
+        /// a categorical's weights (its one argument, an array)
+        arr: Option<String>,
+        value: ENode,
+        site: u32,
+        check: bool,
+    },
+    Reject,
+    /// A comment line (safe text).
+    Note {
+        text: String,
+    },
+}
+
+/// A parameter as the templates bind it.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct Param {
+    /// position in the argument vector
+    pub pos: usize,
+    /// the user's name, safe for a comment
+    pub note: String,
+    pub name: String,
+    /// `scalar` or `array`
+    pub kind: &'static str,
+    pub ty: &'static str,
+    /// a specialised scalar's value, or a specialised array's length
+    pub fixed: Option<Num>,
+}
+
+/// The whole kernel's context.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct Kernel {
+    pub params: Vec<Param>,
+    pub body: Vec<SNode>,
+    pub result: Vec<Leaf>,
+    pub result_note: String,
+    pub measure: bool,
+    pub specialised: bool,
+    /// the IR program, line by line, safe for a comment
+    pub ir_lines: Vec<String>,
+}
+
+/// What the builder tracks about a name in scope.
+#[derive(Clone, Debug)]
+struct Bound {
+    ir: String,
+    c: String,
+    ty: Type,
+}
+
+pub(crate) struct Builder<'a> {
+    scopes: Vec<Vec<Bound>>,
+    counter: usize,
+    pub sites: Vec<Site>,
+    /// fixed values by parameter position (a specialised kernel)
+    fixed: &'a [Option<FixedVal>],
+}
+
+/// A specialised parameter's baked-in value.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum FixedVal {
+    Nat(u64),
+    Int(i64),
+    Real(f64),
+    Bool(bool),
+    /// an array's length
+    Len(u64),
+}
+
+/// Text safe inside a C block comment and a Rust line comment: printable ASCII without
+/// `/`, `*`, `\` or backquotes, one line, at most 160 characters.
+pub(crate) fn safe_note(s: &str) -> String {
+    let mut out: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || " _.,:;()[]{}+-<=>!&|^%#@~?'$".contains(c) {
+                c
+            } else {
+                '?'
+            }
+        })
+        .collect();
+    if out.len() > 160 {
+        out.truncate(157);
+        out.push_str("...");
+    }
+    out
+}
+
+/// `v_<alnum of the name, at most 20>_<n>`: never a keyword, never a collision (the
+/// counter is unique per declaration), never anything but `[A-Za-z0-9_]`.
+fn sanitise(name: &str, n: usize) -> String {
+    let base: String = name
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(20)
+        .collect();
+    format!("v_{base}_{n}")
+}
+
+fn bug(what: impl Into<String>) -> EmitError {
+    EmitError::Internal(what.into())
+}
+
+impl<'a> Builder<'a> {
+    pub(crate) fn new(fixed: &'a [Option<FixedVal>]) -> Builder<'a> {
+        Builder {
+            scopes: vec![Vec::new()],
+            counter: 0,
+            sites: Vec::new(),
+            fixed,
+        }
+    }
+
+    fn declare(&mut self, ir: &str, ty: Type) -> String {
+        self.counter += 1;
+        let c = sanitise(ir, self.counter);
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push(Bound {
+                ir: ir.to_string(),
+                c: c.clone(),
+                ty,
+            });
+        }
+        c
+    }
+
+    /// A fresh name for a temporary of the kernel's own.
+    fn temp(&mut self, what: &str) -> String {
+        self.counter += 1;
+        format!("t_{what}_{}", self.counter)
+    }
+
+    fn lookup(&self, ir: &str) -> Result<&Bound, EmitError> {
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|b| b.ir == ir)
+            .ok_or_else(|| bug(format!("`{ir}` is not in scope (unverified program?)")))
+    }
+
+    fn site(&mut self, at: &str, kind: SiteKind) -> u32 {
+        self.sites.push(Site {
+            at: at.to_string(),
+            kind,
+        });
+        (self.sites.len() - 1) as u32
+    }
+
+    pub(crate) fn kernel(&mut self, p: &Program) -> Result<Kernel, EmitError> {
+        let mut params = Vec::new();
+        for (pos, (name, ty)) in p.params.iter().enumerate() {
+            let fixed = self.fixed.get(pos).cloned().flatten();
+            let (kind, elem) = match ty {
+                Type::Array(e) if scalar_name(e).is_some() => ("array", e.as_ref()),
+                t if scalar_name(t).is_some() => ("scalar", t),
+                t => {
+                    return Err(EmitError::Unsupported(format!(
+                        "parameter `{name}` has type {t}: kernels take scalars and flat \
+                         arrays of scalars only (nested arrays are not flattened yet)"
+                    )))
+                }
+            };
+            let c = self.declare(name, ty.clone());
+            params.push(Param {
+                pos,
+                note: safe_note(name),
+                name: c,
+                kind,
+                ty: scalar_name(elem).unwrap_or("real"),
+                fixed: fixed.map(|f| match f {
+                    FixedVal::Nat(n) | FixedVal::Len(n) => Num {
+                        text: n.to_string(),
+                        class: "finite",
+                    },
+                    FixedVal::Int(n) => int_num(n),
+                    FixedVal::Real(x) => float_num(x),
+                    FixedVal::Bool(b) => Num {
+                        text: u8::from(b).to_string(),
+                        class: "finite",
+                    },
+                }),
+            });
+        }
+        let tails = tail_draws(p);
+        self.scopes.push(Vec::new());
+        let body = self.block(&p.body, &tails)?;
+        let at = format!("return {}", p.result);
+        let mut result = Vec::new();
+        self.leaves(&p.result, &at, &mut result)?;
+        // the body's scope stays open while the result is read, as in the interpreter
+        self.scopes.pop();
+        Ok(Kernel {
+            params,
+            body,
+            result,
+            result_note: safe_note(&p.result.to_string()),
+            measure: p.measure,
+            specialised: self.fixed.iter().any(Option::is_some),
+            ir_lines: p.to_string().lines().map(safe_note).collect(),
+        })
+    }
+
+    fn leaves(&mut self, e: &Expr, at: &str, out: &mut Vec<Leaf>) -> Result<(), EmitError> {
+        match e {
+            Expr::Pair(a, b) => {
+                self.leaves(a, at, out)?;
+                self.leaves(b, at, out)
+            }
+            Expr::Lit(Lit::Unit) => {
+                out.push(Leaf {
+                    kind: "unit",
+                    ty: "unit",
+                    value: None,
+                    arr: None,
+                });
+                Ok(())
+            }
+            Expr::Var(x) if self.lookup(x)?.ty.array_of().is_some() => {
+                let b = self.lookup(x)?;
+                let ety =
+                    b.ty.array_of()
+                        .and_then(scalar_name)
+                        .ok_or_else(|| bug("a result array of arrays"))?;
+                out.push(Leaf {
+                    kind: "array",
+                    ty: ety,
+                    value: None,
+                    arr: Some(b.c.clone()),
+                });
+                Ok(())
+            }
+            _ => {
+                let (value, ty) = self.expr(e, at)?;
+                out.push(Leaf {
+                    kind: "scalar",
+                    ty: scalar_name(&ty)
+                        .ok_or_else(|| EmitError::Unsupported(format!("a result of type {ty}")))?,
+                    value: Some(value),
+                    arr: None,
+                });
+                Ok(())
+            }
+        }
+    }
+
+    fn block(&mut self, body: &[Stmt], tails: &[*const Stmt]) -> Result<Vec<SNode>, EmitError> {
+        let mut out = Vec::new();
+        for s in body {
+            self.stmt(s, tails, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    fn scoped(&mut self, body: &[Stmt], tails: &[*const Stmt]) -> Result<Vec<SNode>, EmitError> {
+        self.scopes.push(Vec::new());
+        let r = self.block(body, tails);
+        self.scopes.pop();
+        r
+    }
+
+    fn stmt(
+        &mut self,
+        s: &Stmt,
+        tails: &[*const Stmt],
+        out: &mut Vec<SNode>,
+    ) -> Result<(), EmitError> {
+        let head = s.head();
+        let at = head.as_str();
+        let before = self.sites.len();
+        // did building this statement's expressions add an error site (can it fail)?
+        let fallible = |b: &Builder<'_>| b.sites.len() > before;
+        match s {
+            Stmt::Let { name, ty, value } => {
+                let (v, _) = self.expr(value, at)?;
+                let check = fallible(self);
+                let c = self.declare(name, ty.clone());
+                out.push(SNode::Decl {
+                    name: c,
+                    ty: scalar(ty)?,
+                    value: Some(v),
+                    mutable: false,
+                    check,
+                });
+            }
+            Stmt::Var { name, ty, init } => {
+                let v = match init {
+                    Some(e) => Some(self.expr(e, at)?.0),
+                    None => None,
+                };
+                let check = fallible(self);
+                let c = self.declare(name, ty.clone());
+                out.push(SNode::Decl {
+                    name: c,
+                    ty: scalar(ty)?,
+                    value: v,
+                    mutable: true,
+                    check,
+                });
+            }
+            Stmt::Assign { name, op, value } => {
+                let (v, _) = self.expr(value, at)?;
+                let b = self.lookup(name)?.clone();
+                let old = ENode::Var { name: b.c.clone() };
+                let combined = self.combine(*op, &b.ty, old, v, at)?;
+                let check = fallible(self);
+                out.push(SNode::Set {
+                    name: b.c,
+                    value: combined,
+                    check,
+                });
+            }
+            Stmt::Alloc { name, elem, size } => {
+                let (v, _) = self.expr(size, at)?;
+                let site = self.site(at, SiteKind::Alloc);
+                let c = self.declare(name, Type::array(elem.clone()));
+                out.push(SNode::Alloc {
+                    name: c,
+                    ety: scalar(elem)?,
+                    size: v,
+                    site,
+                    check: true,
+                });
+            }
+            Stmt::Store {
+                array,
+                index,
+                op,
+                value,
+            } => {
+                let (idx, ity) = self.expr(index, at)?;
+                let (v, _) = self.expr(value, at)?;
+                let b = self.lookup(array)?.clone();
+                let elem =
+                    b.ty.array_of()
+                        .cloned()
+                        .ok_or_else(|| bug("a store into a scalar"))?;
+                let ety = scalar(&elem)?;
+                let ix = self.temp("ix");
+                let old = ENode::Elem {
+                    arr: b.c.clone(),
+                    ety,
+                    ix: ix.clone(),
+                };
+                let combined = self.combine(*op, &elem, old, v, at)?;
+                let site = self.site(
+                    at,
+                    SiteKind::Index {
+                        array: array.clone(),
+                    },
+                );
+                out.push(SNode::Store {
+                    arr: b.c,
+                    ety,
+                    ity: scalar(&ity)?,
+                    ix,
+                    idx,
+                    value: combined,
+                    site,
+                    check: true,
+                });
+            }
+            Stmt::For { var, lo, hi, body } => {
+                let (l, ty) = self.expr(lo, at)?;
+                let (h, _) = self.expr(hi, at)?;
+                let check = fallible(self);
+                let lo_name = self.temp("lo");
+                let hi_name = self.temp("hi");
+                self.scopes.push(Vec::new());
+                let c = self.declare(var, ty.clone());
+                let inner = self.block(body, tails);
+                self.scopes.pop();
+                out.push(SNode::For {
+                    var: c,
+                    ty: scalar(&ty)?,
+                    lo: l,
+                    hi: h,
+                    lo_name,
+                    hi_name,
+                    check,
+                    note: safe_note(at.trim_end_matches(" {")),
+                    body: inner?,
+                });
+            }
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let (c, _) = self.expr(cond, at)?;
+                let check = fallible(self);
+                let cname = self.temp("c");
+                let then = self.scoped(then, tails)?;
+                let otherwise = self.scoped(otherwise, tails)?;
+                out.push(SNode::If {
+                    cond: c,
+                    cname,
+                    check,
+                    then,
+                    otherwise,
+                });
+            }
+            Stmt::Draw {
+                name,
+                ty,
+                dist,
+                args,
+            } => {
+                out.push(SNode::Note {
+                    text: safe_note(at),
+                });
+                if *dist == Dist::Categorical {
+                    let arr = match args.as_slice() {
+                        [Expr::Var(a)] => self.lookup(a)?.c.clone(),
+                        _ => {
+                            return Err(EmitError::Unsupported(
+                                "a categorical over an array expression other than a name".into(),
+                            ))
+                        }
+                    };
+                    let site = self.site(at, SiteKind::Draw { dist: dist.name() });
+                    let c = self.declare(name, ty.clone());
+                    out.push(SNode::Categorical {
+                        name: c,
+                        arr,
+                        site,
+                        tail: tails.contains(&(s as *const Stmt)),
+                    });
+                } else {
+                    let mut vs = Vec::new();
+                    for a in args {
+                        vs.push(self.expr(a, at)?.0);
+                    }
+                    let site = self.site(at, SiteKind::Draw { dist: dist.name() });
+                    let c = self.declare(name, ty.clone());
+                    out.push(SNode::OtherDraw {
+                        name: c,
+                        ty: scalar(ty)?,
+                        dist: dist.name(),
+                        args: vs,
+                        site,
+                        check: true,
+                    });
+                }
+            }
+            Stmt::Factor(w) => {
+                let (v, _) = self.expr(w, at)?;
+                let check = fallible(self);
+                out.push(SNode::Factor { value: v, check });
+            }
+            Stmt::Observe { dist, args, value } => {
+                let mut vs = Vec::new();
+                let mut arr = None;
+                if *dist == Dist::Categorical {
+                    arr = Some(self.array_name(args)?);
+                } else {
+                    for a in args {
+                        vs.push(self.expr(a, at)?.0);
+                    }
+                }
+                let (v, _) = self.expr(value, at)?;
+                let site = self.site(at, SiteKind::Draw { dist: dist.name() });
+                out.push(SNode::Observe {
+                    dist: dist.name(),
+                    args: vs,
+                    arr,
+                    value: v,
+                    site,
+                    check: true,
+                });
+            }
+            Stmt::Reject => out.push(SNode::Reject),
+        }
+        Ok(())
+    }
+
+    /// The sanitised name of a categorical's one argument, an array.
+    fn array_name(&self, args: &[Expr]) -> Result<String, EmitError> {
+        match args {
+            [Expr::Var(a)] => Ok(self.lookup(a)?.c.clone()),
+            _ => Err(EmitError::Unsupported(
+                "a categorical over an array expression other than a name".into(),
+            )),
+        }
+    }
+
+    /// `old op v` at type `t` (a compound assignment), as one expression.
+    fn combine(
+        &mut self,
+        op: AssignOp,
+        t: &Type,
+        old: ENode,
+        v: ENode,
+        at: &str,
+    ) -> Result<ENode, EmitError> {
+        let p = match op {
+            AssignOp::Set => return Ok(v),
+            AssignOp::Add => Prim::Add,
+            AssignOp::Mul => Prim::Mul,
+            AssignOp::Max => Prim::Max,
+        };
+        self.prim_node(p, vec![(old, t.clone()), (v, t.clone())], at)
+            .map(|(e, _)| e)
+    }
+
+    /// An expression node and its type.
+    fn expr(&mut self, e: &Expr, at: &str) -> Result<(ENode, Type), EmitError> {
+        Ok(match e {
+            Expr::Lit(l) => {
+                let num = match *l {
+                    Lit::Nat(n) => Num {
+                        text: n.to_string(),
+                        class: "finite",
+                    },
+                    Lit::Int(n) => int_num(n),
+                    Lit::Real(x) | Lit::Prob(x) => float_num(x),
+                    Lit::Bool(b) => Num {
+                        text: b.to_string(),
+                        class: "finite",
+                    },
+                    Lit::Unit => {
+                        return Err(EmitError::Unsupported("`()` inside an expression".into()))
+                    }
+                };
+                let ty = l.ty();
+                (
+                    ENode::Lit {
+                        ty: scalar(&ty)?,
+                        num,
+                    },
+                    ty,
+                )
+            }
+            Expr::Var(x) => {
+                let b = self.lookup(x)?;
+                if b.ty.array_of().is_some() {
+                    return Err(EmitError::Unsupported(format!(
+                        "the array `{x}` used as a value"
+                    )));
+                }
+                (ENode::Var { name: b.c.clone() }, b.ty.clone())
+            }
+            Expr::Index(a, i) => {
+                let Expr::Var(x) = a.as_ref() else {
+                    return Err(EmitError::Unsupported(
+                        "an element of an array of arrays (nested arrays are not flattened yet)"
+                            .into(),
+                    ));
+                };
+                let (idx, ity) = self.expr(i, at)?;
+                let b = self.lookup(x)?.clone();
+                let elem =
+                    b.ty.array_of()
+                        .cloned()
+                        .ok_or_else(|| bug(format!("`{x}` indexed but not an array")))?;
+                let site = self.site(
+                    at,
+                    SiteKind::Index {
+                        array: a.to_string(),
+                    },
+                );
+                (
+                    ENode::Read {
+                        arr: b.c,
+                        ety: scalar(&elem)?,
+                        ity: scalar(&ity)?,
+                        idx: Box::new(idx),
+                        site,
+                    },
+                    elem,
+                )
+            }
+            Expr::Convert(c, x) => {
+                let (v, _) = self.expr(x, at)?;
+                let (f, fallible) = match c {
+                    Coercion::Nat2Int => ("nat2int", true),
+                    Coercion::Nat2Prob => ("nat2prob", false),
+                    Coercion::Nat2Real => ("nat2real", false),
+                    Coercion::Int2Real => ("int2real", false),
+                    Coercion::Prob2Real => ("prob2real", false),
+                    Coercion::Int2Nat => ("int2nat", true),
+                    Coercion::Real2Prob => ("real2prob", true),
+                    Coercion::Real2Int => ("real2int", true),
+                };
+                let site = fallible.then(|| {
+                    self.site(
+                        at,
+                        SiteKind::Arith {
+                            what: c.name().to_string(),
+                        },
+                    )
+                });
+                (
+                    ENode::Call {
+                        f,
+                        args: vec![v],
+                        site,
+                    },
+                    c.to_type(),
+                )
+            }
+            Expr::Pair(..) => {
+                return Err(EmitError::Unsupported(
+                    "a pair inside an expression (pairs are results only)".into(),
+                ))
+            }
+            Expr::Prim(Prim::Size, args) => {
+                let Some(Expr::Var(x)) = args.first() else {
+                    return Err(EmitError::Unsupported(
+                        "the size of an array expression other than a name".into(),
+                    ));
+                };
+                let b = self.lookup(x)?;
+                (ENode::Size { arr: b.c.clone() }, Type::Nat)
+            }
+            Expr::Prim(p, args) => {
+                let mut vs = Vec::new();
+                for a in args {
+                    vs.push(self.expr(a, at)?);
+                }
+                self.prim_node(*p, vs, at)?
+            }
+        })
+    }
+
+    /// A primitive over built arguments: the helper (or operator) for its types.
+    fn prim_node(
+        &mut self,
+        p: Prim,
+        args: Vec<(ENode, Type)>,
+        at: &str,
+    ) -> Result<(ENode, Type), EmitError> {
+        use Prim::*;
+        let t0 = args.first().map(|a| a.1.clone()).unwrap_or(Type::Prob);
+        let ty0 = scalar_name(&t0);
+        let unsupported = || EmitError::Unsupported(format!("primitive {p:?} at type {t0}"));
+        let mut site_for = |b: &mut Builder<'_>| {
+            b.site(
+                at,
+                SiteKind::Arith {
+                    what: format!("{p:?}"),
+                },
+            )
+        };
+        let nodes: Vec<ENode> = args.iter().map(|a| a.0.clone()).collect();
+        // n-ary arithmetic: an operator on reals, a left fold of helpers otherwise
+        let fold = |b: &mut Builder<'_>,
+                    f: &'static str,
+                    fallible: bool,
+                    nodes: Vec<ENode>,
+                    site_for: &mut dyn FnMut(&mut Builder<'_>) -> u32|
+         -> Result<ENode, EmitError> {
+            let mut it = nodes.into_iter();
+            let mut acc = it.next().ok_or_else(|| bug("an empty sum"))?;
+            for x in it {
+                let site = fallible.then(|| site_for(b));
+                acc = ENode::Call {
+                    f,
+                    args: vec![acc, x],
+                    site,
+                };
+            }
+            Ok(acc)
+        };
+        let call = |f: &'static str, nodes: Vec<ENode>, site: Option<u32>| ENode::Call {
+            f,
+            args: nodes,
+            site,
+        };
+        let (node, ty) = match (p, ty0) {
+            (Add, Some("real")) => (
+                ENode::Op {
+                    op: "add",
+                    args: nodes,
+                },
+                t0,
+            ),
+            (Mul, Some("real")) => (
+                ENode::Op {
+                    op: "mul",
+                    args: nodes,
+                },
+                t0,
+            ),
+            (Add | Mul | Min | Max, Some(t)) => {
+                let (f, fallible) = match (p, t) {
+                    (Add, "nat") => ("nat_add", true),
+                    (Add, "int") => ("int_add", true),
+                    (Add, "prob") => ("prob_add", false),
+                    (Mul, "nat") => ("nat_mul", true),
+                    (Mul, "int") => ("int_mul", true),
+                    (Mul, "prob") => ("prob_mul", false),
+                    (Min, "nat") => ("nat_min", false),
+                    (Max, "nat") => ("nat_max", false),
+                    (Min, "int") => ("int_min", false),
+                    (Max, "int") => ("int_max", false),
+                    (Min, "real" | "prob") => ("float_min", false),
+                    (Max, "real" | "prob") => ("float_max", false),
+                    _ => return Err(unsupported()),
+                };
+                (fold(self, f, fallible, nodes, &mut site_for)?, t0)
+            }
+            (Neg, Some("int")) => {
+                let s = site_for(self);
+                (call("int_neg", nodes, Some(s)), t0)
+            }
+            (Neg, Some("real")) => (call("real_neg", nodes, None), t0),
+            (Recip, Some("real")) => (call("real_recip", nodes, None), t0),
+            (Recip, Some("prob")) => (call("prob_recip", nodes, None), t0),
+            (Pow, Some(t)) => {
+                let (f, fallible) = match t {
+                    "nat" => ("nat_pow", true),
+                    "int" => ("int_pow", true),
+                    "real" => ("real_pow", false),
+                    "prob" => ("prob_pow", false),
+                    _ => return Err(unsupported()),
+                };
+                let site = fallible.then(|| site_for(self));
+                (call(f, nodes, site), t0)
+            }
+            (RealPow, _) => (call("prob_realpow", nodes, None), Type::Prob),
+            (NatRoot, _) => {
+                let s = site_for(self);
+                (call("prob_natroot", nodes, Some(s)), Type::Prob)
+            }
+            (Exp, _) => (call("real_exp", nodes, None), Type::Prob),
+            (Log, _) => (call("prob_log", nodes, None), Type::Real),
+            (Sqrt, _) => (call("prob_sqrt", nodes, None), Type::Prob),
+            (Pi, _) => (call("prob_pi", nodes, None), Type::Prob),
+            (Infinity, _) => (call("prob_infinity", nodes, None), Type::Prob),
+            (Abs, Some("int")) => (call("int_abs", nodes, None), Type::Nat),
+            (Abs, Some("real")) => (call("real_abs", nodes, None), Type::Prob),
+            (Signum, Some("int")) => (call("int_signum", nodes, None), t0),
+            (Signum, Some("real")) => (call("real_signum", nodes, None), t0),
+            (Floor, Some("prob")) => {
+                let s = site_for(self);
+                (call("prob_floor", nodes, Some(s)), Type::Nat)
+            }
+            (Floor, Some("real")) => {
+                let s = site_for(self);
+                (call("real2int", nodes, Some(s)), Type::Int)
+            }
+            (Erf, Some("real")) => (call("real_erf", nodes, None), t0),
+            (Erf, Some("prob")) => (call("prob_erf", nodes, None), t0),
+            (Choose, _) => {
+                let s = site_for(self);
+                (call("nat_choose", nodes, Some(s)), Type::Nat)
+            }
+            (GammaFunc, _) => {
+                let s = site_for(self);
+                (call("real_gamma", nodes, Some(s)), Type::Prob)
+            }
+            (BetaFunc, _) => {
+                let s = site_for(self);
+                (call("prob_beta", nodes, Some(s)), Type::Prob)
+            }
+            (Sin, _) => (call("real_sin", nodes, None), Type::Real),
+            (Cos, _) => (call("real_cos", nodes, None), Type::Real),
+            (Tan, _) => (call("real_tan", nodes, None), Type::Real),
+            (Asin, _) => (call("real_asin", nodes, None), Type::Real),
+            (Acos, _) => (call("real_acos", nodes, None), Type::Real),
+            (Atan, _) => (call("real_atan", nodes, None), Type::Real),
+            (Sinh, _) => (call("real_sinh", nodes, None), Type::Real),
+            (Cosh, _) => (call("real_cosh", nodes, None), Type::Real),
+            (Tanh, _) => (call("real_tanh", nodes, None), Type::Real),
+            (Asinh, _) => (call("real_asinh", nodes, None), Type::Real),
+            (Acosh, _) => (call("real_acosh", nodes, None), Type::Real),
+            (Atanh, _) => (call("real_atanh", nodes, None), Type::Real),
+            (Lt | Le | Eq | Ne, Some(_)) => {
+                let op = match p {
+                    Lt => "lt",
+                    Le => "le",
+                    Eq => "eq",
+                    _ => "ne",
+                };
+                (ENode::Op { op, args: nodes }, Type::Bool)
+            }
+            (And, _) => (
+                fold(self, "bool_and", false, nodes, &mut site_for)?,
+                Type::Bool,
+            ),
+            (Or, _) => (
+                fold(self, "bool_or", false, nodes, &mut site_for)?,
+                Type::Bool,
+            ),
+            (Not, _) => (call("bool_not", nodes, None), Type::Bool),
+            (Xor, _) => (call("bool_xor", nodes, None), Type::Bool),
+            (Iff, _) => (call("bool_iff", nodes, None), Type::Bool),
+            (Impl, _) => (call("bool_impl", nodes, None), Type::Bool),
+            (Nand, _) => (call("bool_nand", nodes, None), Type::Bool),
+            (Nor, _) => (call("bool_nor", nodes, None), Type::Bool),
+            _ => return Err(unsupported()),
+        };
+        Ok((node, ty))
+    }
+}
+
+fn int_num(n: i64) -> Num {
+    if n == i64::MIN {
+        Num {
+            text: String::new(),
+            class: "intmin",
+        }
+    } else {
+        Num {
+            text: n.to_string(),
+            class: "finite",
+        }
+    }
+}
+
+fn scalar(t: &Type) -> Result<&'static str, EmitError> {
+    scalar_name(t).ok_or_else(|| EmitError::Unsupported(format!("a value of type {t}")))
+}
+
+/// The categorical draws in tail position: at the top level or in `if` branches (never
+/// in a loop), followed only by copies of the drawn value into accumulators, with
+/// nothing after the enclosing `if`s, and the result one of those names. At such a draw
+/// the driver reads every value's weight off one stop and replays nothing.
+fn tail_draws(p: &Program) -> Vec<*const Stmt> {
+    let Expr::Var(result) = &p.result else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    // walk the top-level body; only its last statement (and nested `if`s' last ones)
+    // can hold a tail draw
+    fn walk(body: &[Stmt], result: &str, out: &mut Vec<*const Stmt>) -> bool {
+        // from the end: copies `acc = x`, then either the draw of x or an `if`
+        let mut names: Vec<&str> = vec![result];
+        for s in body.iter().rev() {
+            match s {
+                Stmt::Assign {
+                    name,
+                    op: AssignOp::Set,
+                    value: Expr::Var(x),
+                } if names.contains(&name.as_str()) => names.push(x),
+                Stmt::Draw {
+                    name,
+                    dist: Dist::Categorical,
+                    ..
+                } if names.contains(&name.as_str()) => {
+                    out.push(s as *const Stmt);
+                    return true;
+                }
+                Stmt::If {
+                    then, otherwise, ..
+                } => {
+                    for n in names.iter() {
+                        walk(then, n, out);
+                        walk(otherwise, n, out);
+                    }
+                    return true;
+                }
+                _ => return false,
+            }
+        }
+        false
+    }
+    walk(&p.body, result, &mut out);
+    out
+}
