@@ -14,8 +14,9 @@
 //! write; run after every pass), [`interp`] (runs a verified program in `f64`, counting
 //! loop iterations, array reads and allocations; a measure program by exact enumeration
 //! of its categorical draws or by sampling, over [`sampler`]'s seeded laws), [`lower`]
-//! (core terms to IR programs, each loop where the term uses it) and [`fuse`] (loops over
-//! one range in one pass). This is the only crate that will ever spawn a C compiler.
+//! (core terms to IR programs, each loop where the term uses it), [`fuse`] (loops over
+//! one range in one pass) and [`gibbs`] (the collapsed Gibbs driver over an
+//! [`UpdateKernel`], the interpreter's today). This is the only crate that will ever spawn a C compiler.
 //!
 //! ```
 //! use slic_algebra::Type;
@@ -43,6 +44,7 @@
 
 pub mod anf;
 pub mod fuse;
+pub mod gibbs;
 pub mod histogram;
 pub mod interp;
 pub mod ir;
@@ -54,6 +56,10 @@ pub mod verify;
 
 pub use anf::{normalize, Normalized};
 pub use fuse::fuse;
+pub use gibbs::{
+    run_gibbs, Chain, GibbsConfig, GibbsError, GibbsRun, Init, InterpKernel, KernelError,
+    SweepRecord, Update, UpdateKernel,
+};
 pub use histogram::{summarize, Summarized};
 pub use interp::{
     enumerable, run, run_measure, Enumerated, Mode, Outcome, RunError, Sample, Sampled, Stats, Val,

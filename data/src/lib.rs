@@ -15,6 +15,8 @@
 //! assert_eq!(npy::read(&bytes).unwrap(), NpyArray::I64(vec![3, 1, 4]));
 //! ```
 
+pub mod dataset;
 pub mod npy;
 
+pub use dataset::{DataError, Dataset, Entry};
 pub use npy::{NpyArray, NpyError};
