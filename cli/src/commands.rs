@@ -41,6 +41,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Summarize(a) => summarize(&a),
         Command::Lower(a) => lower(&a),
         Command::Run(a) => crate::run::run(&a),
+        Command::Gibbs(a) => crate::gibbs::gibbs(&a),
         Command::Sample(a) => sample(&a),
         Command::Equiv(a) => equiv(&a),
     }

@@ -25,7 +25,7 @@
 mod data;
 mod matching;
 
-pub use data::Bound;
+pub use data::{nats, Bound};
 pub use matching::{accuracy, best_matching, MatchError, MAX_LABELS};
 
 use std::fmt;

@@ -130,6 +130,36 @@ pub fn read_file(path: &Path) -> Result<Dataset, DataError> {
     from_json(&text, dir)
 }
 
+/// Reads one array of labels from a file: a `.npy` file, or JSON that is an array or an
+/// object whose `state` key holds one (the result file of a previous `gibbs` run).
+pub fn read_array_file(path: &Path) -> Result<Entry, DataError> {
+    let key = path.display().to_string();
+    if path.extension().is_some_and(|e| e == "npy") {
+        return npy::read_file(path)
+            .map(Entry::Array)
+            .map_err(|error| DataError::Npy {
+                key,
+                path: path.to_path_buf(),
+                error,
+            });
+    }
+    let text = std::fs::read_to_string(path).map_err(|error| DataError::Io {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    let json: Json = serde_json::from_str(&text).map_err(|e| DataError::Json {
+        message: e.to_string(),
+    })?;
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    match json {
+        Json::Object(mut map) => match map.remove("state") {
+            Some(state) => entry(&key, state, dir),
+            None => Err(bad(&key, "a JSON object of labels must have a `state` key")),
+        },
+        other => entry(&key, other, dir),
+    }
+}
+
 /// Reads a dataset from JSON text; `.npy` paths are relative to `dir`.
 pub fn from_json(text: &str, dir: &Path) -> Result<Dataset, DataError> {
     let json: Json = serde_json::from_str(text).map_err(|e| DataError::Json {

@@ -97,8 +97,9 @@ fn out_of_range(key: &str, why: String) -> GibbsError {
     }
 }
 
-/// An array of nats (the state, the truth, an init file's labels).
-pub(super) fn nats(key: &str, e: &Entry) -> Result<Vec<u64>, GibbsError> {
+/// An array of nats (the state, the truth, an initial state file's labels), `key` naming
+/// it in errors.
+pub fn nats(key: &str, e: &Entry) -> Result<Vec<u64>, GibbsError> {
     let ty = Type::array(Type::Nat);
     match e {
         Entry::Array(NpyArray::U64(v)) => Ok(v.clone()),
