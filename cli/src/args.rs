@@ -43,6 +43,10 @@ pub enum Command {
     /// of any other measure (interpreter only), or the value of an expression; `--stats`
     /// counts the work, `--bench N` times N solves.
     Run(RunArgs),
+    /// Collapsed Gibbs sampling: sweep an update program `fn ... fn z array(nat) ... fn u
+    /// nat: measure(nat)` over a dataset, drawing each `z[u]` in turn from its exact
+    /// conditional distribution, the state updated in place.
+    Gibbs(GibbsArgs),
     /// Draw weighted samples from a measure with the reference interpreter.
     Sample(SampleArgs),
     /// Decide whether two programs mean the same: symbolically (both simplify to the same
@@ -190,6 +194,68 @@ pub struct RunArgs {
     /// values are baked in: run-time specialisation).
     #[arg(long)]
     pub no_specialise: bool,
+    #[command(flatten)]
+    pub passes: PassFlags,
+}
+
+/// What computes `gibbs`'s updates.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GibbsBackend {
+    /// The loop IR's interpreter (exact enumeration of each update).
+    Interp,
+    /// Generated C kernels (not available yet).
+    C,
+    /// Generated Rust kernels (not available yet).
+    Rust,
+}
+
+#[derive(Args, Debug)]
+pub struct GibbsArgs {
+    /// The update program (.hk): a function returning `measure(nat)`.
+    pub file: PathBuf,
+    /// The data: a JSON object whose keys are the update's parameter names; values are
+    /// numbers, arrays, or {"npy": "PATH"} (relative to the JSON file's folder).
+    #[arg(long)]
+    pub data: PathBuf,
+    /// The parameter holding the labels, an array(nat).
+    #[arg(long)]
+    pub state: String,
+    /// The parameter naming the label to update, a nat.
+    #[arg(long)]
+    pub index: String,
+    /// Sweeps to run and time after the warmup.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
+    pub sweeps: u64,
+    /// Sweeps to run first, not timed.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
+    pub warmup: u64,
+    /// Seed of the draws and of a random initial state (equal seeds give equal runs).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// What computes the updates.
+    #[arg(long, value_enum, default_value_t = GibbsBackend::Interp)]
+    pub backend: GibbsBackend,
+    /// The initial state: `data` (the state in the data), `random` (uniform labels), or
+    /// a FILE of labels (.npy, a JSON array, or a result JSON's `state`).
+    #[arg(long, default_value = "data")]
+    pub init: String,
+    /// The number of classes K a random initial state draws from (default: one more
+    /// than the largest label of the state in the data).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub classes: Option<u64>,
+    /// Write the result (final state, ms per sweep) to this JSON file instead of stdout.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Write one CSV line per sweep: seconds, labels changed, accuracy.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// The data's key holding the true labels: the trace and the result add the accuracy
+    /// up to relabelling.
+    #[arg(long)]
+    pub truth: Option<String>,
+    /// Draw accuracy (or labels changed) against time as an SVG.
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
     #[command(flatten)]
     pub passes: PassFlags,
 }

@@ -42,6 +42,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Lower(a) => lower(&a),
         Command::Emit(a) => crate::run::emit(&a),
         Command::Run(a) => crate::run::run(&a),
+        Command::Gibbs(a) => crate::gibbs::gibbs(&a),
         Command::Sample(a) => sample(&a),
         Command::Equiv(a) => equiv(&a),
     }

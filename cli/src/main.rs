@@ -11,6 +11,8 @@
 
 mod args;
 mod commands;
+mod gibbs;
+mod plot;
 mod report;
 mod run;
 

@@ -570,3 +570,97 @@ fn run_backend_c_without_a_compiler_is_a_clear_user_error() {
     assert!(c.status.success(), "{}", stderr(&c));
     assert_eq!(stdout(&c), stdout(&interp));
 }
+
+/// `gibbs` on a tiny GMM dataset (issue 12, deliverable 5): the result JSON, the trace
+/// CSV and the SVG plot are written; the compiled backends are refused, not faked.
+#[test]
+fn gibbs_writes_the_result_the_trace_and_the_plot() {
+    let data = temp_file(
+        "gibbs-data.json",
+        br#"{"s": 10.0, "as": [1.0, 1.0], "z": [0, 1, 0, 1, 0, 1],
+             "t": [-10.0, -9.5, -10.5, 10.0, 9.5, 10.5], "u": 0, "truth": [0, 0, 0, 1, 1, 1]}"#,
+    );
+    let dir = data.parent().expect("a folder").to_path_buf();
+    let (out, trace, plot) = (
+        dir.join("gibbs-result.json"),
+        dir.join("gibbs-trace.csv"),
+        dir.join("gibbs-trace.svg"),
+    );
+    let update = "corpus/cases/18-gmm-gibbs.simplified.hk";
+    let d = data.to_str().unwrap();
+    let mut args = vec![
+        "gibbs", update, "--data", d, "--state", "z", "--index", "u", "--sweeps", "3", "--warmup",
+        "1", "--seed", "5", "--truth", "truth", "--init", "random",
+    ];
+    let files = [
+        "--out",
+        out.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
+        "--plot",
+        plot.to_str().unwrap(),
+    ];
+    args.extend(files);
+    let o = slic(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "", "the result goes to --out");
+    let result: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("result written"))
+            .expect("result is JSON");
+    assert_eq!(
+        result["state"].as_array().map(Vec::len),
+        Some(6),
+        "{result}"
+    );
+    assert_eq!(result["sweeps"], 3);
+    assert!(
+        result["ms_per_sweep"]["median"].as_f64().is_some(),
+        "{result}"
+    );
+    assert!(result["accuracy"].as_f64().is_some(), "{result}");
+    let csv = std::fs::read_to_string(&trace).expect("trace written");
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "sweep,warmup,seconds,changed,accuracy");
+    assert_eq!(lines.len(), 5, "a header and 1 + 3 sweeps: {csv}");
+    assert!(
+        lines[1].starts_with("1,true,") && lines[4].starts_with("4,false,"),
+        "{csv}"
+    );
+    let svg = std::fs::read_to_string(&plot).expect("plot written");
+    assert!(svg.starts_with("<svg") && svg.contains("accuracy"), "{svg}");
+
+    // the same seed gives the same chain; without --out the result goes to stdout
+    let o = slic(&args[..args.len() - files.len()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let again: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON on stdout");
+    assert_eq!(again["state"], result["state"]);
+
+    for (extra, says) in [
+        (&["--backend", "c"][..], "--backend c is not available yet"),
+        (
+            &["--backend", "rust"][..],
+            "--backend rust is not available yet",
+        ),
+        (&["--state", "t"][..], "not array(nat)"),
+        (&["--init", "no/such/init.json"][..], "no/such/init.json"),
+    ] {
+        let mut a = vec![
+            "gibbs", update, "--data", d, "--index", "u", "--truth", "truth",
+        ];
+        if !extra.contains(&"--state") {
+            a.extend(["--state", "z"]);
+        }
+        a.extend(extra);
+        let o = slic(&a);
+        assert_eq!(o.status.code(), Some(1), "{extra:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{extra:?}: {}", stderr(&o));
+    }
+    // `truth` is neither a parameter nor named by --truth
+    let o = slic(&["gibbs", update, "--data", d, "--state", "z", "--index", "u"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("`truth` is not a parameter"),
+        "{}",
+        stderr(&o)
+    );
+}

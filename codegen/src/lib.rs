@@ -18,8 +18,9 @@
 //! one range in one pass). Kernels (issue 12): [`emit`] writes a program as C or Rust
 //! from tera templates, [`compile`] (the only module that spawns a compiler) builds and
 //! caches shared libraries, [`kernel`] calls them with the interpreter's meaning (exact
-//! enumeration by replaying choice scripts). This is the only crate that spawns a C
-//! compiler.
+//! enumeration by replaying choice scripts). [`gibbs`] is the collapsed Gibbs driver over
+//! an [`UpdateKernel`] (the interpreter's or a compiled kernel). This is the only crate
+//! that spawns a C compiler.
 //!
 //! ```
 //! use slic_algebra::Type;
@@ -49,6 +50,7 @@ pub mod anf;
 pub mod compile;
 pub mod emit;
 pub mod fuse;
+pub mod gibbs;
 pub mod histogram;
 pub mod interp;
 pub mod ir;
@@ -63,6 +65,10 @@ pub use anf::{normalize, Normalized};
 pub use compile::{CompileError, CompileOptions};
 pub use emit::{emit, EmitError, Emitted, Specialise, Target};
 pub use fuse::fuse;
+pub use gibbs::{
+    run_gibbs, Chain, GibbsConfig, GibbsError, GibbsRun, Init, InterpKernel, KernelError,
+    SweepRecord, Update, UpdateKernel,
+};
 pub use histogram::{summarize, Summarized};
 pub use interp::{
     enumerable, run, run_measure, Enumerated, Mode, Outcome, RunError, Sample, Sampled, Stats, Val,

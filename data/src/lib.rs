@@ -1,6 +1,7 @@
 //! Data files for slic-cas (issue 12, deliverables 5 and 6): the NumPy `.npy` format for
 //! the large arrays of a Gibbs run's data (a corpus of millions of tokens), written by the
-//! seeded data generator and read by `slic-cas gibbs` and the benchmarks.
+//! seeded data generator and read by `slic-cas gibbs` and the benchmarks; and
+//! [`dataset`], the JSON file that names a run's values and refers to those arrays.
 //!
 //! A crate of its own because the readers of data (the CLI, the benchmarks, the
 //! generator) should not need the compiler (`slic-codegen`) or the reference semantics to
@@ -15,6 +16,8 @@
 //! assert_eq!(npy::read(&bytes).unwrap(), NpyArray::I64(vec![3, 1, 4]));
 //! ```
 
+pub mod dataset;
 pub mod npy;
 
+pub use dataset::{DataError, Dataset, Entry};
 pub use npy::{NpyArray, NpyError};

@@ -1,0 +1,583 @@
+//! The collapsed Gibbs driver (issue 12, deliverable 5): an update program `fn ... fn z
+//! array(nat) ... fn u nat: measure(nat)` gives the exact conditional distribution of
+//! `z[u]` given every other label; a sweep draws each `z[u]` in turn, `u = 0..size(z)`,
+//! from it, storing each draw in place before the next update reads the state.
+//!
+//! What computes one update's distribution is an [`UpdateKernel`]: today the loop IR's
+//! interpreter ([`InterpKernel`], exact enumeration by [`run_measure`]); the compiled C
+//! and Rust kernels will implement the same trait. The driver draws with the project's
+//! seeded [`Rng`], so a seed gives the same chain on every machine. [`Update::new`]
+//! validates the program and names its state and index; [`Update::bind`] (in `data.rs`)
+//! binds a dataset's entries to its parameters; [`run_gibbs`] runs the sweeps, reporting
+//! each to a callback, and times them; `matching.rs` scores a labelling against true
+//! labels up to relabelling (the Hungarian algorithm).
+//!
+//! This module does no IO and draws nothing: files are read by `slic_data` and written by
+//! the CLI, plots are the CLI's. It must not approximate: a draw is from the kernel's
+//! exact weights, and a kernel that cannot give them is an error, never a fallback to
+//! sampling.
+//!
+//! The random initial state draws labels uniformly from `0..K`, `K` from
+//! [`GibbsConfig::classes`] if given, else one more than the largest label of the state
+//! in the data (so the number of distinct labels when the data uses every label of
+//! `0..K`), else an error.
+
+mod data;
+mod matching;
+
+pub use data::{nats, Bound};
+pub use matching::{accuracy, best_matching, MatchError, MAX_LABELS};
+
+use std::fmt;
+use std::rc::Rc;
+use std::time::Instant;
+
+use slic_algebra::Type;
+
+use crate::interp::{enumerable, run_measure, Mode, Outcome, RunError, Val};
+use crate::ir::Program;
+use crate::sampler::Rng;
+
+/// What computes the exact conditional distribution of one label.
+///
+/// `args` are the update program's arguments in parameter order, the state array and the
+/// index set to the label being updated. The answer is each label of non-zero weight with
+/// the natural logarithm of its weight, not necessarily normalised, in any order (labels
+/// of weight zero may be left out). The interpreter is the reference; a compiled backend
+/// must give the same weights up to rounding.
+pub trait UpdateKernel {
+    fn distribution(&mut self, args: &[Val]) -> Result<Vec<(u64, f64)>, KernelError>;
+}
+
+/// Why a kernel gave no distribution.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KernelError {
+    /// The interpreter failed (an index out of bounds, too many paths, ...).
+    Interp(RunError),
+    /// The program's value is not a nat label (the interpreter's printed value).
+    NotALabel(String),
+    /// A compiled backend failed, with its message.
+    Backend(String),
+}
+
+impl fmt::Display for KernelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KernelError::Interp(e) => write!(f, "{e}"),
+            KernelError::NotALabel(v) => write!(f, "the update returned {v}, not a nat label"),
+            KernelError::Backend(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+/// The loop IR's interpreter as an [`UpdateKernel`]: each update is one exact enumeration
+/// of the program ([`Mode::Exact`]).
+#[derive(Clone, Debug)]
+pub struct InterpKernel {
+    program: Program,
+    max_paths: u64,
+}
+
+impl InterpKernel {
+    /// The kernel of a lowered update program; enumeration follows at most `max_paths`
+    /// paths per update (the update forks once per label, so K paths suffice).
+    pub fn new(program: Program, max_paths: u64) -> InterpKernel {
+        InterpKernel { program, max_paths }
+    }
+}
+
+impl UpdateKernel for InterpKernel {
+    fn distribution(&mut self, args: &[Val]) -> Result<Vec<(u64, f64)>, KernelError> {
+        let mode = Mode::Exact {
+            max_paths: self.max_paths,
+        };
+        match run_measure(&self.program, args, mode).map_err(KernelError::Interp)? {
+            Outcome::Exact(e) => e
+                .weights
+                .into_iter()
+                .map(|(v, l)| match v {
+                    Val::Nat(k) => Ok((k, l)),
+                    other => Err(KernelError::NotALabel(format!("{other:?}"))),
+                })
+                .collect(),
+            Outcome::Sampled(_) => Err(KernelError::Interp(RunError::BadDraw {
+                what: "exact enumeration sampled instead".into(),
+                at: "the update".into(),
+            })),
+        }
+    }
+}
+
+/// Why a Gibbs run could not start or stopped.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GibbsError {
+    /// `--state` or `--index` names no parameter of the program.
+    NoSuchParameter {
+        role: &'static str,
+        name: String,
+        params: Vec<String>,
+    },
+    /// The state and the index are one parameter.
+    SameParameter(String),
+    /// The state parameter is not an `array(nat)`.
+    StateType { name: String, found: String },
+    /// The index parameter is not a `nat`.
+    IndexType { name: String, found: String },
+    /// The program is not a function returning `measure(nat)`.
+    NotAnUpdate { found: String },
+    /// The program draws from a distribution exact enumeration cannot follow.
+    NotEnumerable,
+    /// A parameter (or the truth field) has no key in the data.
+    MissingKey { key: String },
+    /// A key of the data names no parameter (nor the truth field).
+    UnknownKey { key: String, params: Vec<String> },
+    /// A value does not have its parameter's type.
+    WrongType {
+        key: String,
+        expected: String,
+        found: String,
+    },
+    /// A value of the right shape outside its type (a negative nat, ...).
+    OutOfRange { key: String, why: String },
+    /// No state: neither the data nor an initial state file gives one.
+    NoState { key: String },
+    /// A random initial state with no number of classes to draw from.
+    NoClasses,
+    /// `--classes 0`.
+    ZeroClasses,
+    /// An array of labels whose length is not the state's.
+    Length {
+        what: &'static str,
+        expected: usize,
+        found: usize,
+    },
+    /// The kernel failed at this index.
+    Kernel { index: usize, error: KernelError },
+    /// Every label has weight zero at this index (a label outside the program's classes
+    /// in the state, or data the model excludes).
+    ZeroMass { index: usize },
+    /// The accuracy could not be computed.
+    Accuracy(MatchError),
+}
+
+impl fmt::Display for GibbsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GibbsError::NoSuchParameter { role, name, params } => write!(
+                f,
+                "--{role} {name}: the program has no parameter `{name}` (its parameters: {})",
+                params.join(", ")
+            ),
+            GibbsError::SameParameter(n) => {
+                write!(f, "the state and the index are both `{n}`")
+            }
+            GibbsError::StateType { name, found } => {
+                write!(f, "the state `{name}` has type {found}, not array(nat)")
+            }
+            GibbsError::IndexType { name, found } => {
+                write!(f, "the index `{name}` has type {found}, not nat")
+            }
+            GibbsError::NotAnUpdate { found } => write!(
+                f,
+                "the program has type {found}: an update is a function returning measure(nat)"
+            ),
+            GibbsError::NotEnumerable => write!(
+                f,
+                "the update draws from a distribution that is not finite (only categorical \
+                 is): its distribution cannot be enumerated exactly"
+            ),
+            GibbsError::MissingKey { key } => write!(f, "the data has no key `{key}`"),
+            GibbsError::UnknownKey { key, params } => write!(
+                f,
+                "the data's key `{key}` is not a parameter of the update ({}); name true \
+                 labels with --truth {key}",
+                params.join(", ")
+            ),
+            GibbsError::WrongType {
+                key,
+                expected,
+                found,
+            } => write!(f, "`{key}` must be {expected}, but the data has {found}"),
+            GibbsError::OutOfRange { key, why } => write!(f, "`{key}`: {why}"),
+            GibbsError::NoState { key } => write!(
+                f,
+                "the data has no key `{key}` (the state) and no --init FILE gives it"
+            ),
+            GibbsError::NoClasses => write!(
+                f,
+                "a random initial state needs the number of classes: give --classes K, or \
+                 a state in the data"
+            ),
+            GibbsError::ZeroClasses => write!(f, "--classes must be at least 1"),
+            GibbsError::Length {
+                what,
+                expected,
+                found,
+            } => write!(f, "{what} has {found} labels, but the state has {expected}"),
+            GibbsError::Kernel { index, error } => {
+                write!(f, "the update of label {index} failed: {error}")
+            }
+            GibbsError::ZeroMass { index } => write!(
+                f,
+                "every label has weight zero at index {index} (a label outside the model's \
+                 classes in the state?)"
+            ),
+            GibbsError::Accuracy(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for GibbsError {}
+
+/// An update program checked for Gibbs sampling: its parameters, and which of them are
+/// the state and the index.
+#[derive(Clone, Debug)]
+pub struct Update {
+    params: Vec<(String, Type)>,
+    state: usize,
+    index: usize,
+}
+
+impl Update {
+    /// Checks that `program` (lowered from a term of type `ty`) is an update: a measure
+    /// over nat whose exact distribution can be enumerated, whose parameter `state` is an
+    /// `array(nat)` and whose parameter `index` a `nat`.
+    pub fn new(
+        program: &Program,
+        ty: &Type,
+        state: &str,
+        index: &str,
+    ) -> Result<Update, GibbsError> {
+        let (_, result) = ty.parameter_types();
+        if result.measure_of() != Some(&Type::Nat) || !program.measure {
+            return Err(GibbsError::NotAnUpdate {
+                found: ty.to_string(),
+            });
+        }
+        let names = || program.params.iter().map(|(n, _)| n.clone()).collect();
+        let find = |role: &'static str, name: &str| {
+            program
+                .params
+                .iter()
+                .position(|(n, _)| n == name)
+                .ok_or_else(|| GibbsError::NoSuchParameter {
+                    role,
+                    name: name.into(),
+                    params: names(),
+                })
+        };
+        let s = find("state", state)?;
+        let i = find("index", index)?;
+        if s == i {
+            return Err(GibbsError::SameParameter(state.into()));
+        }
+        let st = &program.params[s].1;
+        if st.array_of() != Some(&Type::Nat) {
+            return Err(GibbsError::StateType {
+                name: state.into(),
+                found: st.to_string(),
+            });
+        }
+        let it = &program.params[i].1;
+        if *it != Type::Nat {
+            return Err(GibbsError::IndexType {
+                name: index.into(),
+                found: it.to_string(),
+            });
+        }
+        if !enumerable(program) {
+            return Err(GibbsError::NotEnumerable);
+        }
+        Ok(Update {
+            params: program.params.clone(),
+            state: s,
+            index: i,
+        })
+    }
+
+    /// The state parameter's name.
+    pub fn state_name(&self) -> &str {
+        &self.params[self.state].0
+    }
+}
+
+/// Where the chain starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Init {
+    /// The state given in the data.
+    Data,
+    /// Labels drawn uniformly from `0..K` with the run's seed (see the module doc for K).
+    Random,
+    /// These labels (an initial state file).
+    Given(Vec<u64>),
+}
+
+/// How to run the chain.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GibbsConfig {
+    /// Sweeps timed and reported after the warmup.
+    pub sweeps: usize,
+    /// Sweeps run first, reported as warmup, not timed in [`GibbsRun::ms_per_sweep`].
+    pub warmup: usize,
+    /// The seed of the draws (and of a random initial state).
+    pub seed: u64,
+    pub init: Init,
+    /// The number of classes of a random initial state.
+    pub classes: Option<u64>,
+}
+
+/// One sweep's report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepRecord {
+    /// 1-based, warmup sweeps included.
+    pub sweep: usize,
+    pub warmup: bool,
+    /// Seconds since the first sweep began, at the end of this one.
+    pub seconds: f64,
+    /// This sweep's seconds.
+    pub sweep_seconds: f64,
+    /// Labels whose draw differed from their previous value.
+    pub changed: usize,
+    /// Accuracy up to relabelling against the truth, if there is one.
+    pub accuracy: Option<f64>,
+}
+
+/// Milliseconds per sweep over the timed (non-warmup) sweeps; all 0 when there were none.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Timing {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Timing {
+    /// The median, min and max of `ms` (the median of an even count is the mean of the
+    /// middle two).
+    pub fn of(ms: &[f64]) -> Timing {
+        if ms.is_empty() {
+            return Timing::default();
+        }
+        let mut v = ms.to_vec();
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        let median = if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        };
+        Timing {
+            median,
+            min: v[0],
+            max: v[n - 1],
+        }
+    }
+}
+
+/// What a run gives.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GibbsRun {
+    /// The final state.
+    pub state: Vec<u64>,
+    /// Every sweep, warmup first.
+    pub records: Vec<SweepRecord>,
+    pub ms_per_sweep: Timing,
+    pub sweeps: usize,
+    pub warmup: usize,
+}
+
+/// The chain's state: the update's arguments (the state array updated in place) and the
+/// generator.
+#[derive(Clone, Debug)]
+pub struct Chain {
+    args: Vec<Val>,
+    state: usize,
+    index: usize,
+    len: usize,
+    rng: Rng,
+}
+
+impl Chain {
+    /// A chain over `args` (the update's arguments with the state set), drawing from the
+    /// generator seeded with `seed`.
+    pub fn new(update: &Update, args: Vec<Val>, seed: u64) -> Chain {
+        Chain::with_rng(update, args, Rng::seed_from_u64(seed))
+    }
+
+    fn with_rng(update: &Update, args: Vec<Val>, rng: Rng) -> Chain {
+        let len = match args.get(update.state) {
+            Some(Val::Array(items)) => items.len(),
+            _ => 0,
+        };
+        Chain {
+            args,
+            state: update.state,
+            index: update.index,
+            len,
+            rng,
+        }
+    }
+
+    /// The number of labels.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The current labels.
+    pub fn state(&self) -> Vec<u64> {
+        match self.args.get(self.state) {
+            Some(Val::Array(items)) => items
+                .iter()
+                .map(|v| if let Val::Nat(k) = v { *k } else { 0 })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Draws `z[u]` from the kernel's distribution given the rest of the state, stores
+    /// it, and returns it with whether it changed.
+    pub fn update(
+        &mut self,
+        kernel: &mut impl UpdateKernel,
+        u: usize,
+    ) -> Result<(u64, bool), GibbsError> {
+        self.args[self.index] = Val::Nat(u as u64);
+        let dist = kernel
+            .distribution(&self.args)
+            .map_err(|error| GibbsError::Kernel { index: u, error })?;
+        let k = draw(&dist, &mut self.rng).ok_or(GibbsError::ZeroMass { index: u })?;
+        let Some(Val::Array(items)) = self.args.get_mut(self.state) else {
+            return Err(GibbsError::ZeroMass { index: u });
+        };
+        let changed = items.get(u) != Some(&Val::Nat(k));
+        if changed {
+            // in place when the kernel kept no reference to the state (the interpreter
+            // keeps none), else one copy
+            match Rc::get_mut(items) {
+                Some(slice) => slice[u] = Val::Nat(k),
+                None => {
+                    let mut copy = items.to_vec();
+                    copy[u] = Val::Nat(k);
+                    *items = copy.into();
+                }
+            }
+        }
+        Ok((k, changed))
+    }
+
+    /// One sweep: every label updated in turn, `u = 0..len`; returns how many changed.
+    pub fn sweep(&mut self, kernel: &mut impl UpdateKernel) -> Result<usize, GibbsError> {
+        let mut changed = 0;
+        for u in 0..self.len {
+            if self.update(kernel, u)?.1 {
+                changed += 1;
+            }
+        }
+        Ok(changed)
+    }
+}
+
+/// A label drawn with probability proportional to `exp` of its log weight; `None` when
+/// every weight is zero (or there are none).
+pub fn draw(dist: &[(u64, f64)], rng: &mut Rng) -> Option<u64> {
+    let ln_w: Vec<f64> = dist.iter().map(|(_, l)| *l).collect();
+    rng.categorical(&ln_w).map(|i| dist[i].0)
+}
+
+/// The initial labels `config` asks for, checked against the state's length.
+fn initial_state(
+    bound: &Bound,
+    config: &GibbsConfig,
+    update: &Update,
+    rng: &mut Rng,
+) -> Result<Vec<u64>, GibbsError> {
+    let key = update.state_name().to_string();
+    match &config.init {
+        Init::Data => bound.state.clone().ok_or(GibbsError::NoState { key }),
+        Init::Given(labels) => {
+            if let Some(s) = &bound.state {
+                if s.len() != labels.len() {
+                    return Err(GibbsError::Length {
+                        what: "the initial state",
+                        expected: s.len(),
+                        found: labels.len(),
+                    });
+                }
+            }
+            Ok(labels.clone())
+        }
+        Init::Random => {
+            let s = bound.state.as_ref().ok_or(GibbsError::NoState { key })?;
+            let k = match config.classes {
+                Some(0) => return Err(GibbsError::ZeroClasses),
+                Some(k) => k,
+                None => s.iter().max().map(|m| m + 1).ok_or(GibbsError::NoClasses)?,
+            };
+            Ok((0..s.len())
+                .map(|_| ((rng.uniform() * k as f64) as u64).min(k - 1))
+                .collect())
+        }
+    }
+}
+
+/// Runs `config.warmup` then `config.sweeps` sweeps of the update over `bound`'s data,
+/// calling `on_sweep` after each.
+pub fn run_gibbs(
+    kernel: &mut impl UpdateKernel,
+    update: &Update,
+    bound: Bound,
+    config: &GibbsConfig,
+    mut on_sweep: impl FnMut(&SweepRecord),
+) -> Result<GibbsRun, GibbsError> {
+    let mut rng = Rng::seed_from_u64(config.seed);
+    let labels = initial_state(&bound, config, update, &mut rng)?;
+    if let Some(t) = &bound.truth {
+        if t.len() != labels.len() {
+            return Err(GibbsError::Length {
+                what: "the truth",
+                expected: labels.len(),
+                found: t.len(),
+            });
+        }
+    }
+    let mut args = bound.args;
+    args[update.state] = data::labels_val(&labels);
+    let mut chain = Chain::with_rng(update, args, rng);
+    let mut records = Vec::with_capacity(config.warmup + config.sweeps);
+    let mut timed = Vec::with_capacity(config.sweeps);
+    let start = Instant::now();
+    for sweep in 1..=config.warmup + config.sweeps {
+        let t0 = Instant::now();
+        let changed = chain.sweep(kernel)?;
+        let sweep_seconds = t0.elapsed().as_secs_f64();
+        let warmup = sweep <= config.warmup;
+        if !warmup {
+            timed.push(sweep_seconds * 1e3);
+        }
+        // scored outside the sweep's time: it is reporting, not sampling
+        let accuracy = match &bound.truth {
+            Some(t) => Some(accuracy(&chain.state(), t).map_err(GibbsError::Accuracy)?),
+            None => None,
+        };
+        let rec = SweepRecord {
+            sweep,
+            warmup,
+            seconds: start.elapsed().as_secs_f64(),
+            sweep_seconds,
+            changed,
+            accuracy,
+        };
+        on_sweep(&rec);
+        records.push(rec);
+    }
+    Ok(GibbsRun {
+        state: chain.state(),
+        records,
+        ms_per_sweep: Timing::of(&timed),
+        sweeps: config.sweeps,
+        warmup: config.warmup,
+    })
+}

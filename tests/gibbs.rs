@@ -1,0 +1,318 @@
+//! The collapsed Gibbs driver (`slic_codegen::gibbs`, issue 12 deliverable 5) on the GMM
+//! update of `corpus/cases/18-gmm-gibbs.simplified.hk`, through the interpreter backend:
+//! - the driver's draws of one `z[u]` follow the exact categorical of `run_measure`
+//!   (chi-square, fixed seed), and the same counts are rejected against a distribution
+//!   made wrong on purpose;
+//! - on well-separated generated data, 20 sweeps reach accuracy above 0.95 up to
+//!   relabelling;
+//! - the Hungarian matching equals brute force over all permutations (K <= 6);
+//! - bad data (missing and unknown keys, a bad `.npy` path, wrong types) and bad update
+//!   programs are typed errors, not panics.
+
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+use slic_algebra::{front, Store, Type};
+use slic_codegen::gibbs::{accuracy, best_matching, Chain};
+use slic_codegen::{
+    lower_program, run_gibbs, run_measure, GibbsConfig, GibbsError, Init, InterpKernel, Mode,
+    Outcome, Passes, Program, Update, Val,
+};
+use slic_data::dataset;
+use slic_suite::datagen::{Gmm, Means};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+/// A program lowered with every pass, and its type.
+fn lowered(text: &str) -> (Program, Type) {
+    let mut store = Store::new();
+    let t = front::load(&mut store, text).expect("the program loads");
+    let ty = store.ty(t).clone();
+    let l = lower_program(&mut store, t, Passes::default()).expect("the program lowers");
+    (l.program, ty)
+}
+
+fn gmm_update() -> (Program, Type) {
+    let path = root().join("corpus/cases/18-gmm-gibbs.simplified.hk");
+    lowered(&std::fs::read_to_string(path).expect("case 18 is in the corpus"))
+}
+
+/// A folder of its own under cargo's temporary folder for integration tests.
+fn temp_dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("gibbs-{name}"));
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+/// Pearson's chi-square of observed counts against expected probabilities.
+fn chi_square(counts: &[u64], probs: &[f64]) -> f64 {
+    let n: u64 = counts.iter().sum();
+    counts
+        .iter()
+        .zip(probs)
+        .map(|(&c, &p)| {
+            let e = n as f64 * p;
+            (c as f64 - e).powi(2) / e
+        })
+        .sum()
+}
+
+/// The 0.999 quantile of chi-square with 2 degrees of freedom: `-2 ln(0.001)`.
+const CHI2_2DF_999: f64 = 13.815510557964274;
+
+#[test]
+fn draws_of_one_label_follow_the_exact_categorical() {
+    let (p, ty) = gmm_update();
+    let update = Update::new(&p, &ty, "z", "u").expect("case 18 is an update");
+    // overlapping classes, so every label has a visible probability
+    let text = r#"{"s": 2.0, "as": [1.0, 1.0, 1.0], "z": [0, 1, 2, 0, 1, 2],
+                   "t": [-1.0, 0.0, 1.0, 0.5, -0.5, 0.2], "u": 0}"#;
+    let data = dataset::from_json(text, Path::new(".")).expect("the data reads");
+    let bound = update.bind(&data, None).expect("the data binds");
+    let u = 5;
+    let mut args = bound.args.clone();
+    args[4] = Val::Nat(u as u64);
+    let Ok(Outcome::Exact(e)) = run_measure(&p, &args, Mode::Exact { max_paths: 1000 }) else {
+        panic!("the update enumerates")
+    };
+    let probs: Vec<f64> = e.probabilities().iter().map(|(_, q)| *q).collect();
+    assert_eq!(probs.len(), 3);
+    assert!(
+        probs.iter().all(|&q| q > 0.05),
+        "a spread distribution: {probs:?}"
+    );
+
+    let mut kernel = InterpKernel::new(p, 1000);
+    let mut chain = Chain::new(&update, bound.args, 7);
+    let draws = 6000;
+    let mut counts = [0u64; 3];
+    for _ in 0..draws {
+        let (k, _) = chain.update(&mut kernel, u).expect("the update runs");
+        counts[k as usize] += 1;
+    }
+    let x2 = chi_square(&counts, &probs);
+    assert!(
+        x2 < CHI2_2DF_999,
+        "chi-square {x2}: {counts:?} against {probs:?}"
+    );
+
+    // the test can fail: the same draws against a distribution 0.06 off are rejected
+    let mut wrong = probs.clone();
+    let (hi, lo) = if probs[0] > probs[1] { (0, 1) } else { (1, 0) };
+    wrong[hi] -= 0.06;
+    wrong[lo] += 0.06;
+    let x2_wrong = chi_square(&counts, &wrong);
+    assert!(
+        x2_wrong > CHI2_2DF_999,
+        "chi-square {x2_wrong} against {wrong:?}"
+    );
+}
+
+#[test]
+fn twenty_sweeps_recover_well_separated_classes() {
+    let (p, ty) = gmm_update();
+    let update = Update::new(&p, &ty, "z", "u").expect("case 18 is an update");
+    let dir = temp_dir("separated");
+    Gmm::generate(120, 3, Means::Separated, 11)
+        .dataset()
+        .write(&dir)
+        .expect("the generator writes");
+    let data = dataset::read_file(&dir.join("data.json")).expect("the data reads");
+    let bound = update.bind(&data, Some("truth")).expect("the data binds");
+    let config = GibbsConfig {
+        sweeps: 20,
+        warmup: 0,
+        seed: 3,
+        init: Init::Random,
+        classes: None,
+    };
+    let mut kernel = InterpKernel::new(p, 1000);
+    let mut seen = 0;
+    let run = run_gibbs(&mut kernel, &update, bound, &config, |_| seen += 1).expect("runs");
+    assert_eq!((seen, run.records.len(), run.state.len()), (20, 20, 120));
+    let first = run.records[0].accuracy.expect("scored");
+    let last = run.records[19].accuracy.expect("scored");
+    assert!(
+        last > 0.95,
+        "accuracy {first} after one sweep, {last} after 20"
+    );
+    let t = run.ms_per_sweep;
+    assert!(
+        t.min <= t.median && t.median <= t.max && t.min > 0.0,
+        "{t:?}"
+    );
+}
+
+/// The largest total weight of a one-to-one matching, by trying every permutation.
+fn brute_force(w: &[Vec<u64>]) -> u64 {
+    fn go(w: &[Vec<u64>], row: usize, used: &mut Vec<bool>) -> u64 {
+        if row == w.len() {
+            return 0;
+        }
+        let mut best = 0;
+        for j in 0..w.len() {
+            if !used[j] {
+                used[j] = true;
+                best = best.max(w[row][j] + go(w, row + 1, used));
+                used[j] = false;
+            }
+        }
+        best
+    }
+    go(w, 0, &mut vec![false; w.len()])
+}
+
+fn matrix() -> impl Strategy<Value = Vec<Vec<u64>>> {
+    (1usize..=6).prop_flat_map(|k| prop::collection::vec(prop::collection::vec(0u64..30, k), k))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn hungarian_matching_equals_brute_force(w in matrix()) {
+        let m = best_matching(&w);
+        let mut cols = m.clone();
+        cols.sort_unstable();
+        prop_assert_eq!(cols, (0..w.len()).collect::<Vec<_>>(), "a permutation");
+        let total: u64 = m.iter().enumerate().map(|(i, &j)| w[i][j]).sum();
+        prop_assert_eq!(total, brute_force(&w));
+    }
+
+    #[test]
+    fn accuracy_ignores_the_names_of_labels(
+        truth in prop::collection::vec(0u64..5, 0..40),
+        perm in Just(vec![3u64, 0, 4, 1, 2]).prop_shuffle(),
+    ) {
+        let renamed: Vec<u64> = truth.iter().map(|&k| perm[k as usize] + 100).collect();
+        prop_assert_eq!(accuracy(&renamed, &truth), Ok(1.0));
+    }
+}
+
+/// The error binding `text` (with `.npy` paths relative to `dir`) to case 18.
+fn bind_error(text: &str, dir: &Path, truth: Option<&str>) -> String {
+    let (p, ty) = gmm_update();
+    let update = Update::new(&p, &ty, "z", "u").expect("case 18 is an update");
+    match dataset::from_json(text, dir) {
+        Err(e) => e.to_string(),
+        Ok(d) => match update.bind(&d, truth) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("{text} binds"),
+        },
+    }
+}
+
+#[test]
+fn bad_data_are_errors_naming_the_key() {
+    let dir = temp_dir("bad-data");
+    std::fs::write(dir.join("broken.npy"), b"\x93NUMPY but not really").expect("write");
+    let ok = r#""s": 2.0, "as": [1.0, 1.0], "z": [0, 1], "t": [0.5, 1.5]"#;
+    for (text, truth, says) in [
+        (
+            r#"{"s": 2.0, "as": [1.0], "z": [0]}"#.to_string(),
+            None,
+            "no key `t`",
+        ),
+        (
+            format!("{{{ok}, \"extra\": 1}}"),
+            None,
+            "`extra` is not a parameter",
+        ),
+        (format!("{{{ok}}}"), Some("truth"), "no key `truth`"),
+        (
+            r#"{"s": 2.0, "as": [1.0], "z": [0], "t": {"npy": "missing.npy"}}"#.into(),
+            None,
+            "`t`",
+        ),
+        (
+            r#"{"s": 2.0, "as": [1.0], "z": [0], "t": {"npy": "broken.npy"}}"#.into(),
+            None,
+            "`t`",
+        ),
+        (
+            r#"{"s": [2.0], "as": [1.0], "z": [0], "t": [0.5]}"#.into(),
+            None,
+            "`s` must be prob",
+        ),
+        (
+            r#"{"s": 2.0, "as": [1.0], "z": [0.5], "t": [0.5]}"#.into(),
+            None,
+            "`z` must be array(nat)",
+        ),
+        (
+            r#"{"s": 2.0, "as": [1.0], "z": [-1], "t": [0.5]}"#.into(),
+            None,
+            "`z`",
+        ),
+        (
+            r#"{"s": -2.0, "as": [1.0], "z": [0], "t": [0.5]}"#.into(),
+            None,
+            "`s`",
+        ),
+        (
+            r#"{"s": 2.0, "as": [1.0], "z": [0], "t": [true]}"#.into(),
+            None,
+            "`t` must be array(real)",
+        ),
+        (
+            r#"{"s": 2.0, "as": [1.0], "z": [0], "t": "x"}"#.into(),
+            None,
+            "`t`",
+        ),
+        ("[1, 2]".into(), None, "JSON object"),
+    ] {
+        let e = bind_error(&text, &dir, truth);
+        assert!(e.contains(says), "{text}: {e}");
+    }
+}
+
+#[test]
+fn programs_that_are_not_updates_are_refused() {
+    let (p, ty) = gmm_update();
+    let e = |state: &str, index: &str| Update::new(&p, &ty, state, index).unwrap_err();
+    assert!(matches!(
+        e("zz", "u"),
+        GibbsError::NoSuchParameter { role: "state", .. }
+    ));
+    assert!(matches!(e("t", "u"), GibbsError::StateType { .. }));
+    assert!(matches!(e("z", "s"), GibbsError::IndexType { .. }));
+    assert!(matches!(e("z", "z"), GibbsError::SameParameter(_)));
+    // a measure over reals, and a measure that only sampling can run
+    let (p, ty) = lowered("fn z array(nat):\nfn u nat:\nnormal(0, 1)\n");
+    assert!(matches!(
+        Update::new(&p, &ty, "z", "u"),
+        Err(GibbsError::NotAnUpdate { .. })
+    ));
+    let (p, ty) = lowered("fn z array(nat):\nfn u nat:\nk <~ poisson(3)\nreturn k\n");
+    assert_eq!(
+        Update::new(&p, &ty, "z", "u").unwrap_err(),
+        GibbsError::NotEnumerable
+    );
+}
+
+#[test]
+fn a_random_start_needs_classes_and_a_state_with_labels() {
+    let (p, ty) = gmm_update();
+    let update = Update::new(&p, &ty, "z", "u").expect("case 18 is an update");
+    let text = r#"{"s": 2.0, "as": [1.0, 1.0], "z": [], "t": []}"#;
+    let data = dataset::from_json(text, Path::new(".")).expect("reads");
+    let bound = update.bind(&data, None).expect("binds");
+    let mut config = GibbsConfig {
+        sweeps: 1,
+        warmup: 0,
+        seed: 0,
+        init: Init::Random,
+        classes: None,
+    };
+    let mut kernel = InterpKernel::new(p, 1000);
+    let r = run_gibbs(&mut kernel, &update, bound.clone(), &config, |_| {});
+    assert_eq!(r.unwrap_err(), GibbsError::NoClasses);
+    config.classes = Some(2);
+    let r = run_gibbs(&mut kernel, &update, bound.clone(), &config, |_| {});
+    assert_eq!(r.expect("an empty state sweeps").state, Vec::<u64>::new());
+    config.init = Init::Given(vec![0]);
+    let r = run_gibbs(&mut kernel, &update, bound, &config, |_| {});
+    assert!(matches!(r, Err(GibbsError::Length { .. })));
+}
