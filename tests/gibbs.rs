@@ -1,8 +1,9 @@
 //! The collapsed Gibbs driver (`slic_codegen::gibbs`, issue 12 deliverable 5) on the GMM
-//! update of `corpus/cases/18-gmm-gibbs.simplified.hk`, through the interpreter backend:
+//! update of `corpus/cases/18-gmm-gibbs.simplified.hk`:
 //! - the driver's draws of one `z[u]` follow the exact categorical of `run_measure`
-//!   (chi-square, fixed seed), and the same counts are rejected against a distribution
-//!   made wrong on purpose;
+//!   (chi-square, fixed seed), through the interpreter and through the compiled C and
+//!   Rust kernels, and the same counts are rejected against a distribution made wrong on
+//!   purpose;
 //! - on well-separated generated data, 20 sweeps reach accuracy above 0.95 up to
 //!   relabelling;
 //! - the Hungarian matching equals brute force over all permutations (K <= 6);
@@ -15,8 +16,8 @@ use proptest::prelude::*;
 use slic_algebra::{front, Store, Type};
 use slic_codegen::gibbs::{accuracy, best_matching, Chain};
 use slic_codegen::{
-    lower_program, run_gibbs, run_measure, GibbsConfig, GibbsError, Init, InterpKernel, Mode,
-    Outcome, Passes, Program, Update, Val,
+    lower_program, run_gibbs, run_measure, CompileOptions, CompiledKernel, GibbsConfig, GibbsError,
+    Init, InterpKernel, Mode, Outcome, Passes, Program, Target, Update, UpdateKernel, Val,
 };
 use slic_data::dataset;
 use slic_suite::datagen::{Gmm, Means};
@@ -84,19 +85,24 @@ fn draws_of_one_label_follow_the_exact_categorical() {
         "a spread distribution: {probs:?}"
     );
 
-    let mut kernel = InterpKernel::new(p, 1000);
-    let mut chain = Chain::new(&update, bound.args, 7);
-    let draws = 6000;
-    let mut counts = [0u64; 3];
-    for _ in 0..draws {
-        let (k, _) = chain.update(&mut kernel, u).expect("the update runs");
-        counts[k as usize] += 1;
-    }
+    // the interpreter, and the compiled C and Rust kernels (specialised on the data)
+    let mut interp = InterpKernel::new(p.clone(), 1000, &update);
+    let counts = draws_of(&mut interp, &update, &bound.args, u);
     let x2 = chi_square(&counts, &probs);
     assert!(
         x2 < CHI2_2DF_999,
         "chi-square {x2}: {counts:?} against {probs:?}"
     );
+    for target in [Target::C, Target::Rust] {
+        let mut k = CompiledKernel::build(&p, target, &update, &bound.args, 1000, &opts())
+            .expect("the update compiles");
+        let compiled = draws_of(&mut k, &update, &bound.args, u);
+        let x2 = chi_square(&compiled, &probs);
+        assert!(
+            x2 < CHI2_2DF_999,
+            "{target:?}: chi-square {x2}: {compiled:?} against {probs:?}"
+        );
+    }
 
     // the test can fail: the same draws against a distribution 0.06 off are rejected
     let mut wrong = probs.clone();
@@ -108,6 +114,25 @@ fn draws_of_one_label_follow_the_exact_categorical() {
         x2_wrong > CHI2_2DF_999,
         "chi-square {x2_wrong} against {wrong:?}"
     );
+}
+
+/// 6,000 draws of label `u` from `kernel` (the state otherwise as in `args`), counted.
+fn draws_of(kernel: &mut impl UpdateKernel, update: &Update, args: &[Val], u: usize) -> [u64; 3] {
+    let mut chain = Chain::new(update, args, 7, kernel).expect("the chain starts");
+    let mut counts = [0u64; 3];
+    for _ in 0..6000 {
+        let (k, _) = chain.update(kernel, u).expect("the update runs");
+        counts[k as usize] += 1;
+    }
+    counts
+}
+
+/// Compile options for the tests: a cache of their own.
+fn opts() -> CompileOptions {
+    CompileOptions {
+        cache_dir: Some(std::env::temp_dir().join("slic-gibbs-test-cache")),
+        ..CompileOptions::default()
+    }
 }
 
 #[test]
@@ -128,7 +153,7 @@ fn twenty_sweeps_recover_well_separated_classes() {
         init: Init::Random,
         classes: None,
     };
-    let mut kernel = InterpKernel::new(p, 1000);
+    let mut kernel = InterpKernel::new(p, 1000, &update);
     let mut seen = 0;
     let run = run_gibbs(&mut kernel, &update, bound, &config, |_| seen += 1).expect("runs");
     assert_eq!((seen, run.records.len(), run.state.len()), (20, 20, 120));
@@ -306,7 +331,7 @@ fn a_random_start_needs_classes_and_a_state_with_labels() {
         init: Init::Random,
         classes: None,
     };
-    let mut kernel = InterpKernel::new(p, 1000);
+    let mut kernel = InterpKernel::new(p, 1000, &update);
     let r = run_gibbs(&mut kernel, &update, bound.clone(), &config, |_| {});
     assert_eq!(r.unwrap_err(), GibbsError::NoClasses);
     config.classes = Some(2);

@@ -198,17 +198,6 @@ pub struct RunArgs {
     pub passes: PassFlags,
 }
 
-/// What computes `gibbs`'s updates.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GibbsBackend {
-    /// The loop IR's interpreter (exact enumeration of each update).
-    Interp,
-    /// Generated C kernels (not available yet).
-    C,
-    /// Generated Rust kernels (not available yet).
-    Rust,
-}
-
 #[derive(Args, Debug)]
 pub struct GibbsArgs {
     /// The update program (.hk): a function returning `measure(nat)`.
@@ -233,8 +222,8 @@ pub struct GibbsArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// What computes the updates.
-    #[arg(long, value_enum, default_value_t = GibbsBackend::Interp)]
-    pub backend: GibbsBackend,
+    #[arg(long, value_enum, default_value_t = Backend::Interp)]
+    pub backend: Backend,
     /// The initial state: `data` (the state in the data), `random` (uniform labels), or
     /// a FILE of labels (.npy, a JSON array, or a result JSON's `state`).
     #[arg(long, default_value = "data")]

@@ -4,18 +4,22 @@
 //! shows a progress bar when stderr is a terminal, and writes the result JSON, the trace
 //! CSV and the plot (`plot.rs`). No sampling, matching or data conversion happens here.
 //!
-//! Only the interpreter backend exists yet: `--backend c|rust` is refused (exit 1) until
-//! the compiled kernels implement `slic_codegen::UpdateKernel`.
+//! `--backend c|rust` compiles the update once, specialised on the data (everything but
+//! the state and the index baked in), and sweeps with it.
 
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 use serde_json::{json, Map, Value as Json};
-use slic_codegen::gibbs::{self, GibbsConfig, GibbsRun, Init, InterpKernel, Update};
+use slic_codegen::gibbs::{
+    self, CompiledKernel, GibbsConfig, GibbsRun, Init, InterpKernel, Update, UpdateKernel,
+};
+use slic_codegen::{CompileOptions, Target};
 
-use crate::args::{GibbsArgs, GibbsBackend};
+use crate::args::{Backend, GibbsArgs};
 use crate::commands::{json_number, load_runnable, passes, pipeline_failure, Failure};
+use crate::run::kernel_failure;
 
 /// Paths one update's enumeration may follow (it forks once per label).
 const MAX_PATHS: u64 = 1 << 20;
@@ -23,20 +27,6 @@ const MAX_PATHS: u64 = 1 << 20;
 pub fn gibbs(a: &GibbsArgs) -> Result<(), Failure> {
     let name = a.file.display().to_string();
     let user = |msg: String| Failure::User(format!("error: {msg}"));
-    match a.backend {
-        GibbsBackend::Interp => {}
-        GibbsBackend::C | GibbsBackend::Rust => {
-            let b = if a.backend == GibbsBackend::C {
-                "c"
-            } else {
-                "rust"
-            };
-            return Err(user(format!(
-                "--backend {b} is not available yet: compiled Gibbs kernels are still being \
-                 built (issue 12); use --backend interp"
-            )));
-        }
-    }
     let sweeps = usize::try_from(a.sweeps).map_err(|_| user("too many sweeps".into()))?;
     let warmup = usize::try_from(a.warmup).map_err(|_| user("too many warmup sweeps".into()))?;
     let init = match a.init.as_str() {
@@ -67,14 +57,30 @@ pub fn gibbs(a: &GibbsArgs) -> Result<(), Failure> {
         init,
         classes: a.classes,
     };
-    let mut kernel = InterpKernel::new(lowered.program, MAX_PATHS);
     let bar = progress_bar((sweeps + warmup) as u64);
-    let result = gibbs::run_gibbs(&mut kernel, &update, bound, &config, |rec| {
-        if let Some(acc) = rec.accuracy {
-            bar.set_message(format!("accuracy {acc:.3}"));
+    let result = match a.backend {
+        Backend::Interp => {
+            let mut kernel = InterpKernel::new(lowered.program, MAX_PATHS, &update);
+            sweep(&mut kernel, &update, bound, &config, &bar)
         }
-        bar.inc(1);
-    });
+        Backend::C | Backend::Rust => {
+            let target = if a.backend == Backend::C {
+                Target::C
+            } else {
+                Target::Rust
+            };
+            let mut kernel = CompiledKernel::build(
+                &lowered.program,
+                target,
+                &update,
+                &bound.args,
+                MAX_PATHS,
+                &CompileOptions::default(),
+            )
+            .map_err(|e| kernel_failure(&name, e))?;
+            sweep(&mut kernel, &update, bound, &config, &bar)
+        }
+    };
     bar.finish_and_clear();
     let run = result.map_err(|e| user(format!("{name}: {e}")))?;
     if let Some(path) = &a.trace {
@@ -85,7 +91,7 @@ pub fn gibbs(a: &GibbsArgs) -> Result<(), Failure> {
             .map_err(|e| Failure::Internal(anyhow::anyhow!("drawing the plot: {e}")))?;
         write_file(path, svg.as_bytes())?;
     }
-    let text = format!("{}\n", result_json(&run, &config));
+    let text = format!("{}\n", result_json(&run, &config, backend_name(a.backend)));
     match &a.out {
         Some(path) => write_file(path, text.as_bytes())?,
         None => {
@@ -95,6 +101,22 @@ pub fn gibbs(a: &GibbsArgs) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// The sweeps, each reported to the progress bar.
+fn sweep(
+    kernel: &mut impl UpdateKernel,
+    update: &Update,
+    bound: gibbs::Bound,
+    config: &GibbsConfig,
+    bar: &indicatif::ProgressBar,
+) -> Result<GibbsRun, gibbs::GibbsError> {
+    gibbs::run_gibbs(kernel, update, bound, config, |rec| {
+        if let Some(acc) = rec.accuracy {
+            bar.set_message(format!("accuracy {acc:.3}"));
+        }
+        bar.inc(1);
+    })
 }
 
 /// A progress bar on stderr when it is a terminal, else one that draws nothing.
@@ -119,13 +141,13 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
 }
 
 /// The result: final state, sweeps, ms per sweep, and the last accuracy if scored.
-fn result_json(run: &GibbsRun, config: &GibbsConfig) -> Json {
+fn result_json(run: &GibbsRun, config: &GibbsConfig, backend: &str) -> Json {
     let mut obj = Map::new();
     obj.insert("state".into(), json!(run.state));
     obj.insert("sweeps".into(), json!(run.sweeps));
     obj.insert("warmup".into(), json!(run.warmup));
     obj.insert("seed".into(), json!(config.seed));
-    obj.insert("backend".into(), json!("interp"));
+    obj.insert("backend".into(), json!(backend));
     let t = run.ms_per_sweep;
     obj.insert(
         "ms_per_sweep".into(),
@@ -155,4 +177,13 @@ fn trace_csv(run: &GibbsRun) -> String {
         );
     }
     s
+}
+
+/// The backend's name as the user wrote it.
+fn backend_name(b: Backend) -> &'static str {
+    match b {
+        Backend::Interp => "interp",
+        Backend::C => "c",
+        Backend::Rust => "rust",
+    }
 }

@@ -244,7 +244,7 @@ pub fn emit(a: &EmitArgs) -> Result<(), Failure> {
 
 /// A kernel's failure: the user's to know (exit 1) unless slic-codegen broke its own
 /// output (a template that does not render, a kernel the compiler rejects).
-fn kernel_failure(name: &str, e: KernelError) -> Failure {
+pub(crate) fn kernel_failure(name: &str, e: KernelError) -> Failure {
     match &e {
         KernelError::Emit(EmitError::Internal(_))
         | KernelError::Compile(CompileError::Failed { .. }) => {

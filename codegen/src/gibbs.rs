@@ -3,9 +3,11 @@
 //! `z[u]` given every other label; a sweep draws each `z[u]` in turn, `u = 0..size(z)`,
 //! from it, storing each draw in place before the next update reads the state.
 //!
-//! What computes one update's distribution is an [`UpdateKernel`]: today the loop IR's
-//! interpreter ([`InterpKernel`], exact enumeration by [`run_measure`]); the compiled C
-//! and Rust kernels will implement the same trait. The driver draws with the project's
+//! What computes one update's distribution is an [`UpdateKernel`], started once on the
+//! chain's arguments and told of every label that changes: the loop IR's interpreter
+//! ([`InterpKernel`], exact enumeration by [`run_measure`]) or a compiled C or Rust kernel
+//! ([`CompiledKernel`]: its arguments laid out once, the index and the changed label
+//! written in place between calls, so an update costs the kernel's work alone). The driver draws with the project's
 //! seeded [`Rng`], so a seed gives the same chain on every machine. [`Update::new`]
 //! validates the program and names its state and index; [`Update::bind`] (in `data.rs`)
 //! binds a dataset's entries to its parameters; [`run_gibbs`] runs the sweeps, reporting
@@ -34,24 +36,31 @@ use std::time::Instant;
 
 use slic_algebra::Type;
 
+use crate::compile::CompileOptions;
+use crate::emit::{Specialise, Target};
 use crate::interp::{enumerable, run_measure, Mode, Outcome, RunError, Val};
 use crate::ir::Program;
+use crate::kernel::{Compiled, Prepared};
 use crate::sampler::Rng;
 
 /// What computes the exact conditional distribution of one label.
 ///
-/// `args` are the update program's arguments in parameter order, the state array and the
-/// index set to the label being updated. The answer is each label of non-zero weight with
-/// the natural logarithm of its weight, not necessarily normalised, in any order (labels
-/// of weight zero may be left out). The interpreter is the reference; a compiled backend
-/// must give the same weights up to rounding.
+/// [`Self::start`] takes the update program's arguments in parameter order (the state
+/// array holding the chain's first labels) once; [`Self::distribution`] answers for the
+/// label at `u` given the others: each label of non-zero weight with the natural
+/// logarithm of its weight, not necessarily normalised, in any order (labels of weight
+/// zero may be left out); [`Self::commit`] records that the label at `u` is now `k`. The
+/// interpreter is the reference; a compiled backend must give the same weights up to
+/// rounding.
 pub trait UpdateKernel {
-    fn distribution(&mut self, args: &[Val]) -> Result<Vec<(u64, f64)>, KernelError>;
+    fn start(&mut self, args: &[Val]) -> Result<(), UpdateError>;
+    fn distribution(&mut self, u: usize) -> Result<Vec<(u64, f64)>, UpdateError>;
+    fn commit(&mut self, u: usize, k: u64) -> Result<(), UpdateError>;
 }
 
 /// Why a kernel gave no distribution.
 #[derive(Clone, Debug, PartialEq)]
-pub enum KernelError {
+pub enum UpdateError {
     /// The interpreter failed (an index out of bounds, too many paths, ...).
     Interp(RunError),
     /// The program's value is not a nat label (the interpreter's printed value).
@@ -60,12 +69,12 @@ pub enum KernelError {
     Backend(String),
 }
 
-impl fmt::Display for KernelError {
+impl fmt::Display for UpdateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            KernelError::Interp(e) => write!(f, "{e}"),
-            KernelError::NotALabel(v) => write!(f, "the update returned {v}, not a nat label"),
-            KernelError::Backend(m) => write!(f, "{m}"),
+            UpdateError::Interp(e) => write!(f, "{e}"),
+            UpdateError::NotALabel(v) => write!(f, "the update returned {v}, not a nat label"),
+            UpdateError::Backend(m) => write!(f, "{m}"),
         }
     }
 }
@@ -76,36 +85,156 @@ impl fmt::Display for KernelError {
 pub struct InterpKernel {
     program: Program,
     max_paths: u64,
+    state: usize,
+    index: usize,
+    args: Vec<Val>,
 }
 
 impl InterpKernel {
     /// The kernel of a lowered update program; enumeration follows at most `max_paths`
     /// paths per update (the update forks once per label, so K paths suffice).
-    pub fn new(program: Program, max_paths: u64) -> InterpKernel {
-        InterpKernel { program, max_paths }
+    pub fn new(program: Program, max_paths: u64, update: &Update) -> InterpKernel {
+        InterpKernel {
+            program,
+            max_paths,
+            state: update.state,
+            index: update.index,
+            args: Vec::new(),
+        }
     }
 }
 
 impl UpdateKernel for InterpKernel {
-    fn distribution(&mut self, args: &[Val]) -> Result<Vec<(u64, f64)>, KernelError> {
+    fn start(&mut self, args: &[Val]) -> Result<(), UpdateError> {
+        self.args = args.to_vec();
+        Ok(())
+    }
+
+    fn commit(&mut self, u: usize, k: u64) -> Result<(), UpdateError> {
+        if let Some(Val::Array(items)) = self.args.get_mut(self.state) {
+            // in place when no run kept a reference to the state (none does), else a copy
+            match Rc::get_mut(items) {
+                Some(slice) => slice[u] = Val::Nat(k),
+                None => {
+                    let mut copy = items.to_vec();
+                    copy[u] = Val::Nat(k);
+                    *items = copy.into();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn distribution(&mut self, u: usize) -> Result<Vec<(u64, f64)>, UpdateError> {
         let mode = Mode::Exact {
             max_paths: self.max_paths,
         };
-        match run_measure(&self.program, args, mode).map_err(KernelError::Interp)? {
+        if let Some(slot) = self.args.get_mut(self.index) {
+            *slot = Val::Nat(u as u64);
+        }
+        match run_measure(&self.program, &self.args, mode).map_err(UpdateError::Interp)? {
             Outcome::Exact(e) => e
                 .weights
                 .into_iter()
                 .map(|(v, l)| match v {
                     Val::Nat(k) => Ok((k, l)),
-                    other => Err(KernelError::NotALabel(format!("{other:?}"))),
+                    other => Err(UpdateError::NotALabel(format!("{other:?}"))),
                 })
                 .collect(),
-            Outcome::Sampled(_) => Err(KernelError::Interp(RunError::BadDraw {
+            Outcome::Sampled(_) => Err(UpdateError::Interp(RunError::BadDraw {
                 what: "exact enumeration sampled instead".into(),
                 at: "the update".into(),
             })),
         }
     }
+}
+
+/// A compiled C or Rust kernel as an [`UpdateKernel`]: the arguments are laid out once
+/// ([`Compiled::prepare`]); each update writes the index, each commit the changed label,
+/// in place, and the kernel enumerates the update's labels (a tail draw: one call).
+pub struct CompiledKernel {
+    kernel: Compiled,
+    max_paths: u64,
+    state: usize,
+    index: usize,
+    prepared: Option<Prepared>,
+}
+
+impl CompiledKernel {
+    /// The update program's compiled kernel (built for the chain's data).
+    pub fn new(kernel: Compiled, max_paths: u64, update: &Update) -> CompiledKernel {
+        CompiledKernel {
+            kernel,
+            max_paths,
+            state: update.state,
+            index: update.index,
+            prepared: None,
+        }
+    }
+
+    /// Compiles `program` for `target` for a chain over `args`: every parameter's value
+    /// (an array's length) baked in (run-time specialisation) but the index's and the
+    /// state's, which change at every update.
+    pub fn build(
+        program: &Program,
+        target: Target,
+        update: &Update,
+        args: &[Val],
+        max_paths: u64,
+        opts: &CompileOptions,
+    ) -> Result<CompiledKernel, crate::kernel::KernelError> {
+        let mut spec = Specialise::all(program.params.len());
+        for p in [update.state, update.index] {
+            if let Some(f) = spec.fixed.get_mut(p) {
+                *f = false;
+            }
+        }
+        let kernel = Compiled::build(program, target, &spec, Some(args), opts)?;
+        Ok(CompiledKernel::new(kernel, max_paths, update))
+    }
+
+    fn prepared(&mut self) -> Result<&mut Prepared, UpdateError> {
+        self.prepared
+            .as_mut()
+            .ok_or_else(|| UpdateError::Backend("the kernel was not started".into()))
+    }
+}
+
+impl UpdateKernel for CompiledKernel {
+    fn start(&mut self, args: &[Val]) -> Result<(), UpdateError> {
+        let p = self.kernel.prepare(args).map_err(backend)?;
+        self.prepared = Some(p);
+        Ok(())
+    }
+
+    fn commit(&mut self, u: usize, k: u64) -> Result<(), UpdateError> {
+        let state = self.state;
+        self.prepared()?.set_element(state, u, k).map_err(backend)
+    }
+
+    fn distribution(&mut self, u: usize) -> Result<Vec<(u64, f64)>, UpdateError> {
+        let (index, max_paths) = (self.index, self.max_paths);
+        self.prepared()?.set_nat(index, u as u64).map_err(backend)?;
+        let p = self
+            .prepared
+            .as_ref()
+            .ok_or_else(|| UpdateError::Backend("the kernel was not started".into()))?;
+        let e = self
+            .kernel
+            .enumerate_prepared(p, max_paths)
+            .map_err(backend)?;
+        e.weights
+            .into_iter()
+            .map(|(v, l)| match v {
+                Val::Nat(k) => Ok((k, l)),
+                other => Err(UpdateError::NotALabel(format!("{other:?}"))),
+            })
+            .collect()
+    }
+}
+
+fn backend(e: crate::kernel::KernelError) -> UpdateError {
+    UpdateError::Backend(e.to_string())
 }
 
 /// Why a Gibbs run could not start or stopped.
@@ -152,7 +281,7 @@ pub enum GibbsError {
         found: usize,
     },
     /// The kernel failed at this index.
-    Kernel { index: usize, error: KernelError },
+    Kernel { index: usize, error: UpdateError },
     /// Every label has weight zero at this index (a label outside the program's classes
     /// in the state, or data the model excludes).
     ZeroMass { index: usize },
@@ -385,85 +514,76 @@ pub struct GibbsRun {
     pub warmup: usize,
 }
 
-/// The chain's state: the update's arguments (the state array updated in place) and the
-/// generator.
+/// The chain's state: the labels and the generator (the kernel holds the update's
+/// arguments, told of every change).
 #[derive(Clone, Debug)]
 pub struct Chain {
-    args: Vec<Val>,
-    state: usize,
-    index: usize,
-    len: usize,
+    labels: Vec<u64>,
     rng: Rng,
 }
 
 impl Chain {
     /// A chain over `args` (the update's arguments with the state set), drawing from the
-    /// generator seeded with `seed`.
-    pub fn new(update: &Update, args: Vec<Val>, seed: u64) -> Chain {
-        Chain::with_rng(update, args, Rng::seed_from_u64(seed))
+    /// generator seeded with `seed`; `kernel` is started on `args`.
+    pub fn new(
+        update: &Update,
+        args: &[Val],
+        seed: u64,
+        kernel: &mut impl UpdateKernel,
+    ) -> Result<Chain, GibbsError> {
+        Chain::with_rng(update, args, Rng::seed_from_u64(seed), kernel)
     }
 
-    fn with_rng(update: &Update, args: Vec<Val>, rng: Rng) -> Chain {
-        let len = match args.get(update.state) {
-            Some(Val::Array(items)) => items.len(),
-            _ => 0,
-        };
-        Chain {
-            args,
-            state: update.state,
-            index: update.index,
-            len,
-            rng,
-        }
-    }
-
-    /// The number of labels.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The current labels.
-    pub fn state(&self) -> Vec<u64> {
-        match self.args.get(self.state) {
+    fn with_rng(
+        update: &Update,
+        args: &[Val],
+        rng: Rng,
+        kernel: &mut impl UpdateKernel,
+    ) -> Result<Chain, GibbsError> {
+        let labels = match args.get(update.state) {
             Some(Val::Array(items)) => items
                 .iter()
                 .map(|v| if let Val::Nat(k) = v { *k } else { 0 })
                 .collect(),
             _ => Vec::new(),
-        }
+        };
+        kernel
+            .start(args)
+            .map_err(|error| GibbsError::Kernel { index: 0, error })?;
+        Ok(Chain { labels, rng })
+    }
+
+    /// The number of labels.
+    pub fn len(&self) -> usize {
+        self.labels.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.labels.is_empty()
+    }
+
+    /// The current labels.
+    pub fn state(&self) -> Vec<u64> {
+        self.labels.clone()
     }
 
     /// Draws `z[u]` from the kernel's distribution given the rest of the state, stores
-    /// it, and returns it with whether it changed.
+    /// it (and tells the kernel), and returns it with whether it changed.
     pub fn update(
         &mut self,
         kernel: &mut impl UpdateKernel,
         u: usize,
     ) -> Result<(u64, bool), GibbsError> {
-        self.args[self.index] = Val::Nat(u as u64);
-        let dist = kernel
-            .distribution(&self.args)
-            .map_err(|error| GibbsError::Kernel { index: u, error })?;
+        let fail = |error| GibbsError::Kernel { index: u, error };
+        let dist = kernel.distribution(u).map_err(fail)?;
         let k = draw(&dist, &mut self.rng).ok_or(GibbsError::ZeroMass { index: u })?;
-        let Some(Val::Array(items)) = self.args.get_mut(self.state) else {
+        let Some(slot) = self.labels.get_mut(u) else {
             return Err(GibbsError::ZeroMass { index: u });
         };
-        let changed = items.get(u) != Some(&Val::Nat(k));
+        let changed = *slot != k;
         if changed {
-            // in place when the kernel kept no reference to the state (the interpreter
-            // keeps none), else one copy
-            match Rc::get_mut(items) {
-                Some(slice) => slice[u] = Val::Nat(k),
-                None => {
-                    let mut copy = items.to_vec();
-                    copy[u] = Val::Nat(k);
-                    *items = copy.into();
-                }
-            }
+            *slot = k;
+            kernel.commit(u, k).map_err(fail)?;
         }
         Ok((k, changed))
     }
@@ -471,7 +591,7 @@ impl Chain {
     /// One sweep: every label updated in turn, `u = 0..len`; returns how many changed.
     pub fn sweep(&mut self, kernel: &mut impl UpdateKernel) -> Result<usize, GibbsError> {
         let mut changed = 0;
-        for u in 0..self.len {
+        for u in 0..self.labels.len() {
             if self.update(kernel, u)?.1 {
                 changed += 1;
             }
@@ -545,7 +665,7 @@ pub fn run_gibbs(
     }
     let mut args = bound.args;
     args[update.state] = data::labels_val(&labels);
-    let mut chain = Chain::with_rng(update, args, rng);
+    let mut chain = Chain::with_rng(update, &args, rng, kernel)?;
     let mut records = Vec::with_capacity(config.warmup + config.sweeps);
     let mut timed = Vec::with_capacity(config.sweeps);
     let start = Instant::now();

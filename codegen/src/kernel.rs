@@ -161,7 +161,66 @@ enum Call {
 /// The arguments as the ABI takes them; the buffers live as long as this does.
 struct Marshalled {
     params: Vec<SlicParam>,
-    _buffers: Vec<Buffer>,
+    buffers: Vec<Buffer>,
+    /// The buffer of each array parameter.
+    buffer_of: Vec<Option<usize>>,
+}
+
+/// Arguments laid out once for many calls of one kernel (a Gibbs chain): between calls a
+/// nat parameter ([`Prepared::set_nat`]) or an element of a nat array
+/// ([`Prepared::set_element`]) changes in place, so a call costs the kernel's work
+/// alone, not a copy of the data. Parameters the kernel was specialised on cannot change.
+pub struct Prepared {
+    m: Marshalled,
+    params: Vec<(String, Type)>,
+    fixed: Vec<bool>,
+}
+
+impl Prepared {
+    /// Sets the nat parameter number `param` to `v`.
+    pub fn set_nat(&mut self, param: usize, v: u64) -> Result<(), KernelError> {
+        self.changeable(param, &Type::Nat)?;
+        let i = i64::try_from(v).map_err(|_| self.wrong(param))?;
+        self.m.params[param].i = i;
+        Ok(())
+    }
+
+    /// Sets element `i` of the nat array parameter number `param` to `v`.
+    pub fn set_element(&mut self, param: usize, i: usize, v: u64) -> Result<(), KernelError> {
+        self.changeable(param, &Type::array(Type::Nat))?;
+        let b = self.m.buffer_of[param].ok_or_else(|| self.wrong(param))?;
+        match self.m.buffers.get_mut(b) {
+            Some(Buffer::U64(xs)) if i < xs.len() => {
+                xs[i] = v;
+                Ok(())
+            }
+            _ => Err(self.wrong(param)),
+        }
+    }
+
+    fn changeable(&self, param: usize, ty: &Type) -> Result<(), KernelError> {
+        match self.params.get(param) {
+            Some((_, t)) if t == ty && !self.fixed[param] => Ok(()),
+            Some((name, t)) if t == ty => Err(KernelError::Specialised {
+                name: name.clone(),
+                expected: "the value it was built with".into(),
+            }),
+            _ => Err(self.wrong(param)),
+        }
+    }
+
+    fn wrong(&self, param: usize) -> KernelError {
+        let (name, ty) = self
+            .params
+            .get(param)
+            .cloned()
+            .unwrap_or_else(|| (format!("#{param}"), Type::Nat));
+        RunError::ArgType {
+            name,
+            expected: ty.to_string(),
+        }
+        .into()
+    }
 }
 
 enum Buffer {
@@ -237,11 +296,42 @@ impl Compiled {
     /// no work counted (`stats` is zero).
     pub fn enumerate(&self, args: &[Val], max_paths: u64) -> Result<Enumerated, KernelError> {
         let m = self.marshal(args)?;
+        self.enumerate_marshalled(&m, max_paths)
+    }
+
+    /// `args` checked and laid out once, for [`Self::enumerate_prepared`] calls that
+    /// change a label or an index between them.
+    pub fn prepare(&self, args: &[Val]) -> Result<Prepared, KernelError> {
+        let m = self.marshal(args)?;
+        let fixed = (0..self.params.len())
+            .map(|k| matches!(self.emitted.fixed.get(k), Some(Some(_))))
+            .collect();
+        Ok(Prepared {
+            m,
+            params: self.params.clone(),
+            fixed,
+        })
+    }
+
+    /// [`Self::enumerate`] on prepared arguments.
+    pub fn enumerate_prepared(
+        &self,
+        p: &Prepared,
+        max_paths: u64,
+    ) -> Result<Enumerated, KernelError> {
+        self.enumerate_marshalled(&p.m, max_paths)
+    }
+
+    fn enumerate_marshalled(
+        &self,
+        m: &Marshalled,
+        max_paths: u64,
+    ) -> Result<Enumerated, KernelError> {
         let mut work: Vec<Vec<u64>> = vec![Vec::new()];
         let mut paths: u64 = 1;
         let mut leaves: Vec<(Val, f64)> = Vec::new();
         while let Some(script) = work.pop() {
-            match self.call(&m, &script, None)? {
+            match self.call(m, &script, None)? {
                 Call::Done(v, ln_w) => leaves.push((v, ln_w)),
                 Call::Zero => {}
                 Call::Stop {
@@ -352,6 +442,7 @@ impl Compiled {
         }
         let mut params = Vec::with_capacity(args.len());
         let mut buffers = Vec::new();
+        let mut buffer_of = vec![None; args.len()];
         for (k, ((name, ty), v)) in self.params.iter().zip(args).enumerate() {
             let wrong = || RunError::ArgType {
                 name: name.clone(),
@@ -378,6 +469,7 @@ impl Compiled {
                         Buffer::F64(b) => b.as_ptr() as *const c_void,
                         Buffer::U8(b) => b.as_ptr() as *const c_void,
                     };
+                    buffer_of[k] = Some(buffers.len());
                     buffers.push(buf);
                 }
                 _ => return Err(wrong().into()),
@@ -407,7 +499,8 @@ impl Compiled {
         }
         Ok(Marshalled {
             params,
-            _buffers: buffers,
+            buffers,
+            buffer_of,
         })
     }
 

@@ -66,15 +66,15 @@ pub use compile::{CompileError, CompileOptions};
 pub use emit::{emit, EmitError, Emitted, Specialise, Target};
 pub use fuse::fuse;
 pub use gibbs::{
-    run_gibbs, Chain, GibbsConfig, GibbsError, GibbsRun, Init, InterpKernel, KernelError,
-    SweepRecord, Update, UpdateKernel,
+    run_gibbs, Chain, CompiledKernel, GibbsConfig, GibbsError, GibbsRun, Init, InterpKernel,
+    SweepRecord, Update, UpdateError, UpdateKernel,
 };
 pub use histogram::{summarize, Summarized};
 pub use interp::{
     enumerable, run, run_measure, Enumerated, Mode, Outcome, RunError, Sample, Sampled, Stats, Val,
 };
 pub use ir::{AssignOp, Expr, Lit, Program, Stmt};
-pub use kernel::{Bench, Compiled, KernelError};
+pub use kernel::{Bench, Compiled, KernelError, Prepared};
 pub use lower::{lower, LowerError};
 pub use pipeline::{
     lower_program, term_stages, Lowered, PassBug, Passes, PipelineError, TermStages,
