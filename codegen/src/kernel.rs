@@ -396,10 +396,29 @@ impl Compiled {
     /// without a value.
     pub fn sample(&self, args: &[Val], n: usize, seed: u64) -> Result<Sampled, KernelError> {
         let m = self.marshal(args)?;
+        self.sample_marshalled(&m, n, seed)
+    }
+
+    /// [`Self::sample`] on prepared arguments.
+    pub fn sample_prepared(
+        &self,
+        p: &Prepared,
+        n: usize,
+        seed: u64,
+    ) -> Result<Sampled, KernelError> {
+        self.sample_marshalled(&p.m, n, seed)
+    }
+
+    fn sample_marshalled(
+        &self,
+        m: &Marshalled,
+        n: usize,
+        seed: u64,
+    ) -> Result<Sampled, KernelError> {
         let mut rng = Rng::seed_from_u64(seed).state();
         let mut samples = Vec::new();
         for _ in 0..n {
-            samples.push(match self.call(&m, &[], Some(&mut rng))? {
+            samples.push(match self.call(m, &[], Some(&mut rng))? {
                 Call::Done(v, ln_w) => Sample {
                     value: Some(v),
                     ln_w,

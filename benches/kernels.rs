@@ -1,0 +1,229 @@
+//! Generated kernels beside the hand-written C baselines (issue 12's "Done when"), in one
+//! run, on the same seeded data of the arrays paper's shapes (`slic_suite::datagen`):
+//! - GMM sweep (n = 10,000, K = 50): `slic-cas gibbs`'s chain over the compiled C and Rust
+//!   kernels of `corpus/cases/18-gmm-gibbs.simplified.hk`, against `gmm_recompute.c` (what
+//!   the paper's generated code does) and `gmm_incremental.c`;
+//! - Naive Bayes update (20 Newsgroups shape) and LDA update (KOS shape, K = 50): one
+//!   update of the compiled kernels of cases 19 and 20 against one of the recomputing
+//!   baselines (the documents, or tokens, taken in turn);
+//! - ClinicalTrial (exact enumeration of case 21) and LinearRegression (one run of case
+//!   22: its evidence, the residual measure's parameters, and one draw from it) at
+//!   n = 10,000, against `clinical.c` and `linreg.c`.
+//!
+//! Every kernel is specialised on the data (run-time specialisation), as `gibbs` and `run`
+//! build it. Quick with `-- --warm-up-time 1 --measurement-time 3`; the GMM sweeps take
+//! about 2 s each, so that group alone takes about a minute.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use slic_algebra::{front, Store, Type};
+use slic_codegen::gibbs::Chain;
+use slic_codegen::sampler::Rng;
+use slic_codegen::{
+    lower_program, CompileOptions, Compiled, CompiledKernel, Passes, Program, Specialise, Target,
+    Update, Val,
+};
+use slic_suite::baselines::{self, Baseline, Gibbs};
+use slic_suite::datagen::{
+    Clinical, Dataset, Gmm, Lda, LinReg, Means, NaiveBayes, KOS, NEWSGROUPS,
+};
+
+/// Paths one update's enumeration may follow.
+const MAX_PATHS: u64 = 1 << 20;
+
+const TARGETS: [(Target, &str); 2] = [(Target::C, "c"), (Target::Rust, "rust")];
+
+fn compiled(name: &str) -> Baseline {
+    baselines::compile(name).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn uniforms(n: usize, seed: u64) -> Vec<f64> {
+    let mut rng = Rng::seed_from_u64(seed);
+    (0..n).map(|_| rng.uniform()).collect()
+}
+
+/// A corpus case lowered with every pass, and its type.
+fn lowered(case: &str) -> (Program, Type) {
+    let path = slic_suite::root().join("corpus/cases").join(case);
+    let text = std::fs::read_to_string(&path).expect("the corpus file");
+    let mut store = Store::new();
+    let t = front::load(&mut store, &text).expect("the case loads");
+    let ty = store.ty(t).clone();
+    let l = lower_program(&mut store, t, Passes::default()).expect("the case lowers");
+    (l.program, ty)
+}
+
+/// The update of `case` bound to `data` (written and read back as `gibbs` reads it).
+fn bound(case: &str, data: &Dataset, state: &str, index: &str) -> (Program, Update, Vec<Val>) {
+    let (p, ty) = lowered(case);
+    let update = Update::new(&p, &ty, state, index).expect("an update");
+    let dir = std::env::temp_dir().join(format!("slic-bench-{}-{case}", std::process::id()));
+    data.write(&dir).expect("the data writes");
+    let read = slic_data::dataset::read_file(&dir.join("data.json")).expect("the data reads");
+    let b = update.bind(&read, Some("truth")).expect("the data binds");
+    let _ = std::fs::remove_dir_all(&dir);
+    (p, update, b.args)
+}
+
+fn kernel(p: &Program, target: Target, update: &Update, args: &[Val]) -> CompiledKernel {
+    CompiledKernel::build(
+        p,
+        target,
+        update,
+        args,
+        MAX_PATHS,
+        &CompileOptions::default(),
+    )
+    .expect("the update compiles")
+}
+
+fn gmm(c: &mut Criterion) {
+    let mut g = c.benchmark_group("kernels/gmm-sweep n=10000 K=50");
+    g.sample_size(10);
+    let (n, k) = (10_000, 50);
+    let d = Gmm::generate(n, k, Means::Paper, 1);
+    let (p, update, args) = bound("18-gmm-gibbs.simplified.hk", &d.dataset(), "z", "u");
+    for (target, name) in TARGETS {
+        let mut kern = kernel(&p, target, &update, &args);
+        let mut chain = Chain::new(&update, &args, 1, &mut kern).expect("the chain starts");
+        g.bench_function(format!("slic-cas {name}"), |b| {
+            b.iter(|| chain.sweep(&mut kern).expect("the sweep runs"))
+        });
+    }
+    let order: Vec<i64> = (0..n as i64).collect();
+    let us = uniforms(n, 2);
+    for version in ["recompute", "incremental"] {
+        let lib = compiled(&format!("gmm_{version}"));
+        let mut s = Gibbs::gmm(&lib, d.s, &d.as_, &d.z, &d.t).expect("gmm_new");
+        g.bench_function(format!("hand-written C {version}"), |b| {
+            b.iter(|| s.sweep(&order, &us))
+        });
+    }
+    g.finish();
+}
+
+/// One update of a topic model's compiled kernel and of its recomputing baseline, the
+/// points taken in turn.
+fn topic_update(
+    c: &mut Criterion,
+    group: &str,
+    (case, state, index): (&str, &str, &str),
+    data: &Dataset,
+    points: usize,
+    mut baseline: Gibbs,
+) {
+    let mut g = c.benchmark_group(group);
+    g.sample_size(10);
+    let (p, update, args) = bound(case, data, state, index);
+    for (target, name) in TARGETS {
+        let mut kern = kernel(&p, target, &update, &args);
+        let mut chain = Chain::new(&update, &args, 1, &mut kern).expect("the chain starts");
+        let mut u = 0usize;
+        g.bench_function(format!("slic-cas {name}"), |b| {
+            b.iter(|| {
+                chain.update(&mut kern, u).expect("the update runs");
+                u = (u + 1) % points;
+            })
+        });
+    }
+    let us = uniforms(points, 2);
+    let mut u = 0usize;
+    g.bench_function("hand-written C recompute", |b| {
+        b.iter(|| {
+            baseline.sweep(&[u as i64], &us[u..=u]);
+            u = (u + 1) % points;
+        })
+    });
+    g.finish();
+}
+
+fn naive_bayes(c: &mut Criterion) {
+    let (docs, vocab, tokens, topics) = NEWSGROUPS;
+    let d = NaiveBayes::generate(docs, vocab, tokens, topics, 1);
+    let lib = compiled("nb_recompute");
+    let base = Gibbs::naive_bayes(&lib, &d.topic_prior, &d.word_prior, &d.z, &d.w, &d.doc)
+        .expect("nb_new");
+    topic_update(
+        c,
+        "kernels/naive-bayes-update 20news",
+        ("19-naive-bayes-gibbs.simplified.hk", "z", "u"),
+        &d.dataset(),
+        docs,
+        base,
+    );
+}
+
+fn lda(c: &mut Criterion) {
+    let (docs, vocab, tokens, topics) = KOS;
+    let d = Lda::generate(docs, vocab, tokens, topics, 1);
+    let lib = compiled("lda_recompute");
+    let base = Gibbs::lda(
+        &lib,
+        &d.topic_prior,
+        &d.word_prior,
+        d.num_docs,
+        &d.w,
+        &d.doc,
+        &d.z,
+    )
+    .expect("lda_new");
+    topic_update(
+        c,
+        "kernels/lda-update kos K=50",
+        ("20-lda-gibbs.simplified.hk", "z", "wordUpdate"),
+        &d.dataset(),
+        d.w.len(),
+        base,
+    );
+}
+
+fn solves(c: &mut Criterion) {
+    let mut g = c.benchmark_group("kernels/solve n=10000");
+    let n = 10_000;
+    let ct = Clinical::generate(n, 1);
+    let bools = |v: &[bool]| Val::array(v.iter().map(|&b| Val::Bool(b)).collect());
+    let args = vec![Val::Nat(n as u64), bools(&ct.control), bools(&ct.treated)];
+    let (p, _) = lowered("21-clinical-trial.simplified.hk");
+    for (target, name) in TARGETS {
+        let spec = Specialise::all(p.params.len());
+        let k = Compiled::build(&p, target, &spec, Some(&args), &CompileOptions::default())
+            .expect("compiles");
+        let prepared = k.prepare(&args).expect("the arguments fit");
+        g.bench_function(format!("clinical-trial/slic-cas {name}"), |b| {
+            b.iter(|| k.enumerate_prepared(&prepared, MAX_PATHS).expect("solves"))
+        });
+    }
+    let bytes = |v: &[bool]| v.iter().map(|&b| u8::from(b)).collect::<Vec<u8>>();
+    let (control, treated) = (bytes(&ct.control), bytes(&ct.treated));
+    let lib = compiled("clinical");
+    let solver = baselines::ClinicalSolver::new(&lib).expect("clinical_solve");
+    g.bench_function("clinical-trial/hand-written C", |b| {
+        b.iter(|| solver.solve(&control, &treated))
+    });
+
+    let lr = LinReg::generate(n, 1);
+    let reals = |v: &[f64]| Val::array(v.iter().map(|&x| Val::Real(x)).collect());
+    let args = vec![reals(&lr.x), reals(&lr.y)];
+    let (p, _) = lowered("22-linear-regression.simplified.hk");
+    for (target, name) in TARGETS {
+        let spec = Specialise::all(p.params.len());
+        let k = Compiled::build(&p, target, &spec, Some(&args), &CompileOptions::default())
+            .expect("compiles");
+        let prepared = k.prepare(&args).expect("the arguments fit");
+        let mut seed = 0;
+        g.bench_function(format!("linear-regression/slic-cas {name}"), |b| {
+            b.iter(|| {
+                seed += 1;
+                k.sample_prepared(&prepared, 1, seed).expect("solves")
+            })
+        });
+    }
+    let lib = compiled("linreg");
+    let solver = baselines::LinRegSolver::new(&lib).expect("linreg_solve");
+    g.bench_function("linear-regression/hand-written C", |b| {
+        b.iter(|| solver.solve(&lr.x, &lr.y))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, solves, gmm, naive_bayes, lda);
+criterion_main!(benches);
