@@ -16,16 +16,14 @@
 //! libraries are cached in a directory of this run, and programs are compiled on two
 //! threads.
 
-use std::path::PathBuf;
-
 use slic_algebra::{front, Store};
 use slic_codegen::{
     enumerable, lower_program, run, run_measure, CompileOptions, Compiled, KernelError, Mode,
     Outcome, Passes, Program, RunError, Specialise, Target, Val,
 };
 use slic_semantics::Value;
-use slic_suite::cases::{argument_tuples, case_number, is_input, short, Kind};
-use slic_suite::{corpus_files, with_big_stack};
+use slic_suite::cases::{argument_tuples, lowering_programs, short, Kind, LoweringProgram};
+use slic_suite::with_big_stack;
 
 const MAX_PATHS: u64 = 1 << 16;
 
@@ -259,26 +257,13 @@ struct Case {
 fn cases() -> (Vec<Case>, Vec<String>) {
     let mut out: Vec<Case> = Vec::new();
     let mut skipped = Vec::new();
-    let files = corpus_files("cases")
-        .into_iter()
-        .chain(corpus_files("simplify"))
-        .chain(corpus_files("examples"))
-        .chain(corpus_files("lowering"));
-    for path in files {
+    for LoweringProgram {
+        path,
+        headers,
+        kind,
+    } in lowering_programs()
+    {
         let name = path.to_string_lossy().into_owned();
-        if name.ends_with(".expected.hk") {
-            continue;
-        }
-        let kind = if name.contains("/cases/") && case_number(&path).is_some_and(|n| n >= 11) {
-            Kind::Array
-        } else {
-            Kind::Scalar
-        };
-        let headers = if is_input(&path) {
-            path.clone()
-        } else {
-            PathBuf::from(name.replace(".simplified.hk", ".hk"))
-        };
         let (Ok(text), Ok(head)) = (
             std::fs::read_to_string(&path),
             std::fs::read_to_string(&headers),

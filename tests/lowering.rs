@@ -10,50 +10,19 @@
 //!   `# assume:`, sizes 0 and 1 steered for; scalar programs: the example and one):
 //!   never Different, and most comparisons decided.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use slic_algebra::{alpha, front, print, Store, TermId};
 use slic_codegen::{enumerable, lower_program, run_measure, term_stages, Mode, Passes, Val};
 use slic_semantics::{compare, CompareConfig, Value, Verdict};
-use slic_suite::cases::{args_json, argument_tuples, case_number, is_input, short, Kind};
-use slic_suite::{corpus_files, with_big_stack};
-
-/// A program to lower: the file, the text whose headers give its arguments (the input's,
-/// for a simplified output), and the harness kind.
-struct Program {
-    path: PathBuf,
-    headers: PathBuf,
-    kind: Kind,
-}
+use slic_suite::cases::{
+    args_json, argument_tuples, case_number, lowering_programs, short, Kind,
+    LoweringProgram as Program,
+};
+use slic_suite::with_big_stack;
 
 fn programs() -> Vec<Program> {
-    let mut out = Vec::new();
-    for p in corpus_files("cases")
-        .into_iter()
-        .chain(corpus_files("simplify"))
-        .chain(corpus_files("examples"))
-        .chain(corpus_files("lowering"))
-    {
-        let name = p.to_string_lossy().into_owned();
-        if name.ends_with(".expected.hk") {
-            continue;
-        }
-        let kind = if name.contains("/cases/") && case_number(&p).is_some_and(|n| n >= 11) {
-            Kind::Array
-        } else {
-            Kind::Scalar
-        };
-        let headers = if is_input(&p) {
-            p.clone()
-        } else {
-            PathBuf::from(name.replace(".simplified.hk", ".hk"))
-        };
-        out.push(Program {
-            path: p,
-            headers,
-            kind,
-        });
-    }
+    let out = lowering_programs();
     assert!(out.len() >= 100, "the corpus lost programs: {}", out.len());
     out
 }

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "draw.h"
+
 #define LOG_2PI 1.8378770664093454836
 
 typedef struct gmm {
@@ -85,22 +87,6 @@ void gmm_commit(gmm *g, int64_t u, int64_t knew) {
     g->cnt[knew] += 1;
     g->sm[knew] += g->t[u];
     g->z[u] = knew;
-}
-
-// the inverse-CDF draw of a class from unnormalised log weights (overwritten)
-static int64_t draw(double *logw, int64_t k, double uniform) {
-    double m = -INFINITY;
-    for (int64_t c = 0; c < k; c++) if (logw[c] > m) m = logw[c];
-    double total = 0.0;
-    for (int64_t c = 0; c < k; c++) { logw[c] = exp(logw[c] - m); total += logw[c]; }
-    double target = uniform * total, acc = 0.0;
-    int64_t last = 0;
-    for (int64_t c = 0; c < k; c++) {
-        if (logw[c] > 0.0) last = c;
-        acc += logw[c];
-        if (target < acc) return c;
-    }
-    return last;
 }
 
 void gmm_sweep(gmm *g, const int64_t *order, int64_t m, const double *uniforms) {

@@ -53,8 +53,12 @@ pub fn compile(name: &str) -> Result<Baseline, String> {
         .join("benches/baselines")
         .join(format!("{name}.c"));
     let text = std::fs::read(&src).map_err(|e| format!("cannot read {}: {e}", src.display()))?;
+    // the header the Gibbs baselines include is part of their source
+    let header = src.with_file_name("draw.h");
+    let shared =
+        std::fs::read(&header).map_err(|e| format!("cannot read {}: {e}", header.display()))?;
     let cc = compiler();
-    let hash = fnv(&[&text, cc.as_bytes(), CFLAGS.join(" ").as_bytes()]);
+    let hash = fnv(&[&text, &shared, cc.as_bytes(), CFLAGS.join(" ").as_bytes()]);
     let dir = crate::root().join("target/baselines");
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let lib = dir.join(format!("{name}-{hash:016x}.so"));

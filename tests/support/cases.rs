@@ -2,7 +2,8 @@
 //! the files beside them, and the argument tuples a case is compared on (its `# args:`
 //! example, then random tuples: any values of the parameter types for a scalar case, and
 //! for an array case tuples that respect its `# assume:` header with the sizes 0 and 1
-//! steered for). Shared by the simplifier's and the lowering's corpus tests.
+//! steered for); every program the lowering pipeline is run on ([`lowering_programs`]).
+//! Shared by the simplifier's, the lowering's and the kernels' corpus tests.
 
 use std::path::{Path, PathBuf};
 
@@ -10,6 +11,47 @@ use crate::assume::{parameter_names, sized_tuples, Assumption, Tuples};
 use crate::{header, header_args};
 use slic_algebra::{Store, TermId};
 use slic_semantics::{random_args, Rng, Value};
+
+/// A program the lowering tests run: the file, the file whose headers give its arguments
+/// (the input's, for a simplified output), and the harness kind.
+pub struct LoweringProgram {
+    pub path: PathBuf,
+    pub headers: PathBuf,
+    pub kind: Kind,
+}
+
+/// Every corpus program the lowering pipeline is run on: the cases, the simplifier's
+/// corpus, the examples and the lowering programs, without the expected forms.
+pub fn lowering_programs() -> Vec<LoweringProgram> {
+    let mut out = Vec::new();
+    for p in crate::corpus_files("cases")
+        .into_iter()
+        .chain(crate::corpus_files("simplify"))
+        .chain(crate::corpus_files("examples"))
+        .chain(crate::corpus_files("lowering"))
+    {
+        let name = p.to_string_lossy().into_owned();
+        if name.ends_with(".expected.hk") {
+            continue;
+        }
+        let kind = if name.contains("/cases/") && case_number(&p).is_some_and(|n| n >= 11) {
+            Kind::Array
+        } else {
+            Kind::Scalar
+        };
+        let headers = if is_input(&p) {
+            p.clone()
+        } else {
+            PathBuf::from(name.replace(".simplified.hk", ".hk"))
+        };
+        out.push(LoweringProgram {
+            path: p,
+            headers,
+            kind,
+        });
+    }
+    out
+}
 
 /// Random argument tuples per case besides the `# args:` example.
 pub const RANDOM_TUPLES: usize = 3;
