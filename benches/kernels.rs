@@ -6,6 +6,8 @@
 //! - Naive Bayes update (20 Newsgroups shape) and LDA update (KOS shape, K = 50): one
 //!   update of the compiled kernels of cases 19 and 20 against one of the recomputing
 //!   baselines (the documents, or tokens, taken in turn);
+//! - the ablation table of the GMM update (every pass; no histograms, LICM, fusion or
+//!   run-time specialisation), per update of the C kernel;
 //! - ClinicalTrial (exact enumeration of case 21) and LinearRegression (one run of case
 //!   22: its evidence, the residual measure's parameters, and one draw from it) at
 //!   n = 10,000, against `clinical.c` and `linreg.c`.
@@ -43,18 +45,34 @@ fn uniforms(n: usize, seed: u64) -> Vec<f64> {
 
 /// A corpus case lowered with every pass, and its type.
 fn lowered(case: &str) -> (Program, Type) {
+    lowered_with(case, Passes::default())
+}
+
+/// A corpus case lowered with `passes`, and its type.
+fn lowered_with(case: &str, passes: Passes) -> (Program, Type) {
     let path = slic_suite::root().join("corpus/cases").join(case);
     let text = std::fs::read_to_string(&path).expect("the corpus file");
     let mut store = Store::new();
     let t = front::load(&mut store, &text).expect("the case loads");
     let ty = store.ty(t).clone();
-    let l = lower_program(&mut store, t, Passes::default()).expect("the case lowers");
+    let l = lower_program(&mut store, t, passes).expect("the case lowers");
     (l.program, ty)
 }
 
 /// The update of `case` bound to `data` (written and read back as `gibbs` reads it).
 fn bound(case: &str, data: &Dataset, state: &str, index: &str) -> (Program, Update, Vec<Val>) {
-    let (p, ty) = lowered(case);
+    bound_with(case, data, state, index, Passes::default())
+}
+
+/// [`bound`] with the program lowered with `passes`.
+fn bound_with(
+    case: &str,
+    data: &Dataset,
+    state: &str,
+    index: &str,
+    passes: Passes,
+) -> (Program, Update, Vec<Val>) {
+    let (p, ty) = lowered_with(case, passes);
     let update = Update::new(&p, &ty, state, index).expect("an update");
     let dir = std::env::temp_dir().join(format!("slic-bench-{}-{case}", std::process::id()));
     data.write(&dir).expect("the data writes");
@@ -96,6 +114,65 @@ fn gmm(c: &mut Criterion) {
         let mut s = Gibbs::gmm(&lib, d.s, &d.as_, &d.z, &d.t).expect("gmm_new");
         g.bench_function(format!("hand-written C {version}"), |b| {
             b.iter(|| s.sweep(&order, &us))
+        });
+    }
+    g.finish();
+}
+
+/// The ablation table (the paper's Table 2): one GMM update (n = 10,000, K = 50)
+/// of the C kernel with every pass, without the histogram transform, without LICM,
+/// without fusion, and without run-time specialisation (a sweep is n updates). Per update,
+/// since a sweep without histograms would take minutes.
+fn gmm_ablation(c: &mut Criterion) {
+    let mut g = c.benchmark_group("kernels/gmm-update-ablation n=10000 K=50 (c)");
+    g.sample_size(10);
+    let (n, k) = (10_000, 50);
+    let d = Gmm::generate(n, k, Means::Paper, 1);
+    let all = Passes::default();
+    let settings = [
+        ("all passes", all, true),
+        (
+            "--no-histogram",
+            Passes {
+                histogram: false,
+                ..all
+            },
+            true,
+        ),
+        ("--no-licm", Passes { licm: false, ..all }, true),
+        (
+            "--no-fusion",
+            Passes {
+                fusion: false,
+                ..all
+            },
+            true,
+        ),
+        ("--no-specialise", all, false),
+    ];
+    for (name, passes, specialise) in settings {
+        let (p, update, args) =
+            bound_with("18-gmm-gibbs.simplified.hk", &d.dataset(), "z", "u", passes);
+        let mut kern = if specialise {
+            kernel(&p, Target::C, &update, &args)
+        } else {
+            let k = Compiled::build(
+                &p,
+                Target::C,
+                &Specialise::default(),
+                None,
+                &CompileOptions::default(),
+            )
+            .expect("the update compiles");
+            CompiledKernel::new(k, MAX_PATHS, &update)
+        };
+        let mut chain = Chain::new(&update, &args, 1, &mut kern).expect("the chain starts");
+        let mut u = 0usize;
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                chain.update(&mut kern, u).expect("the update runs");
+                u = (u + 1) % n;
+            })
         });
     }
     g.finish();
@@ -225,5 +302,5 @@ fn solves(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, solves, gmm, naive_bayes, lda);
+criterion_group!(benches, solves, gmm, gmm_ablation, naive_bayes, lda);
 criterion_main!(benches);

@@ -4,7 +4,10 @@
 //! accumulators) become one `let` at the top of the body.
 //!
 //! A `for` is merged into an earlier `for` of the same block with syntactically equal
-//! bounds when that cannot change what any statement sees: the later loop reads nothing
+//! bounds, and an `if` into an earlier `if` with a syntactically equal test (both
+//! branches joined in order: A-normal form guards each hoisted name by its own `if c`,
+//! and the loops inside the joined branches then share a pass), when that cannot change
+//! what any statement sees: the later loop reads nothing
 //! the earlier loop or the statements between them write, writes nothing they read or
 //! write, and the declarations between them that it needs (its accumulator's `var`, its
 //! histogram's `alloc`, a `let`) move up before the earlier loop, which is safe because
@@ -442,33 +445,64 @@ fn top_reads(s: &Stmt, out: &mut Vec<Expr>) {
     }
 }
 
-/// How to merge loop `j` into loop `i`: the statements between them that move up before
-/// loop `i` (the declarations loop `j` needs), by position.
+/// How to merge loop (or `if`) `j` into loop (or `if`) `i`: the statements between them
+/// that move up before `i` (the declarations `j` needs), by position.
 struct Plan {
     up: Vec<usize>,
 }
 
 fn plan(stmts: &[Stmt], i: usize, j: usize) -> Option<Plan> {
-    let (
-        Stmt::For {
-            var: vi,
-            lo: li,
-            hi: hi_i,
-            body: bi,
-        },
-        Stmt::For {
-            var: vj,
-            lo: lj,
-            hi: hj,
-            body: bj,
-        },
-    ) = (&stmts[i], &stmts[j])
-    else {
-        return None;
+    // two loops over equal bounds, or two `if`s on an equal test (the test, like the
+    // bounds, must see the same values at both places): what heads them, and the names
+    // each declares in its bodies
+    let (head, di, dj) = match (&stmts[i], &stmts[j]) {
+        (
+            Stmt::For {
+                var: vi,
+                lo: li,
+                hi: hi_i,
+                body: bi,
+            },
+            Stmt::For {
+                var: vj,
+                lo: lj,
+                hi: hj,
+                body: bj,
+            },
+        ) => {
+            if li != lj || hi_i != hj {
+                return None;
+            }
+            let (di, dj) = (Effects::of(bi).decls, Effects::of(bj).decls);
+            let ej = Effects::of(&stmts[j..=j]).free();
+            if dj.contains(vj) || (vi != vj && (ej.reads.contains(vi) || dj.contains(vi))) {
+                return None;
+            }
+            (vec![lj, hj], di, dj)
+        }
+        (
+            Stmt::If {
+                cond: ci,
+                then: ti,
+                otherwise: oi,
+            },
+            Stmt::If {
+                cond: cj,
+                then: tj,
+                otherwise: oj,
+            },
+        ) => {
+            if ci != cj {
+                return None;
+            }
+            let (di, dj) = (
+                Effects::of(&[ti.as_slice(), oi].concat()).decls,
+                Effects::of(&[tj.as_slice(), oj].concat()).decls,
+            );
+            (vec![cj], di, dj)
+        }
+        _ => return None,
     };
-    if li != lj || hi_i != hj {
-        return None;
-    }
     let ei = Effects::of(&stmts[i..=i]);
     let ej = Effects::of(&stmts[j..=j]);
     if ei.measure || ej.measure {
@@ -476,13 +510,7 @@ fn plan(stmts: &[Stmt], i: usize, j: usize) -> Option<Plan> {
     }
     let (ei, ej) = (ei.free(), ej.free());
     // one scope after the merge: no name declared in both bodies, none captured
-    let (di, dj) = (Effects::of(bi).decls, Effects::of(bj).decls);
-    if !disjoint(&di, &dj)
-        || !disjoint(&di, &ej.reads)
-        || !disjoint(&dj, &ei.reads)
-        || dj.contains(vj)
-        || (vi != vj && (ej.reads.contains(vi) || dj.contains(vi)))
-    {
+    if !disjoint(&di, &dj) || !disjoint(&di, &ej.reads) || !disjoint(&dj, &ei.reads) {
         return None;
     }
     // the two loops are independent
@@ -496,10 +524,11 @@ fn plan(stmts: &[Stmt], i: usize, j: usize) -> Option<Plan> {
     if between.iter().any(|e| e.measure) {
         return None;
     }
-    // the bounds see the same values at both places
+    // the bounds (the test) see the same values at both places
     let mut bounds = HashSet::new();
-    reads(lj, &mut bounds);
-    reads(hj, &mut bounds);
+    for e in head {
+        reads(e, &mut bounds);
+    }
     if !disjoint(&bounds, &ei.writes)
         || between
             .iter()
@@ -583,19 +612,34 @@ fn apply(stmts: &mut Vec<Stmt>, i: usize, j: usize, plan: Plan) {
     let Some(mut first) = stmts.pop() else {
         return;
     };
-    if let (
-        Stmt::For { var: vi, body, .. },
-        Stmt::For {
-            var: vj, body: bj, ..
-        },
-    ) = (&mut first, later)
-    {
-        for mut s in bj {
-            if *vi != vj {
-                map_exprs(&mut s, &mut |e| rename_expr(e, &vj, vi));
+    match (&mut first, later) {
+        (
+            Stmt::For { var: vi, body, .. },
+            Stmt::For {
+                var: vj, body: bj, ..
+            },
+        ) => {
+            for mut s in bj {
+                if *vi != vj {
+                    map_exprs(&mut s, &mut |e| rename_expr(e, &vj, vi));
+                }
+                body.push(s);
             }
-            body.push(s);
         }
+        (
+            Stmt::If {
+                then, otherwise, ..
+            },
+            Stmt::If {
+                then: tj,
+                otherwise: oj,
+                ..
+            },
+        ) => {
+            then.extend(tj);
+            otherwise.extend(oj);
+        }
+        _ => {}
     }
     stmts.extend(moved);
     stmts.push(first);

@@ -592,6 +592,30 @@ fn independent_loops_share_one_pass() {
 }
 
 #[test]
+fn ifs_on_one_test_share_their_branches_and_loops() {
+    // A-normal form guards each name it hoists by its own `if c`: joined, the loops in
+    // the branches share one pass
+    let p = check(
+        "a = if 1 < K: (summate j from 0 to size(t): t[j]) else: 0\n\
+         b = if 1 < K: (summate j from 0 to size(t): t[j] * t[j]) else: x\na + b",
+    );
+    let f = slic_codegen::fuse(&p);
+    let text = f.to_string();
+    assert_eq!(text.matches("if (1 < K)").count(), 1, "{text}");
+    assert_eq!(text.matches("for ").count(), 1, "{text}");
+    for a in fixed_args() {
+        fused_same(&p, &a).unwrap_or_else(|e| panic!("{e}"));
+    }
+    // the second reads what the first computes: they stay apart
+    let p = check(
+        "a = if 1 < K: (summate j from 0 to size(t): t[j]) else: 0\n\
+         b = if 1 < K: (summate j from 0 to size(t): t[j] * a) else: x\na + b",
+    );
+    let f = slic_codegen::fuse(&p);
+    assert_eq!(f.to_string().matches("if (1 < K)").count(), 2, "{f}");
+}
+
+#[test]
 fn a_guarded_read_is_not_hoisted() {
     // t[j] is read only when j < size(t): hoisting it would fail where the program does not
     let p = check("a = summate j from 0 to K: if j < size(t): t[j] else: 0\nb = summate j from 0 to K: if j < size(t): t[j] * 2 else: 0\na + b");
