@@ -4,7 +4,8 @@
 //! accumulators) become one `let` at the top of the body.
 //!
 //! A `for` is merged into an earlier `for` of the same block with syntactically equal
-//! bounds, and an `if` into an earlier `if` with a syntactically equal test (both
+//! bounds (or with the upper bound `if c: hi else: lo` of a guarded histogram, its body
+//! then joined under `if c`), and an `if` into an earlier `if` with a syntactically equal test (both
 //! branches joined in order: A-normal form guards each hoisted name by its own `if c`,
 //! and the loops inside the joined branches then share a pass), when that cannot change
 //! what any statement sees: the later loop reads nothing
@@ -21,7 +22,7 @@
 //! original read would have, in the same iteration. This module changes no arithmetic:
 //! every accumulator sees the same values in the same order.
 
-use crate::ir::{Expr, Program, Stmt};
+use crate::ir::{AssignOp, Expr, Program, Stmt};
 use slic_algebra::Type;
 use std::collections::{HashMap, HashSet};
 
@@ -449,13 +450,50 @@ fn top_reads(s: &Stmt, out: &mut Vec<Expr>) {
 /// that move up before `i` (the declarations `j` needs), by position.
 struct Plan {
     up: Vec<usize>,
+    /// Loop `j` runs over `lo..(if c: hi else: lo)` where loop `i` runs over `lo..hi`:
+    /// its body joins under `if c` (`c` fixed in between, as the bounds are).
+    guard: Option<Expr>,
+}
+
+/// The test `c` when `hi` is a variable set just by `if c { hi = full } else { hi = lo }`
+/// earlier in `stmts[..j]` and written nowhere else in the block: a guarded histogram's
+/// range (`bucket j from lo to (if c: n else: lo)`, as A-normal form guards an array).
+fn guarded_bound(stmts: &[Stmt], j: usize, hi: &Expr, full: &Expr, lo: &Expr) -> Option<Expr> {
+    let Expr::Var(h) = hi else {
+        return None;
+    };
+    let mut found = None;
+    for (k, st) in stmts.iter().enumerate() {
+        let e = Effects::of(std::slice::from_ref(st));
+        if !e.writes.contains(h) {
+            continue;
+        }
+        match st {
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } if k < j && found.is_none() => {
+                let sets = |b: &[Stmt], v: &Expr| {
+                    matches!(b, [Stmt::Assign { name, op: AssignOp::Set, value }]
+                        if name == h && value == v)
+                };
+                if !(sets(then, full) && sets(otherwise, lo)) {
+                    return None;
+                }
+                found = Some(cond.clone());
+            }
+            _ => return None,
+        }
+    }
+    found
 }
 
 fn plan(stmts: &[Stmt], i: usize, j: usize) -> Option<Plan> {
     // two loops over equal bounds, or two `if`s on an equal test (the test, like the
     // bounds, must see the same values at both places): what heads them, and the names
     // each declares in its bodies
-    let (head, di, dj) = match (&stmts[i], &stmts[j]) {
+    let (head, di, dj, guard, joined) = match (&stmts[i], &stmts[j]) {
         (
             Stmt::For {
                 var: vi,
@@ -470,15 +508,35 @@ fn plan(stmts: &[Stmt], i: usize, j: usize) -> Option<Plan> {
                 body: bj,
             },
         ) => {
-            if li != lj || hi_i != hj {
+            if li != lj {
                 return None;
             }
+            let guard = if hi_i == hj {
+                None
+            } else {
+                Some(guarded_bound(stmts, j, hj, hi_i, lj)?)
+            };
             let (di, dj) = (Effects::of(bi).decls, Effects::of(bj).decls);
-            let ej = Effects::of(&stmts[j..=j]).free();
+            // a guarded loop, as it will be: over loop i's range, its body under the test
+            let joined = guard.as_ref().map(|c| Stmt::For {
+                var: vj.clone(),
+                lo: lj.clone(),
+                hi: hi_i.clone(),
+                body: vec![Stmt::If {
+                    cond: c.clone(),
+                    then: bj.clone(),
+                    otherwise: Vec::new(),
+                }],
+            });
+            let ej = Effects::of(joined.as_slice()).free();
             if dj.contains(vj) || (vi != vj && (ej.reads.contains(vi) || dj.contains(vi))) {
                 return None;
             }
-            (vec![lj, hj], di, dj)
+            let head = match &guard {
+                Some(c) => vec![lj.clone(), hi_i.clone(), c.clone()],
+                None => vec![lj.clone(), hj.clone()],
+            };
+            (head, di, dj, guard, joined)
         }
         (
             Stmt::If {
@@ -499,12 +557,15 @@ fn plan(stmts: &[Stmt], i: usize, j: usize) -> Option<Plan> {
                 Effects::of(&[ti.as_slice(), oi].concat()).decls,
                 Effects::of(&[tj.as_slice(), oj].concat()).decls,
             );
-            (vec![cj], di, dj)
+            (vec![cj.clone()], di, dj, None, None)
         }
         _ => return None,
     };
     let ei = Effects::of(&stmts[i..=i]);
-    let ej = Effects::of(&stmts[j..=j]);
+    let ej = match &joined {
+        Some(s) => Effects::of(std::slice::from_ref(s)),
+        None => Effects::of(&stmts[j..=j]),
+    };
     if ei.measure || ej.measure {
         return None;
     }
@@ -526,14 +587,11 @@ fn plan(stmts: &[Stmt], i: usize, j: usize) -> Option<Plan> {
     }
     // the bounds (the test) see the same values at both places
     let mut bounds = HashSet::new();
-    for e in head {
+    for e in &head {
         reads(e, &mut bounds);
     }
-    if !disjoint(&bounds, &ei.writes)
-        || between
-            .iter()
-            .any(|e| !disjoint(&bounds, &e.writes) || !disjoint(&bounds, &e.decls))
-    {
+    // (a name declared in between is allowed where its declaration moves up, below)
+    if !disjoint(&bounds, &ei.writes) || between.iter().any(|e| !disjoint(&bounds, &e.writes)) {
         return None;
     }
     // the declarations loop j needs, and those they need in turn, move up
@@ -573,6 +631,13 @@ fn plan(stmts: &[Stmt], i: usize, j: usize) -> Option<Plan> {
             stay_reads.extend(e.reads.iter().cloned());
         }
     }
+    if between
+        .iter()
+        .enumerate()
+        .any(|(k, e)| !up[k] && !disjoint(&bounds, &e.decls))
+    {
+        return None;
+    }
     let moved_reads: HashSet<String> = between
         .iter()
         .enumerate()
@@ -592,6 +657,7 @@ fn plan(stmts: &[Stmt], i: usize, j: usize) -> Option<Plan> {
             .filter(|k| up[*k])
             .map(|k| i + 1 + k)
             .collect(),
+        guard,
     })
 }
 
@@ -619,11 +685,20 @@ fn apply(stmts: &mut Vec<Stmt>, i: usize, j: usize, plan: Plan) {
                 var: vj, body: bj, ..
             },
         ) => {
+            let mut joined = Vec::with_capacity(bj.len());
             for mut s in bj {
                 if *vi != vj {
                     map_exprs(&mut s, &mut |e| rename_expr(e, &vj, vi));
                 }
-                body.push(s);
+                joined.push(s);
+            }
+            match plan.guard {
+                Some(cond) => body.push(Stmt::If {
+                    cond,
+                    then: joined,
+                    otherwise: Vec::new(),
+                }),
+                None => body.extend(joined),
             }
         }
         (

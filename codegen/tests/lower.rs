@@ -616,6 +616,81 @@ fn ifs_on_one_test_share_their_branches_and_loops() {
 }
 
 #[test]
+fn a_guarded_histogram_joins_the_loop_over_its_range() {
+    // `for j in 0..(if c: size(t) else: 0)`, the range of a histogram A-normal form
+    // guarded, joins `for j in 0..size(t)` with its body under `if c`
+    use slic_algebra::{Prim, Type};
+    use slic_codegen::{AssignOp, Expr, Stmt};
+    let n = || Expr::size(Expr::var("t"));
+    let t_j = || Expr::index(Expr::var("t"), Expr::var("j"));
+    let params = |p: &Program| p.params.clone();
+    let base = check("x");
+    let p = Program {
+        params: params(&base),
+        body: vec![
+            Stmt::var("s1", Type::Real, Some(Expr::real(0.0))),
+            Stmt::for_(
+                "j",
+                Expr::nat(0),
+                n(),
+                vec![Stmt::assign("s1", AssignOp::Add, t_j())],
+            ),
+            Stmt::let_(
+                "c",
+                Type::Bool,
+                Expr::prim(Prim::Lt, vec![Expr::nat(1), Expr::var("K")]),
+            ),
+            Stmt::var("h", Type::Nat, None),
+            Stmt::if_(
+                Expr::var("c"),
+                vec![Stmt::assign("h", AssignOp::Set, n())],
+                vec![Stmt::assign("h", AssignOp::Set, Expr::nat(0))],
+            ),
+            Stmt::var("s2", Type::Real, Some(Expr::real(0.0))),
+            Stmt::for_(
+                "j",
+                Expr::nat(0),
+                Expr::var("h"),
+                vec![Stmt::assign(
+                    "s2",
+                    AssignOp::Add,
+                    Expr::prim(Prim::Mul, vec![t_j(), t_j()]),
+                )],
+            ),
+        ],
+        result: Expr::prim(Prim::Add, vec![Expr::var("s1"), Expr::var("s2")]),
+        measure: false,
+    };
+    verify(&p).unwrap_or_else(|e| panic!("{e}\n{p}"));
+    let f = slic_codegen::fuse(&p);
+    let text = f.to_string();
+    assert_eq!(text.matches("for ").count(), 1, "{text}");
+    assert!(text.contains("if c {"), "{text}");
+    let mut ks = fixed_args();
+    for a in fixed_args() {
+        ks.push(Args { k: 0, ..a });
+    }
+    for a in ks {
+        let (before, after) = fused_same(&p, &a).unwrap_or_else(|e| panic!("{e}"));
+        // one pass instead of two where the test holds
+        let passes = if a.k > 1 { 2 } else { 1 };
+        assert_eq!(before, passes * a.t.len() as u64, "{a:?}");
+        assert_eq!(after, a.t.len() as u64, "{a:?}");
+    }
+    // a bound set otherwise (another value in the else branch) is not joined
+    let mut q = p.clone();
+    q.body[4] = Stmt::if_(
+        Expr::var("c"),
+        vec![Stmt::assign("h", AssignOp::Set, n())],
+        vec![Stmt::assign("h", AssignOp::Set, Expr::nat(1))],
+    );
+    assert_eq!(
+        slic_codegen::fuse(&q).to_string().matches("for ").count(),
+        2
+    );
+}
+
+#[test]
 fn a_guarded_read_is_not_hoisted() {
     // t[j] is read only when j < size(t): hoisting it would fail where the program does not
     let p = check("a = summate j from 0 to K: if j < size(t): t[j] else: 0\nb = summate j from 0 to K: if j < size(t): t[j] * 2 else: 0\na + b");
