@@ -241,6 +241,31 @@ pub struct Enumerated {
 }
 
 impl Enumerated {
+    /// The distribution of the runs `leaves` (each a value and the log weight of its
+    /// path): equal values merged by log-sum-exp, in the order of `Val::total_cmp`; what
+    /// the interpreter's exact mode and the compiled kernels' replay both end with.
+    pub(crate) fn from_leaves(mut leaves: Vec<(Val, f64)>, paths: u64, stats: Stats) -> Enumerated {
+        leaves.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut weights: Vec<(Val, f64)> = Vec::new();
+        let mut k = 0;
+        while k < leaves.len() {
+            let mut j = k;
+            while j < leaves.len() && leaves[j].0.total_cmp(&leaves[k].0) == Ordering::Equal {
+                j += 1;
+            }
+            let ls: Vec<f64> = leaves[k..j].iter().map(|(_, l)| *l).collect();
+            weights.push((leaves[k].0.clone(), log_sum_exp(&ls)));
+            k = j;
+        }
+        let all: Vec<f64> = weights.iter().map(|(_, l)| *l).collect();
+        Enumerated {
+            ln_mass: log_sum_exp(&all),
+            weights,
+            paths,
+            stats,
+        }
+    }
+
     /// The total mass.
     pub fn mass(&self) -> f64 {
         self.ln_mass.exp()
@@ -609,25 +634,7 @@ impl Exec {
                 }
             }
         }
-        leaves.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let mut weights: Vec<(Val, f64)> = Vec::new();
-        let mut k = 0;
-        while k < leaves.len() {
-            let mut j = k;
-            while j < leaves.len() && leaves[j].0.total_cmp(&leaves[k].0) == Ordering::Equal {
-                j += 1;
-            }
-            let ls: Vec<f64> = leaves[k..j].iter().map(|(_, l)| *l).collect();
-            weights.push((leaves[k].0.clone(), log_sum_exp(&ls)));
-            k = j;
-        }
-        let all: Vec<f64> = weights.iter().map(|(_, l)| *l).collect();
-        Ok(Enumerated {
-            ln_mass: log_sum_exp(&all),
-            weights,
-            paths,
-            stats: self.stats,
-        })
+        Ok(Enumerated::from_leaves(leaves, paths, self.stats))
     }
 
     /// One independent run of a measure program, drawing from `rng`.

@@ -24,11 +24,10 @@
 
 use crate::compile::{compile, CompileError, CompileOptions, Library};
 use crate::emit::{emit_with, EmitError, Emitted, Fixed, Site, SiteKind, Specialise, Target};
-use crate::interp::{log_sum_exp, Enumerated, RunError, Sample, Sampled, Stats, Val};
+use crate::interp::{Enumerated, RunError, Sample, Sampled, Stats, Val};
 use crate::ir::{Expr, Program};
 use crate::sampler::Rng;
 use slic_algebra::Type;
-use std::cmp::Ordering;
 use std::ffi::c_void;
 use std::fmt;
 
@@ -369,25 +368,7 @@ impl Compiled {
                 }
             }
         }
-        leaves.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let mut weights: Vec<(Val, f64)> = Vec::new();
-        let mut k = 0;
-        while k < leaves.len() {
-            let mut j = k;
-            while j < leaves.len() && leaves[j].0.total_cmp(&leaves[k].0) == Ordering::Equal {
-                j += 1;
-            }
-            let ls: Vec<f64> = leaves[k..j].iter().map(|(_, l)| *l).collect();
-            weights.push((leaves[k].0.clone(), log_sum_exp(&ls)));
-            k = j;
-        }
-        let all: Vec<f64> = weights.iter().map(|(_, l)| *l).collect();
-        Ok(Enumerated {
-            ln_mass: log_sum_exp(&all),
-            weights,
-            paths,
-            stats: Stats::default(),
-        })
+        Ok(Enumerated::from_leaves(leaves, paths, Stats::default()))
     }
 
     /// `n` independent runs of a measure program drawing from the generator of `seed`:

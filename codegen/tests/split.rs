@@ -114,6 +114,23 @@ fn rewrites_agree(src: &str, args: &str) -> Result<usize, String> {
     Ok(split.splits)
 }
 
+/// The arguments `[z, t, doc, K, u]` of the proptests: labels, data (quarters) and
+/// documents from `rows`.
+fn args_of(rows: &[(u64, i32, u64)], k: u64, u: u64) -> String {
+    let z: Vec<u64> = rows.iter().map(|r| r.0).collect();
+    let t: Vec<String> = rows
+        .iter()
+        .map(|r| format!("{:.2}", f64::from(r.1) / 4.0))
+        .collect();
+    let doc: Vec<u64> = rows.iter().map(|r| r.2).collect();
+    format!(
+        "[{}, {}, {}, {k}, {u}]",
+        json_list(&z),
+        json_list(&t),
+        json_list(&doc)
+    )
+}
+
 fn json_list<T: ToString>(xs: &[T]) -> String {
     let items: Vec<String> = xs.iter().map(ToString::to_string).collect();
     format!("[{}]", items.join(", "))
@@ -129,10 +146,7 @@ proptest! {
         k in 0u64..=4,
         u in 0u64..8,
     ) {
-        let z: Vec<u64> = rows.iter().map(|r| r.0).collect();
-        let t: Vec<String> = rows.iter().map(|r| format!("{:.2}", f64::from(r.1) / 4.0)).collect();
-        let doc: Vec<u64> = rows.iter().map(|r| r.2).collect();
-        let args = format!("[{}, {}, {}, {k}, {u}]", json_list(&z), json_list(&t), json_list(&doc));
+        let args = args_of(&rows, k, u);
         let r = rewrites_agree(&program(SHAPES[shape]), &args);
         prop_assert!(r.is_ok(), "{}", r.err().unwrap_or_default());
     }
@@ -163,10 +177,7 @@ proptest! {
         k in 0u64..=4,
         u in 0u64..8,
     ) {
-        let z: Vec<u64> = rows.iter().map(|r| r.0).collect();
-        let t: Vec<String> = rows.iter().map(|r| format!("{:.2}", f64::from(r.1) / 4.0)).collect();
-        let doc: Vec<u64> = rows.iter().map(|r| r.2).collect();
-        let args = format!("[{}, {}, {}, {k}, {u}]", json_list(&z), json_list(&t), json_list(&doc));
+        let args = args_of(&rows, k, u);
         let r = rewrites_agree(&program(TABLE_SHAPES[shape]), &args);
         prop_assert!(r.is_ok(), "{}", r.err().unwrap_or_default());
     }
