@@ -21,24 +21,10 @@ use slic_codegen::{
     enumerable, lower_program, run, run_measure, CompileOptions, Compiled, KernelError, Mode,
     Outcome, Passes, Program, RunError, Specialise, Target, Val,
 };
-use slic_semantics::Value;
-use slic_suite::cases::{argument_tuples, lowering_programs, short, Kind, LoweringProgram};
+use slic_suite::cases::{argument_tuples, lowering_programs, short, to_val, Kind, LoweringProgram};
 use slic_suite::with_big_stack;
 
 const MAX_PATHS: u64 = 1 << 16;
-
-fn to_val(v: &Value) -> Option<Val> {
-    Some(match v {
-        Value::Nat(n) => Val::Nat(*n),
-        Value::Int(n) => Val::Int(*n),
-        Value::Real(x) => Val::Real(*x),
-        Value::Prob(l) => Val::Prob(*l),
-        Value::Bool(b) => Val::Bool(*b),
-        Value::Array(xs) => Val::array(xs.iter().map(to_val).collect::<Option<_>>()?),
-        Value::Pair(p) => Val::pair(to_val(&p.0)?, to_val(&p.1)?),
-        _ => return None,
-    })
-}
 
 /// An argument in a form threads can share (`Val` holds `Rc`s).
 #[derive(Clone, Debug)]

@@ -16,7 +16,7 @@ use slic_algebra::{alpha, front, print, Store, TermId};
 use slic_codegen::{enumerable, lower_program, run_measure, term_stages, Mode, Passes, Val};
 use slic_semantics::{compare, CompareConfig, Value, Verdict};
 use slic_suite::cases::{
-    args_json, argument_tuples, case_number, lowering_programs, short, Kind,
+    args_json, argument_tuples, case_number, lowering_programs, short, to_val, Kind,
     LoweringProgram as Program,
 };
 use slic_suite::with_big_stack;
@@ -341,19 +341,6 @@ fn val_components(v: &Val, out: &mut Vec<f64>) {
         Val::Array(xs) => xs.iter().for_each(|x| val_components(x, out)),
         Val::Unit => {}
     }
-}
-
-fn to_val(v: &Value) -> Option<Val> {
-    Some(match v {
-        Value::Nat(n) => Val::Nat(*n),
-        Value::Int(n) => Val::Int(*n),
-        Value::Real(x) => Val::Real(*x),
-        Value::Prob(l) => Val::Prob(*l),
-        Value::Bool(b) => Val::Bool(*b),
-        Value::Array(xs) => Val::array(xs.iter().map(to_val).collect::<Option<_>>()?),
-        Value::Pair(p) => Val::pair(to_val(&p.0)?, to_val(&p.1)?),
-        _ => return None,
-    })
 }
 
 /// Relatively close (1e-12 of the larger, or both tiny), allowing the reference's own

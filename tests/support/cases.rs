@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use crate::assume::{parameter_names, sized_tuples, Assumption, Tuples};
 use crate::{header, header_args};
 use slic_algebra::{Store, TermId};
+use slic_codegen::Val;
 use slic_semantics::{random_args, Rng, Value};
 
 /// A program the lowering tests run: the file, the file whose headers give its arguments
@@ -150,4 +151,19 @@ pub fn argument_tuples(
 
 pub fn args_json(args: &[Value]) -> String {
     slic_semantics::args_to_json(args)
+}
+
+/// An argument of the reference interpreter as the loop IR's value (`None` for kinds the
+/// IR does not hold), for the tests that run both on one corpus tuple.
+pub fn to_val(v: &Value) -> Option<Val> {
+    Some(match v {
+        Value::Nat(n) => Val::Nat(*n),
+        Value::Int(n) => Val::Int(*n),
+        Value::Real(x) => Val::Real(*x),
+        Value::Prob(l) => Val::Prob(*l),
+        Value::Bool(b) => Val::Bool(*b),
+        Value::Array(xs) => Val::array(xs.iter().map(to_val).collect::<Option<_>>()?),
+        Value::Pair(p) => Val::pair(to_val(&p.0)?, to_val(&p.1)?),
+        _ => return None,
+    })
 }
