@@ -98,6 +98,18 @@ struct Candidate {
     /// Free variables of the bucket's parts: none may be bound between the loop over
     /// classes and the sum.
     free: Vec<VarId>,
+    /// The tests (free of the class and of names bound inside the loop) that hold at
+    /// every place the sum is met: the bucket is built only where they hold, as the sum
+    /// was evaluated only there (`None` until the sum is met).
+    guards: Option<Vec<TermId>>,
+}
+
+/// Where [`Summarizer::collect`] is: the names bound between the loop over classes and
+/// here, and the tests of the `if` branches taken to get here (`not c` in an `else`).
+#[derive(Default)]
+struct Path {
+    bound: Vec<VarId>,
+    tests: Vec<TermId>,
 }
 
 /// One bucket being assembled: its range and index, and its distinct reducers in order.
@@ -107,6 +119,8 @@ struct Group {
     j: VarId,
     ix: TermId,
     count: TermId,
+    /// The tests the bucket is built under (see [`Candidate::guards`]).
+    guards: Vec<TermId>,
     reducers: Vec<TermId>,
 }
 
@@ -188,7 +202,7 @@ impl Summarizer<'_> {
         // pass 1: the sums that can read a histogram, and their buckets
         let mut found: FxHashMap<TermId, Option<Candidate>> = FxHashMap::default();
         let mut order: Vec<TermId> = Vec::new();
-        self.collect(&mut lp, body, &mut Vec::new(), &mut found, &mut order);
+        self.collect(&mut lp, body, &mut Path::default(), &mut found, &mut order);
         let mut groups: Vec<Group> = Vec::new();
         // each accepted sum: (group, slot)
         let mut slot_of: FxHashMap<TermId, (usize, usize)> = FxHashMap::default();
@@ -196,10 +210,11 @@ impl Summarizer<'_> {
             let Some(Some(c)) = found.get(&s) else {
                 continue;
             };
-            let g = match groups
-                .iter()
-                .position(|g| (g.lo, g.hi, g.j, g.ix, g.count) == (c.lo, c.hi, c.j, c.ix, c.count))
-            {
+            let guards = c.guards.clone().unwrap_or_default();
+            let g = match groups.iter().position(|g| {
+                (g.lo, g.hi, g.j, g.ix, g.count) == (c.lo, c.hi, c.j, c.ix, c.count)
+                    && g.guards == guards
+            }) {
                 Some(g) => g,
                 None => {
                     groups.push(Group {
@@ -208,6 +223,7 @@ impl Summarizer<'_> {
                         j: c.j,
                         ix: c.ix,
                         count: c.count,
+                        guards,
                         reducers: Vec::new(),
                     });
                     groups.len() - 1
@@ -238,13 +254,18 @@ impl Summarizer<'_> {
             let index = self
                 .store
                 .intern(Node::RIndex(b, g.count, g.ix, fan), index_ty.clone());
-            // the loop over classes may be empty, and then the original read no index:
-            // the histogram's range is empty too (`hi` becomes `lo` when `count` is 0)
-            let hi = if is_positive_literal(self.store, count) {
+            // the loop over classes may be empty, or the sums sit under tests that may
+            // fail, and then the original read no index: the histogram's range is empty
+            // too (`hi` becomes `lo` when `count` is 0 or a test fails)
+            let mut when = g.guards.clone();
+            if !is_positive_literal(self.store, count) {
+                let zero = self.store.int_lit(0, Type::Nat);
+                when.insert(0, self.store.prim(Prim::Lt, vec![zero, count], Type::Bool));
+            }
+            let hi = if when.is_empty() {
                 g.hi
             } else {
-                let zero = self.store.int_lit(0, Type::Nat);
-                let some = self.store.prim(Prim::Lt, vec![zero, count], Type::Bool);
+                let some = self.and(when);
                 let ty = self.store.ty(g.hi).clone();
                 self.store.intern(Node::If(some, g.hi, g.lo), ty)
             };
@@ -540,7 +561,7 @@ impl Summarizer<'_> {
         &mut self,
         lp: &mut ClassLoop,
         t: TermId,
-        bound: &mut Vec<VarId>,
+        path: &mut Path,
         found: &mut FxHashMap<TermId, Option<Candidate>>,
         order: &mut Vec<TermId>,
     ) {
@@ -551,8 +572,29 @@ impl Summarizer<'_> {
             if let std::collections::hash_map::Entry::Vacant(e) = found.entry(t) {
                 e.insert(self.candidate(lp, t));
             }
-            if let Some(Some(c)) = found.get(&t) {
-                if !c.free.iter().any(|v| bound.contains(v)) {
+            if let Some(Some(c)) = found.get_mut(&t) {
+                if !c.free.iter().any(|v| path.bound.contains(v)) {
+                    // the tests this place is reached under that the bucket can be
+                    // guarded by outside the loop (free of the class and of names bound
+                    // inside it, and total: evaluated where the original may not have);
+                    // a sum met at several places keeps the tests common to all of them
+                    let here: Vec<TermId> = path
+                        .tests
+                        .iter()
+                        .copied()
+                        .filter(|&g| {
+                            !self.fv.contains(self.store, g, lp.k)
+                                && !path
+                                    .bound
+                                    .iter()
+                                    .any(|&v| self.fv.contains(self.store, g, v))
+                                && crate::split::total(self.store, g)
+                        })
+                        .collect();
+                    match &mut c.guards {
+                        Some(gs) => gs.retain(|g| here.contains(g)),
+                        None => c.guards = Some(here),
+                    }
                     order.push(t);
                     return;
                 }
@@ -560,10 +602,22 @@ impl Summarizer<'_> {
         }
         let node = self.store.node(t).clone();
         for (i, c) in node.children().into_iter().enumerate() {
-            let depth = bound.len();
-            vars::bound_in(&node, i, bound);
-            stack::grow(|| self.collect(lp, c, bound, found, order));
-            bound.truncate(depth);
+            let depth = path.bound.len();
+            let tests = path.tests.len();
+            vars::bound_in(&node, i, &mut path.bound);
+            if let Node::If(test, ..) = node {
+                match i {
+                    1 => path.tests.push(test),
+                    2 => {
+                        let not = self.store.prim(Prim::Not, vec![test], Type::Bool);
+                        path.tests.push(not);
+                    }
+                    _ => {}
+                }
+            }
+            stack::grow(|| self.collect(lp, c, path, found, order));
+            path.bound.truncate(depth);
+            path.tests.truncate(tests);
         }
     }
 
@@ -700,6 +754,7 @@ impl Summarizer<'_> {
             reducer,
             split,
             free,
+            guards: None,
         })
     }
 

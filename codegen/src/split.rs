@@ -148,7 +148,7 @@ impl Splitter<'_> {
         }
         // the first test whose split removes a variable from the loop where it fails
         let mut tests = Vec::new();
-        self.tests_in(lp.body, lp.j, &mut Vec::new(), &mut tests);
+        self.tests_in(lp.body, lp.j, false, &mut Vec::new(), &mut tests);
         let body_free = self.fv.of(self.store, lp.body);
         let mut chosen = None;
         for test in tests {
@@ -178,6 +178,16 @@ impl Splitter<'_> {
             let sub = self.loop_rewrite(sub, fuel - 1);
             return self.store.prim(op, vec![rest, sub], ty);
         }
+        // a point that can fail is evaluated only where it is defined; elsewhere the loop
+        // is left as it was (the original fails there or never reads the point)
+        let defined = if total(self.store, u) {
+            None
+        } else {
+            match defined_cond(self.store, u) {
+                Some(ok) => Some(ok),
+                None => return t,
+            }
+        };
         // the point u itself: each such `if` decided on its other conjuncts, at j = u
         let at_u = vars::substitute1(self.store, body_at, lp.j, u);
         let at_u = tidy(self.store, at_u);
@@ -194,7 +204,11 @@ impl Splitter<'_> {
                 self.loop_rewrite(rest, fuel - 1)
             }
         };
-        self.store.prim(op, vec![rest, point], ty)
+        let split = self.store.prim(op, vec![rest, point], ty.clone());
+        match defined {
+            Some(ok) => self.store.intern(Node::If(ok, split, t), ty),
+            None => split,
+        }
     }
 
     /// `t` with every `if c: a else: b` whose test has the conjunct `e == u` (`test`,
@@ -373,6 +387,11 @@ impl Splitter<'_> {
             return None;
         }
         let u = test.1;
+        let defined = if total(self.store, u) {
+            None
+        } else {
+            Some(defined_cond(self.store, u)?)
+        };
         let at_u_cond = vars::substitute1(self.store, cond, lp.j, u);
         let at_u_cond = tidy(self.store, at_u_cond);
         let at_u = vars::substitute1(self.store, then, lp.j, u);
@@ -380,22 +399,27 @@ impl Splitter<'_> {
         let in_range = self.in_range(lp, u);
         let c = self.and(vec![in_range, at_u_cond]);
         let ty = self.store.ty(t).clone();
-        let r = self.store.intern(Node::If(c, at_u, other), ty);
+        let r = self.store.intern(Node::If(c, at_u, other), ty.clone());
         self.splits += 1;
-        Some(self.go(r))
+        let r = self.go(r);
+        Some(match defined {
+            Some(ok) => self.store.intern(Node::If(ok, r, t), ty),
+            None => r,
+        })
     }
 
     /// The first conjunct of `c` that is a test `e == u` of `j` ([`Self::test_of`]), when
-    /// every conjunct before it cannot fail (the original evaluated them at every `j`; the
-    /// rewrite evaluates the test first).
+    /// every conjunct before it cannot fail where it is evaluated, that is after the ones
+    /// before it held ([`total_given`]: `i < size(a) && a[i] == 3`); the rewrite
+    /// evaluates the test first and the others, in their order, only where it holds.
     fn test_conjunct(&mut self, c: TermId, j: VarId) -> Option<(TermId, TermId)> {
         let mut cs = Vec::new();
         conjuncts_of(self.store, c, &mut cs);
-        for &x in &cs {
+        for (n, &x) in cs.iter().enumerate() {
             if let Some(test) = self.test_of(x, j) {
                 return Some(test);
             }
-            if !total(self.store, x) {
+            if !total_given(self.store, x, &cs[..n]) {
                 return None;
             }
         }
@@ -434,13 +458,16 @@ impl Splitter<'_> {
         Some(self.store.intern(Node::If(a, inner_loop, unit), ty))
     }
 
-    /// The points `u` of the `if`s in `t` (outside binders that capture their free
-    /// variables, not inside inner loops, which were split first) whose test has a
-    /// conjunct `j == u` after conjuncts that cannot fail, in order, without repeats.
+    /// The points `u` of the `if`s in `t` whose test has a conjunct `j == u` after
+    /// conjuncts that cannot fail, in order, without repeats. Inner loops are searched
+    /// too (their own tests were split first; what is left there tests `j`, as the
+    /// proposed label's `l == j3` inside a product over words does), but not functions,
+    /// and only tests none of whose variables is bound between the loop and the `if`.
     fn tests_in(
         &mut self,
         t: TermId,
         j: VarId,
+        inner: bool,
         bound: &mut Vec<VarId>,
         out: &mut Vec<(TermId, TermId)>,
     ) {
@@ -449,8 +476,20 @@ impl Splitter<'_> {
         }
         let node = self.store.node(t).clone();
         if let Node::If(c, a, b) = node {
-            if !bound.iter().any(|&v| self.fv.contains(self.store, t, v)) {
-                if let Some(test) = self.test_conjunct(c, j) {
+            if let Some(test) = self.test_conjunct(c, j) {
+                // the test must mean the same at every place it is decided: none of its
+                // variables bound between the loop and the `if`. A split evaluates the
+                // test at every point of the loop, where the original may have evaluated
+                // it at fewer (after conjuncts that can be false, inside an inner loop
+                // that can be empty): a point that can fail (`k == z[u]`) is not split
+                // on, nor is a test inside an inner loop that can fail.
+                let binds_test = bound.iter().any(|&v| {
+                    self.fv.contains(self.store, test.0, v)
+                        || self.fv.contains(self.store, test.1, v)
+                });
+                let can_fail = defined_cond(self.store, test.1).is_none()
+                    || (inner && !total(self.store, test.0));
+                if !binds_test && !can_fail {
                     // a test of another expression than `j` splits the loop in two: only
                     // where the `if` chooses between a value free of `j` (a proposed label)
                     // and another (`if doc[j] == u: l else: z[doc[j]]`)
@@ -464,16 +503,18 @@ impl Splitter<'_> {
                 }
             }
         }
-        if matches!(
-            node,
-            Node::Summate(..) | Node::Product(..) | Node::Bucket(..) | Node::Lam(..)
-        ) {
+        if matches!(node, Node::Lam(..)) {
             return;
         }
+        let inner = inner
+            || matches!(
+                node,
+                Node::Summate(..) | Node::Product(..) | Node::Bucket(..)
+            );
         for (i, c) in node.children().into_iter().enumerate() {
             let depth = bound.len();
             vars::bound_in(&node, i, bound);
-            stack::grow(|| self.tests_in(c, j, bound, out));
+            stack::grow(|| self.tests_in(c, j, inner, bound, out));
             bound.truncate(depth);
         }
     }
@@ -586,6 +627,108 @@ pub(crate) fn total(store: &Store, t: TermId) -> bool {
         Node::Coerce(c, _) => c.is_safe(),
         Node::Prim(p, _) => !matches!(p, Prim::Reduce),
         _ => true,
+    })
+}
+
+/// Can evaluating `t` never fail where every condition of `facts` holds? As [`total`],
+/// and an array read `a[i]` is allowed where a fact bounds it: `i < size(a)` or
+/// `i + 1 <= size(a)` (as the conditions of a simplified term guard a read of a given
+/// point: `wordUpdate < size(w) && w[wordUpdate] + 1 <= size(word_prior)`). Inside a
+/// binder of `t` the facts are not used (a bound name may shadow one of theirs).
+pub(crate) fn total_given(store: &Store, t: TermId, facts: &[TermId]) -> bool {
+    let node = store.node(t);
+    let mut binds = Vec::new();
+    vars::binders(node, &mut binds);
+    if !binds.is_empty() {
+        return total(store, t);
+    }
+    match node {
+        Node::Index(a, i) => {
+            in_bounds(store, *a, *i, facts)
+                && total_given(store, *a, facts)
+                && total_given(store, *i, facts)
+        }
+        Node::Bucket(..) | Node::RIndex(..) | Node::Match(..) => false,
+        Node::Coerce(c, x) => c.is_safe() && total_given(store, *x, facts),
+        Node::Prim(Prim::Reduce, _) => false,
+        _ => node
+            .children()
+            .into_iter()
+            .all(|c| stack::grow(|| total_given(store, c, facts))),
+    }
+}
+
+/// Where is `u` defined? A condition that cannot fail and holds exactly where evaluating
+/// `u` does not fail, when `u`'s only partiality is array reads (`doc[wordUpdate]`:
+/// `wordUpdate < size(doc)`; a read's index is checked before the read); `None` for
+/// anything else that can fail (unsafe coercions, binders, histograms). `true` for a
+/// total `u`.
+pub(crate) fn defined_cond(store: &mut Store, u: TermId) -> Option<TermId> {
+    let mut conds = Vec::new();
+    defined_in(store, u, &mut conds)?;
+    let mut flat = Vec::new();
+    for c in conds {
+        conjuncts_of(store, c, &mut flat);
+    }
+    Some(match flat.len() {
+        0 => store.intern(Node::Bool(true), Type::Bool),
+        1 => flat[0],
+        _ => store.prim(Prim::And, flat, Type::Bool),
+    })
+}
+
+fn defined_in(store: &mut Store, t: TermId, out: &mut Vec<TermId>) -> Option<()> {
+    let node = store.node(t).clone();
+    let mut binds = Vec::new();
+    vars::binders(&node, &mut binds);
+    if !binds.is_empty() {
+        return total(store, t).then_some(());
+    }
+    match node {
+        Node::Index(a, i) => {
+            defined_in(store, a, out)?;
+            defined_in(store, i, out)?;
+            if store.ty(i) != &Type::Nat {
+                return None;
+            }
+            let size = store.prim(Prim::Size, vec![a], Type::Nat);
+            out.push(store.prim(Prim::Lt, vec![i, size], Type::Bool));
+            Some(())
+        }
+        Node::Bucket(..) | Node::RIndex(..) | Node::Match(..) => None,
+        Node::Coerce(c, x) => {
+            if !c.is_safe() {
+                return None;
+            }
+            defined_in(store, x, out)
+        }
+        Node::Prim(Prim::Reduce, _) => None,
+        node => {
+            for c in node.children() {
+                stack::grow(|| defined_in(store, c, out))?;
+            }
+            Some(())
+        }
+    }
+}
+
+/// Does one of `facts` say `i < size(a)` (or `i + 1 <= size(a)`)?
+fn in_bounds(store: &Store, a: TermId, i: TermId, facts: &[TermId]) -> bool {
+    let is_size_of_a =
+        |t: TermId| matches!(store.node(t), Node::Prim(Prim::Size, args) if args.as_slice() == [a]);
+    let is_i_plus_one = |t: TermId| match store.node(t) {
+        Node::Prim(Prim::Add, args) if args.len() == 2 => {
+            let one = |x: TermId| matches!(store.node(x), Node::Lit(v) if v.is_one());
+            (args[0] == i && one(args[1])) || (args[1] == i && one(args[0]))
+        }
+        _ => false,
+    };
+    facts.iter().any(|&f| match store.node(f) {
+        Node::Prim(Prim::Lt, args) if args.len() == 2 => args[0] == i && is_size_of_a(args[1]),
+        Node::Prim(Prim::Le, args) if args.len() == 2 => {
+            is_i_plus_one(args[0]) && is_size_of_a(args[1])
+        }
+        _ => false,
     })
 }
 

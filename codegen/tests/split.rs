@@ -52,7 +52,26 @@ const SHAPES: &[&str] = &[
     // a product of a choice between a factor and 1 (a power of a count)
     "array l of K: product k from 0 to K: product j from 0 to size(t): \
          if k == (if j == u: l else: z[j]): 1/2 else: 1",
+    // a product over classes of a product over words of the class's word counts: the
+    // proposal reaches the words' loop as `m == l` (Naive Bayes' Dirichlet evidence)
+    NESTED_PROPOSAL,
+    // a point read from the data, which may be out of range (LDA's document of the
+    // updated word): split only where it is defined
+    "array l of K: summate d from 0 to size(z): \
+         if d == doc[u]: t[d] * nat2real(l) else: nat2real(d)",
+    "array l of K: product d from 0 to size(z): \
+         nat2prob((summate j from 0 to size(doc): \
+                       if (if j == u: l else: z[j]) == 1 && d == doc[j]: 1 else: 0) + 1)",
+    // the same in a sum of squares (a per-class, per-word statistic)
+    "array l of K: summate m from 0 to K: summate k from 0 to K: \
+         (summate j from 0 to size(t): \
+              if k == z[j] && m == (if j == u: l else: z[j]): t[j] else: 0) ^ 2",
 ];
+
+/// The proposed label inside a loop nested in the loop over classes.
+const NESTED_PROPOSAL: &str = "array l of K: product m from 0 to K: product k from 0 to K: \
+     nat2prob((summate j from 0 to size(doc): \
+                   if k == z[j] && m == (if doc[j] == u: l else: z[doc[j]]): 1 else: 0) + 1)";
 
 fn run(store: &Store, term: TermId, args: &str) -> EvalResult<Value> {
     let values = args_from_json(args, "test", store.ty(term)).expect("test arguments");
@@ -198,6 +217,24 @@ fn per_document_work_is_a_table() {
             "no table before the loop over proposals:\n{text}"
         );
     }
+}
+
+/// The loop over classes is split on the proposal even where it is only tested inside
+/// the loop over words: the product over every class (`all`) no longer mentions the
+/// proposal, so it is computed once outside the loop over proposals, and one class's
+/// product is divided out and the proposal's multiplied in.
+#[test]
+fn a_proposal_tested_inside_an_inner_loop_is_split() {
+    let mut store = Store::new();
+    let input = front::load(&mut store, &program(NESTED_PROPOSAL)).expect("elaborates");
+    let all = term_stages(&mut store, input, Passes::default()).expect("stages");
+    let text = print::print_term(&store, all.anf);
+    let hoisted = text.find("product m from 0 to K").unwrap_or(usize::MAX);
+    let proposals = text.find("= array l of K").unwrap_or(0);
+    assert!(
+        hoisted < proposals,
+        "the product over classes is not hoisted out of the proposals:\n{text}"
+    );
 }
 
 /// Every shape is split (the rewrite fires), on the arguments where the nested loop is
