@@ -58,6 +58,7 @@ pub mod kernel;
 pub mod lower;
 pub mod pipeline;
 pub mod sampler;
+pub mod share;
 pub mod split;
 pub mod verify;
 
@@ -79,5 +80,6 @@ pub use lower::{lower, LowerError};
 pub use pipeline::{
     lower_program, term_stages, Lowered, PassBug, Passes, PipelineError, TermStages,
 };
+pub use share::{share_tables, Shared};
 pub use split::{split_points, Split};
 pub use verify::{verify, VerifyError};

@@ -1,6 +1,8 @@
 //! The lowering pipeline of issue 11 in one place: what `slic-cas lower` and `slic-cas
 //! run` call, and what the tests check stage by stage.
 //!
+//! 0. loops whose body a later array recomputes share a table ([`crate::share`]: a Gibbs
+//!    update's mass and its categorical's weights computed once).
 //! 1. `summarized`: the point split and the histogram transform ([`crate::summarize`]);
 //!    skipped with `--no-histogram`.
 //! 2. `anf`: A-normal form, loop-invariant bindings hoisted (skipped with `--no-licm`),
@@ -19,6 +21,7 @@ use crate::fuse::fuse;
 use crate::histogram::summarize;
 use crate::ir::Program;
 use crate::lower::{lower, LowerError};
+use crate::share::share_tables;
 use slic_algebra::{verify, Store, TermId};
 
 /// Which passes run (all by default; the ablation flags switch them off).
@@ -45,8 +48,11 @@ impl Default for Passes {
 /// The term-level stages of one program.
 #[derive(Clone, Debug)]
 pub struct TermStages {
-    /// After the histogram transform (the input itself when it is off).
+    /// After the shared tables and the histogram transform (the tables only, when it is
+    /// off).
     pub summarized: TermId,
+    /// Tables shared between a loop and an array.
+    pub tables: usize,
     /// After A-normal form, LICM and sharing.
     pub anf: TermId,
     /// Histograms made, sums reading them, bindings made, hoisted, shared.
@@ -70,17 +76,20 @@ impl std::fmt::Display for PassBug {
 
 /// Runs the term-level passes on `t`.
 pub fn term_stages(store: &mut Store, t: TermId, passes: Passes) -> Result<TermStages, PassBug> {
+    let shared = share_tables(store, t);
+    check(store, t, shared.term, "sharing tables")?;
     let (summarized, histograms, sums_replaced) = if passes.histogram {
-        let s = summarize(store, t);
+        let s = summarize(store, shared.term);
         (s.term, s.histograms, s.sums_replaced)
     } else {
-        (t, 0, 0)
+        (shared.term, 0, 0)
     };
     check(store, t, summarized, "summarize")?;
     let n = normalize(store, summarized, passes.licm);
     check(store, t, n.term, "A-normal form")?;
     Ok(TermStages {
         summarized,
+        tables: shared.tables,
         anf: n.term,
         histograms,
         sums_replaced,
