@@ -690,6 +690,27 @@ impl Summarizer<'_> {
                 (r.lower.min(r.upper), r.ix, r.count, Some(r.from))
             }
         };
+        // a test that the index is in range (`ix + 1 <= K`, `ix < K`) is what `r_index`
+        // does already: dropped where it is safe to evaluate what followed it anyway (the
+        // index itself is: the test read it), so that the sum shares the bucket of the
+        // same index without it
+        let mut at = at;
+        if from.is_none() {
+            let mut p = 0;
+            while p < conjuncts.len() {
+                let later_total = conjuncts[p + 1..]
+                    .iter()
+                    .all(|&c| crate::split::total(self.store, c));
+                if later_total && self.in_range_test(conjuncts[p], ix0, count) {
+                    conjuncts.remove(p);
+                    if p < at {
+                        at -= 1;
+                    }
+                } else {
+                    p += 1;
+                }
+            }
+        }
         // the conjuncts before the index test guarded its evaluation: so they still do
         // (`if c: ix else: K`, an index out of range, selects no bucket)
         if at > 0 && !crate::split::total(self.store, ix0) {
@@ -756,6 +777,24 @@ impl Summarizer<'_> {
             free,
             guards: None,
         })
+    }
+
+    /// Is `c` the test `ix < count` or `ix + 1 <= count`?
+    fn in_range_test(&self, c: TermId, ix: TermId, count: TermId) -> bool {
+        match self.store.node(c) {
+            Node::Prim(Prim::Lt, a) => a.as_slice() == [ix, count],
+            Node::Prim(Prim::Le, a) if a.len() == 2 && a[1] == count => {
+                match self.store.node(a[0]) {
+                    Node::Prim(Prim::Add, xs) if xs.len() == 2 => {
+                        let one =
+                            |t: TermId| matches!(self.store.node(t), Node::Lit(v) if v.is_one());
+                        (xs[0] == ix && one(xs[1])) || (xs[1] == ix && one(xs[0]))
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
     }
 
     /// A range test among the conjuncts `cs` of a sum over `j` inside the loop over `k`:

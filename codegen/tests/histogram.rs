@@ -242,6 +242,14 @@ const SHAPES: &[&str] = &[
     // range tests: the prefix counts of a stick-breaking Dirichlet
     "summate k from 0 to K: (summate j from 0 to size(y): if k + 1 <= y[j] && y[j] + 1 <= K: t[j] else: 0) ^ 2",
     "array k of K: summate j from 0 to size(y): if 1 < w[j] && k < y[j] && y[j] < K: t[j] else: 0",
+    // a test that the index is in range, which r_index makes already (dropped, so the sum
+    // shares the bucket of the plain count), before and after the index test, and before
+    // a read that must stay guarded by it
+    "array k of K: (summate j from 0 to size(y): if y[j] + 1 <= K && k == y[j]: 1 else: 0) \
+     * (summate j from 0 to size(y): if k == y[j]: 1 else: 0) \
+     + (summate j from 0 to size(y): if k == y[j] && y[j] < K: 2 else: 0)",
+    "array k of K: summate j from 0 to size(w): \
+     if w[j] + 1 <= K && t[w[j]] < 1 && k == w[j]: 1 else: 0",
 ];
 
 fn json_list<T: ToString>(xs: &[T]) -> String {
@@ -268,6 +276,18 @@ proptest! {
         prop_assert!(o.histograms >= 1, "no histogram in\n{}", o.text);
         prop_assert!(o.same, "meaning changed on {}:\n{}", args, o.text);
     }
+}
+
+/// An index's own range test is dropped, so the three counts of one index share one
+/// bucket.
+#[test]
+fn an_in_range_test_of_the_index_shares_the_bucket() {
+    let o = summarize_and_compare(
+        &program(SHAPES[SHAPES.len() - 2]),
+        &["[[0, 1, 5], [0.5, 1.0, 2.0], [0, 1, 1], 2]"],
+    );
+    assert!(o.same, "{}", o.text);
+    assert_eq!(o.histograms, 1, "{}", o.text);
 }
 
 /// The simplified GMM Gibbs update of the corpus (issue 11's input): its per-class counts
