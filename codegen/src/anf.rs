@@ -670,7 +670,8 @@ impl Anf<'_> {
     }
 
     /// The binding evaluated only where `g` holds: `var = if g: rhs else: 0` (0 the zero
-    /// of the type). An array is not chosen between (the loop IR allocates one array per
+    /// of the type; a sum or product over a range emptied instead, its value where `g`
+    /// fails being read by nobody). An array is not chosen between (the loop IR allocates one array per
     /// name): a `bucket` or `array` keeps its one allocation and its loop runs only where
     /// `g` holds (`bucket j from lo to (if g: hi else: lo)`, `array i of (if g: n else:
     /// 0)`), so nothing in it is evaluated otherwise; another term holding an array stays
@@ -687,6 +688,19 @@ impl Anf<'_> {
                 let zero = self.store.int_lit(0, Type::Nat);
                 let n = self.store.intern(Node::If(g, n, zero), Type::Nat);
                 self.store.intern(Node::Array(i, n, e), ty)
+            }
+            // a sum or product over a range emptied where `g` fails is 0 or 1 there, read
+            // by nobody; as a loop it can join a loop over the full range (fusion), where
+            // `if g: loop else: 0` would stay a pass of its own
+            Node::Summate(j, lo, hi, e) if crate::split::total(self.store, lo) => {
+                let hi_ty = self.store.ty(hi).clone();
+                let hi = self.store.intern(Node::If(g, hi, lo), hi_ty);
+                self.store.intern(Node::Summate(j, lo, hi, e), ty)
+            }
+            Node::Product(j, lo, hi, e) if crate::split::total(self.store, lo) => {
+                let hi_ty = self.store.ty(hi).clone();
+                let hi = self.store.intern(Node::If(g, hi, lo), hi_ty);
+                self.store.intern(Node::Product(j, lo, hi, e), ty)
             }
             _ if holds_array(&ty) => return None,
             _ => {

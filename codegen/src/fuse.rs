@@ -304,6 +304,15 @@ impl Fuser {
                     apply(stmts, i, j, plan);
                     return true;
                 }
+                // a guarded loop before the full one: over the full range, then merged
+                if let Some(full) = unguarded(stmts, i, j) {
+                    let was = std::mem::replace(&mut stmts[i], full);
+                    if let Some(plan) = plan(stmts, i, j) {
+                        apply(stmts, i, j, plan);
+                        return true;
+                    }
+                    stmts[i] = was;
+                }
             }
         }
         false
@@ -456,9 +465,17 @@ struct Plan {
 }
 
 /// The test `c` when `hi` is a variable set just by `if c { hi = full } else { hi = lo }`
-/// earlier in `stmts[..j]` and written nowhere else in the block: a guarded histogram's
-/// range (`bucket j from lo to (if c: n else: lo)`, as A-normal form guards an array).
-fn guarded_bound(stmts: &[Stmt], j: usize, hi: &Expr, full: &Expr, lo: &Expr) -> Option<Expr> {
+/// earlier in `stmts[..j]` (each branch may hold other statements that write neither
+/// `hi` nor what `full` reads) and written nowhere else in the block: a guarded range
+/// (`bucket j from lo to (if c: n else: lo)`, as A-normal form guards an array, a sum or
+/// a product).
+fn guarded_bound(
+    stmts: &[Stmt],
+    j: usize,
+    hi: &Expr,
+    full: &Expr,
+    lo: &Expr,
+) -> Option<(Expr, usize)> {
     let Expr::Var(h) = hi else {
         return None;
     };
@@ -474,19 +491,126 @@ fn guarded_bound(stmts: &[Stmt], j: usize, hi: &Expr, full: &Expr, lo: &Expr) ->
                 then,
                 otherwise,
             } if k < j && found.is_none() => {
+                // each branch sets `hi` once, at its top level, to `full` or `lo` (other
+                // statements of the branch, as lowering joins the guards of one test, may
+                // not write it nor what the value reads)
                 let sets = |b: &[Stmt], v: &Expr| {
-                    matches!(b, [Stmt::Assign { name, op: AssignOp::Set, value }]
-                        if name == h && value == v)
+                    let mut value_reads = HashSet::new();
+                    reads(v, &mut value_reads);
+                    let mut assigns = 0;
+                    for st in b {
+                        match st {
+                            Stmt::Assign {
+                                name,
+                                op: AssignOp::Set,
+                                value,
+                            } if name == h && same_value(stmts, b, value, v) => assigns += 1,
+                            st => {
+                                let e = Effects::of(std::slice::from_ref(st));
+                                if e.writes.contains(h) || !disjoint(&e.writes, &value_reads) {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                    assigns == 1
                 };
                 if !(sets(then, full) && sets(otherwise, lo)) {
                     return None;
                 }
-                found = Some(cond.clone());
+                found = Some((cond.clone(), k));
             }
             _ => return None,
         }
     }
     found
+}
+
+/// Do `a` (assigned in `branch`) and `b` have one value? Equal, or equal once the `let`s
+/// of the block and of the branch are read through (`let v_8 = size(w)` in a branch and
+/// `let v_9 = size(w)` outside), where what they then read is written nowhere in the
+/// block (parameters, `let`s): so the value is the same wherever it is evaluated.
+fn same_value(stmts: &[Stmt], branch: &[Stmt], a: &Expr, b: &Expr) -> bool {
+    if a == b {
+        return true;
+    }
+    let mut lets: HashMap<&str, &Expr> = HashMap::new();
+    for st in stmts.iter().chain(branch) {
+        if let Stmt::Let { name, value, .. } = st {
+            lets.insert(name, value);
+        }
+    }
+    let (ra, rb) = (through_lets(a, &lets, 4), through_lets(b, &lets, 4));
+    if ra != rb {
+        return false;
+    }
+    let mut read = HashSet::new();
+    reads(&ra, &mut read);
+    let written = Effects::of(stmts).writes;
+    disjoint(&read, &written) && disjoint(&read, &Effects::of(branch).writes)
+}
+
+/// `e` with each name of a `let` in `lets` replaced by its value, `depth` levels deep.
+fn through_lets(e: &Expr, lets: &HashMap<&str, &Expr>, depth: usize) -> Expr {
+    if depth == 0 {
+        return e.clone();
+    }
+    let go = |x: &Expr| through_lets(x, lets, depth - 1);
+    match e {
+        Expr::Var(x) => match lets.get(x.as_str()) {
+            Some(v) => go(v),
+            None => e.clone(),
+        },
+        Expr::Lit(_) => e.clone(),
+        Expr::Prim(p, args) => Expr::Prim(*p, args.iter().map(go).collect()),
+        Expr::Index(a, i) => Expr::index(go(a), go(i)),
+        Expr::Convert(c, x) => Expr::convert(*c, go(x)),
+        Expr::Pair(a, b) => Expr::Pair(Box::new(go(a)), Box::new(go(b))),
+    }
+}
+
+/// Loop `i` over a guarded range `lo..hi_i` (see [`guarded_bound`]) where the later loop
+/// `j` runs over the full range: loop `i` as a loop over the full range with its body
+/// under the test, so that the two can merge (only used where they then do; the full
+/// bound is an expression of names fixed in the block, so it means the same at `i`).
+fn unguarded(stmts: &[Stmt], i: usize, j: usize) -> Option<Stmt> {
+    let (
+        Stmt::For {
+            var,
+            lo,
+            hi: hi_i,
+            body,
+        },
+        Stmt::For { lo: lj, hi: hj, .. },
+    ) = (&stmts[i], &stmts[j])
+    else {
+        return None;
+    };
+    if lo != lj || hi_i == hj {
+        return None;
+    }
+    let (c, at) = guarded_bound(stmts, i, hi_i, hj, lo)?;
+    // the full bound and the test are declared before loop i and not written from the
+    // guarding `if` on (so the test means at loop i what it meant there, and at loop j)
+    let mut need = HashSet::new();
+    reads(hj, &mut need);
+    reads(&c, &mut need);
+    let before = Effects::of(&stmts[..i]);
+    if !need.iter().all(|x| before.decls.contains(x))
+        || !disjoint(&need, &Effects::of(&stmts[at..]).writes)
+    {
+        return None;
+    }
+    Some(Stmt::For {
+        var: var.clone(),
+        lo: lo.clone(),
+        hi: hj.clone(),
+        body: vec![Stmt::If {
+            cond: c,
+            then: body.clone(),
+            otherwise: Vec::new(),
+        }],
+    })
 }
 
 fn plan(stmts: &[Stmt], i: usize, j: usize) -> Option<Plan> {
@@ -514,7 +638,7 @@ fn plan(stmts: &[Stmt], i: usize, j: usize) -> Option<Plan> {
             let guard = if hi_i == hj {
                 None
             } else {
-                Some(guarded_bound(stmts, j, hj, hi_i, lj)?)
+                Some(guarded_bound(stmts, j, hj, hi_i, lj)?.0)
             };
             let (di, dj) = (Effects::of(bi).decls, Effects::of(bj).decls);
             // a guarded loop, as it will be: over loop i's range, its body under the test

@@ -691,6 +691,109 @@ fn a_guarded_histogram_joins_the_loop_over_its_range() {
 }
 
 #[test]
+fn a_guarded_loop_before_the_full_one_joins_it() {
+    // the guarded loop first, its bound set in an `if` that also sets another name, to a
+    // `let` of the branch equal to the full loop's bound (`let m2 = size(t)` beside `let m
+    // = size(t)`): the guarded loop runs over the full range, its body under `if c`, and
+    // the two take one pass
+    use slic_algebra::{Prim, Type};
+    use slic_codegen::{AssignOp, Expr, Stmt};
+    let t_j = || Expr::index(Expr::var("t"), Expr::var("j"));
+    let base = check("x");
+    let p = Program {
+        params: base.params.clone(),
+        body: vec![
+            Stmt::let_(
+                "c",
+                Type::Bool,
+                Expr::prim(Prim::Lt, vec![Expr::nat(1), Expr::var("K")]),
+            ),
+            Stmt::let_("m", Type::Nat, Expr::size(Expr::var("t"))),
+            Stmt::var("h", Type::Nat, None),
+            Stmt::var("o", Type::Nat, None),
+            Stmt::if_(
+                Expr::var("c"),
+                vec![
+                    Stmt::let_("m2", Type::Nat, Expr::size(Expr::var("t"))),
+                    Stmt::assign("h", AssignOp::Set, Expr::var("m2")),
+                    Stmt::assign("o", AssignOp::Set, Expr::nat(3)),
+                ],
+                vec![
+                    Stmt::assign("o", AssignOp::Set, Expr::nat(4)),
+                    Stmt::assign("h", AssignOp::Set, Expr::nat(0)),
+                ],
+            ),
+            Stmt::var("s2", Type::Real, Some(Expr::real(0.0))),
+            Stmt::for_(
+                "j",
+                Expr::nat(0),
+                Expr::var("h"),
+                vec![Stmt::assign(
+                    "s2",
+                    AssignOp::Add,
+                    Expr::prim(Prim::Mul, vec![t_j(), t_j()]),
+                )],
+            ),
+            Stmt::var("s1", Type::Real, Some(Expr::real(0.0))),
+            Stmt::for_(
+                "j",
+                Expr::nat(0),
+                Expr::var("m"),
+                vec![Stmt::assign("s1", AssignOp::Add, t_j())],
+            ),
+        ],
+        result: Expr::prim(
+            Prim::Add,
+            vec![
+                Expr::prim(Prim::Add, vec![Expr::var("s1"), Expr::var("s2")]),
+                Expr::convert(slic_algebra::Coercion::Nat2Real, Expr::var("o")),
+            ],
+        ),
+        measure: false,
+    };
+    verify(&p).unwrap_or_else(|e| panic!("{e}\n{p}"));
+    let text = slic_codegen::fuse(&p).to_string();
+    assert_eq!(text.matches("for ").count(), 1, "{text}");
+    let mut ks = fixed_args();
+    for a in fixed_args() {
+        ks.push(Args { k: 0, ..a });
+    }
+    for a in ks {
+        let (before, after) = fused_same(&p, &a).unwrap_or_else(|e| panic!("{e}"));
+        let passes = if a.k > 1 { 2 } else { 1 };
+        assert_eq!(before, passes * a.t.len() as u64, "{a:?}");
+        assert_eq!(after, a.t.len() as u64, "{a:?}");
+    }
+    // a test written after the guarding `if` is not what the loop was guarded by: apart
+    let mut q = p.clone();
+    q.body[0] = Stmt::var(
+        "c",
+        Type::Bool,
+        Some(Expr::prim(Prim::Lt, vec![Expr::nat(1), Expr::var("K")])),
+    );
+    q.body
+        .insert(5, Stmt::assign("c", AssignOp::Set, Expr::bool(false)));
+    verify(&q).unwrap_or_else(|e| panic!("{e}\n{q}"));
+    assert_eq!(
+        slic_codegen::fuse(&q).to_string().matches("for ").count(),
+        2
+    );
+    // nor is a bound the branch sets to another value than the full range
+    let mut r = p.clone();
+    r.body[4] = Stmt::if_(
+        Expr::var("c"),
+        vec![Stmt::assign("h", AssignOp::Set, Expr::var("K"))],
+        vec![Stmt::assign("h", AssignOp::Set, Expr::nat(0))],
+    );
+    r.body[3] = Stmt::var("o", Type::Nat, Some(Expr::nat(0)));
+    verify(&r).unwrap_or_else(|e| panic!("{e}\n{r}"));
+    assert_eq!(
+        slic_codegen::fuse(&r).to_string().matches("for ").count(),
+        2
+    );
+}
+
+#[test]
 fn a_guarded_read_is_not_hoisted() {
     // t[j] is read only when j < size(t): hoisting it would fail where the program does not
     let p = check("a = summate j from 0 to K: if j < size(t): t[j] else: 0\nb = summate j from 0 to K: if j < size(t): t[j] * 2 else: 0\na + b");

@@ -229,7 +229,7 @@ fn a_proposal_tested_inside_an_inner_loop_is_split() {
     let input = front::load(&mut store, &program(NESTED_PROPOSAL)).expect("elaborates");
     let all = term_stages(&mut store, input, Passes::default()).expect("stages");
     let text = print::print_term(&store, all.anf);
-    let hoisted = text.find("product m from 0 to K").unwrap_or(usize::MAX);
+    let hoisted = text.find("product m from 0 to").unwrap_or(usize::MAX);
     let proposals = text.find("= array l of K").unwrap_or(0);
     assert!(
         hoisted < proposals,
