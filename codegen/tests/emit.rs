@@ -834,6 +834,58 @@ fn own_range_reads_and_bounded_counters_are_unchecked_and_agree() {
     }
 }
 
+/// The histogram as lowering writes it: indices out of range skipped by a test.
+/// ```text
+/// fn(z: array(nat), k: nat) {
+///     alloc h: array(nat) of k
+///     for i in 0..size(z) { let c: nat = z[i]; if (c < k) { h[c] += 1 } }
+///     return h
+/// }
+/// ```
+fn histogram(guarded: Vec<Stmt>) -> Program {
+    Program {
+        params: vec![
+            ("z".into(), Type::array(Type::Nat)),
+            ("k".into(), Type::Nat),
+        ],
+        body: vec![
+            Stmt::alloc("h", Type::Nat, v("k")),
+            Stmt::for_(
+                "i",
+                Expr::nat(0),
+                Expr::size(v("z")),
+                vec![
+                    Stmt::var("c", Type::Nat, Some(Expr::index(v("z"), v("i")))),
+                    Stmt::if_(prim(Prim::Lt, vec![v("c"), v("k")]), guarded, vec![]),
+                ],
+            ),
+        ],
+        result: v("h"),
+        measure: false,
+    }
+}
+
+#[test]
+fn a_histograms_guarded_store_is_unchecked_and_agrees() {
+    let p = histogram(vec![Stmt::store("h", v("c"), AssignOp::Add, Expr::nat(1))]);
+    for t in TARGETS {
+        let src = emit(&p, t).expect("emits").source;
+        let k = kernel_part(&src);
+        for checked in [CHECKED_READ, CHECKED_INDEX, CHECKED_NAT_ADD] {
+            assert!(!k.contains(checked), "{t:?}: `{checked}` left in\n{k}");
+        }
+    }
+    let args = |z: &[u64], k: u64| vec![nats(z), Val::Nat(k)];
+    check(
+        &p,
+        &[
+            args(&[0, 2, 2, 1, 7, u64::MAX], 3),
+            args(&[], 0),
+            args(&[4, 4], 0),
+        ],
+    );
+}
+
 /// Programs whose checks can fire, each with the check it must keep, and arguments that
 /// make it fire (or come near): the kernel fails as the interpreter does, in kind.
 fn kept_checks() -> Vec<(&'static str, Program, &'static str, Vec<Vec<Val>>)> {
@@ -1057,6 +1109,52 @@ fn kept_checks() -> Vec<(&'static str, Program, &'static str, Vec<Vec<Val>>)> {
             vec![
                 vec![reals(&[1.0, 2.0]), Val::Nat(1)],
                 vec![reals(&[1.0, 2.0]), Val::Nat(3)],
+            ],
+        ),
+        (
+            // `c` changes after the test
+            "a guarded index assigned in its branch",
+            histogram(vec![
+                Stmt::assign("c", AssignOp::Add, Expr::nat(1)),
+                Stmt::store("h", v("c"), AssignOp::Add, Expr::nat(1)),
+            ]),
+            CHECKED_INDEX,
+            vec![
+                vec![nats(&[0, 1]), Val::Nat(3)],
+                vec![nats(&[0, 2]), Val::Nat(3)],
+            ],
+        ),
+        (
+            // the test holds in the then-branch only
+            "an index stored to in the else branch of its test",
+            Program {
+                params: vec![
+                    ("z".into(), Type::array(Type::Nat)),
+                    ("k".into(), Type::Nat),
+                ],
+                body: vec![
+                    Stmt::alloc("h", Type::Nat, v("k")),
+                    Stmt::for_(
+                        "i",
+                        Expr::nat(0),
+                        Expr::size(v("z")),
+                        vec![
+                            Stmt::let_("c", Type::Nat, Expr::index(v("z"), v("i"))),
+                            Stmt::if_(
+                                prim(Prim::Lt, vec![v("c"), v("k")]),
+                                vec![],
+                                vec![Stmt::store("h", v("c"), AssignOp::Add, Expr::nat(1))],
+                            ),
+                        ],
+                    ),
+                ],
+                result: v("h"),
+                measure: false,
+            },
+            CHECKED_INDEX,
+            vec![
+                vec![nats(&[]), Val::Nat(3)],
+                vec![nats(&[0, 5]), Val::Nat(3)],
             ],
         ),
     ]

@@ -1,6 +1,6 @@
 //! The run-time checks a kernel may leave out because they can never fire: a small
-//! analysis over a verified loop-IR [`Program`] that proves two facts, and nothing by
-//! guessing. `context.rs` asks it at each read, store and compound addition and emits the
+//! analysis over a verified loop-IR [`Program`] that proves two kinds of fact, and
+//! nothing by guessing. `context.rs` asks it at each read, store and compound addition and emits the
 //! unchecked form where it answers yes; the templates spell both forms. A check is left
 //! out only where the interpreter (`interp.rs`) could not fail either, so kernels and
 //! interpreter still agree on every program, errors in kind.
@@ -12,12 +12,16 @@
 //!    and the loop bound resolving to the same immutable names, literals and primitives),
 //!    or an upper bound of `hi` is at most a lower bound of the length (literals, and the
 //!    values and lengths a specialised kernel bakes in, which the driver checks on every
-//!    call). Then `0 <= lo <= i < hi <= size(a)`. Names are resolved by the scopes the
-//!    verifier and interpreter use (an inner scope may shadow), each declaration its own
-//!    binding; immutable bindings (parameters, `let`s, loop indices, draws) keep their
-//!    value for the life of the scope that declares them, and a loop's bound and an
-//!    allocation's size are evaluated once, so equal symbolic values evaluated where both
-//!    are in scope are equal numbers. Mutable accumulators never take part.
+//!    call). Then `0 <= lo <= i < hi <= size(a)`. Likewise a `nat` name `x` inside the
+//!    then-branch of a test with a conjunct `x < e`, `e <= size(a)` as above, when the
+//!    branch never assigns `x` (the histogram's `if (k < size(h)) { h[k] += .. }`, which
+//!    skips indices out of range): there `0 <= x < e <= size(a)`. Names are resolved by
+//!    the scopes the verifier and interpreter use (an inner scope may shadow), each
+//!    declaration its own binding; immutable bindings (parameters, `let`s, loop indices,
+//!    draws) keep their value for the life of the scope that declares them, and a loop's
+//!    bound, a test and an allocation's size are evaluated once, so equal symbolic values
+//!    evaluated where both are in scope are equal numbers. Mutable accumulators never
+//!    take part in symbolic values.
 //! 2. **Additions that cannot overflow.** `x += e` on a `nat` or `int` accumulator, or
 //!    `h[k] += e` on an allocated (zero-filled) `nat` or `int` array, where every write of
 //!    `x` (of any element of `h`) is `=` or `+=` of a value bounded by a constant: a
@@ -155,6 +159,9 @@ struct Walk {
     scopes: Vec<Vec<(String, Bid)>>,
     /// the loops around the statement being walked, outermost first
     loops: Vec<Bid>,
+    /// `x < e` known to hold here: the tests of the enclosing `if`s' then-branches that
+    /// do not assign `x`, with `e`'s value
+    guards: Vec<(Bid, Sym)>,
     safe: Safe,
 }
 
@@ -165,6 +172,7 @@ pub(crate) fn analyse(p: &Program, fixed: &[Option<FixedVal>]) -> Safe {
         binds: Vec::new(),
         scopes: vec![Vec::new()],
         loops: Vec::new(),
+        guards: Vec::new(),
         safe: Safe::default(),
     };
     for (pos, (name, ty)) in p.params.iter().enumerate() {
@@ -302,7 +310,10 @@ impl Walk {
                 otherwise,
             } => {
                 self.visit(cond);
+                let outer = self.guards.len();
+                self.guard(cond, then);
                 self.scoped(then);
+                self.guards.truncate(outer);
                 self.scoped(otherwise);
             }
             Stmt::Draw { name, ty, args, .. } => {
@@ -378,22 +389,61 @@ impl Walk {
         }
     }
 
-    /// Is `index`, here, a `nat` loop's index whose bound is at most the length of `a`?
+    /// The facts `x < e` the test `cond` gives inside `then` (each conjunct `x < e` of a
+    /// `nat` name `x` that `then` never assigns, with `e` resolved): the histogram's
+    /// `if (k < size(h)) { h[k] += .. }`, which skips the indices out of range.
+    fn guard(&mut self, cond: &Expr, then: &[Stmt]) {
+        match cond {
+            Expr::Prim(Prim::And, args) => {
+                for a in args {
+                    self.guard(a, then);
+                }
+            }
+            Expr::Prim(Prim::Lt, args) => {
+                let [Expr::Var(x), e] = args.as_slice() else {
+                    return;
+                };
+                let Some(b) = self.lookup(x) else {
+                    return;
+                };
+                if self.binds[b].ty != Type::Nat || assigns(then, x) {
+                    return;
+                }
+                if let Some(e) = self.resolve(e) {
+                    self.guards.push((b, e));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Is `index`, here, below the length of `a`: a `nat` loop's index whose bound is at
+    /// most that length, or a `nat` name an enclosing test keeps below it?
     fn in_bounds(&self, a: Bid, index: &Expr) -> bool {
+        let len = self.len_of(a);
+        let within = |hi: &Sym, hi_ub: u128| *hi == len || hi_ub <= self.lb(&len);
+        if let Expr::Var(x) = index {
+            let b = self.lookup(x);
+            if self
+                .guards
+                .iter()
+                .any(|(g, e)| Some(*g) == b && within(e, self.ub(e)))
+            {
+                return true;
+            }
+        }
         let Some(Sym::Name(l)) = self.resolve(index) else {
             return false;
         };
-        let Kind::Loop {
-            nat: true,
-            hi: Some(hi),
-            hi_ub,
-            ..
-        } = &self.binds[l].kind
-        else {
-            return false;
-        };
-        let len = self.len_of(a);
-        *hi == len || *hi_ub <= self.lb(&len)
+        match &self.binds[l].kind {
+            Kind::Loop {
+                nat: true,
+                hi: Some(hi),
+                hi_ub,
+                ..
+            } => within(hi, *hi_ub),
+            _ => false,
+        }
     }
 
     /// The symbolic length of the array `a`: an allocation's size, or `size(a)`.
@@ -611,4 +661,17 @@ impl Walk {
             Bound::Unknown => None,
         }
     }
+}
+
+/// Does `body` assign the accumulator `x` anywhere (or a name `x` that shadows it: kept
+/// conservative)?
+fn assigns(body: &[Stmt], x: &str) -> bool {
+    body.iter().any(|s| match s {
+        Stmt::Assign { name, .. } => name == x,
+        Stmt::For { body, .. } => assigns(body, x),
+        Stmt::If {
+            then, otherwise, ..
+        } => assigns(then, x) || assigns(otherwise, x),
+        _ => false,
+    })
 }
