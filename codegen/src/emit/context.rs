@@ -693,7 +693,7 @@ impl<'a> Builder<'a> {
     }
 
     /// `old op v` at type `t` (a compound assignment), as one expression; `unchecked`: an
-    /// addition `safe.rs` proved cannot overflow, a plain `add` at any type.
+    /// addition `safe.rs` proved cannot overflow, a plain `add` on a `nat` or `int`.
     fn combine(
         &mut self,
         op: AssignOp,
