@@ -7,7 +7,10 @@
 //! kernel is a cache hit; a missing compiler is a clear error naming the other backends;
 //! a specialised kernel refuses other data; the Rust prelude's `lgamma` agrees with
 //! libm's to 1e-14 (through `gammaFunc` programs); every law sampled by a kernel from a
-//! seed follows the interpreter's stream from that seed.
+//! seed follows the interpreter's stream from that seed. Checks that can never fire are
+//! left out (own-range reads and stores, bounded counters, reads within baked-in sizes),
+//! and the ones that can fire (a loop to another parameter, shadowed names, unbounded or
+//! nested adds) are kept and fail as the interpreter's.
 
 use slic_algebra::{Coercion, Dist, Prim, Type};
 use slic_codegen::{
@@ -565,7 +568,14 @@ fn emitted_source_compiles_warning_free_by_hand() {
         result: v("x"),
         measure: true,
     };
-    let programs = [sums(), arith(), two_draws(), gibbs_shape(), normal];
+    let programs = [
+        sums(),
+        arith(),
+        two_draws(),
+        gibbs_shape(),
+        normal,
+        own_ranges(),
+    ];
     for (k, p) in programs.iter().enumerate() {
         let c = dir.join(format!("k{k}.c"));
         std::fs::write(&c, emit(p, Target::C).expect("emits").source).expect("writes");
@@ -662,6 +672,534 @@ fn sampling_follows_the_interpreters_stream() {
                 &a.samples[..3],
                 &b.samples[..3]
             );
+        }
+    }
+}
+
+// ---- checks that can never fire are left out (`emit/safe.rs`) ----
+
+/// The kernel's own part of an emitted source: after the prelude, which defines every
+/// checked helper whether or not the kernel calls it.
+fn kernel_part(src: &str) -> &str {
+    let at = src.find("---- the kernel ----").expect("the kernel marker");
+    &src[at..]
+}
+
+/// The prelude helpers both targets spell each check with.
+const CHECKED_READ: &str = "slic_rd_";
+const CHECKED_INDEX: &str = "slic_ix_";
+const CHECKED_NAT_ADD: &str = "slic_nat_add";
+const CHECKED_INT_ADD: &str = "slic_int_add";
+
+fn nats(xs: &[u64]) -> Val {
+    Val::array(xs.iter().map(|&x| Val::Nat(x)).collect())
+}
+fn bools(xs: &[bool]) -> Val {
+    Val::array(xs.iter().map(|&x| Val::Bool(x)).collect())
+}
+fn pairs(mut es: Vec<Expr>) -> Expr {
+    let last = es.pop().expect("a result");
+    es.into_iter()
+        .rev()
+        .fold(last, |acc, e| Expr::Pair(Box::new(e), Box::new(acc)))
+}
+/// `var name: T; if c { name = 1 } else { name = 0 }`, as lowering writes an indicator.
+fn indicator(name: &str, ty: Type, c: Expr) -> Vec<Stmt> {
+    let (one, zero) = match ty {
+        Type::Int => (Expr::int(1), Expr::int(0)),
+        _ => (Expr::nat(1), Expr::nat(0)),
+    };
+    vec![
+        Stmt::var(name, ty, None),
+        Stmt::if_(
+            c,
+            vec![Stmt::assign(name, AssignOp::Set, one)],
+            vec![Stmt::assign(name, AssignOp::Set, zero)],
+        ),
+    ]
+}
+
+/// Loops over their arrays' own ranges and counters bounded by their trip counts:
+/// ```text
+/// fn(x: array(real), b: array(bool)) {
+///     let v: nat = size(x)
+///     var s: real = 0.0; var pos: nat = 0; var neg: int = 0; var twice: nat = 0
+///     alloc h: array(nat) of v
+///     for i in 0..v {
+///         s += x[i]                                          read through `let v = size(x)`
+///         var one: nat; if (0.0 < x[i]) { one = 1 } else { one = 0 }
+///         pos += one; neg += -1                              one 0/1 (or ±1) add a trip
+///         twice += 1; twice += one                           two a trip, over a length
+///         h[i] += one                                        a store at an own index, `h` of v
+///     }
+///     var seen: nat = 0
+///     for j in 0..size(b) { if b[j] { seen += 1 } }
+///     var total: real = 0.0
+///     for k in 0..size(h) { total += nat2real(h[k]) }        h allocated of v
+///     return (s, pos, neg, twice, seen, total, h)
+/// }
+/// ```
+fn own_ranges() -> Program {
+    let xi = || Expr::index(v("x"), v("i"));
+    let mut body_i = vec![Stmt::assign("s", AssignOp::Add, xi())];
+    body_i.extend(indicator(
+        "one",
+        Type::Nat,
+        prim(Prim::Lt, vec![Expr::real(0.0), xi()]),
+    ));
+    body_i.extend([
+        Stmt::assign("pos", AssignOp::Add, v("one")),
+        Stmt::assign("neg", AssignOp::Add, Expr::int(-1)),
+        Stmt::assign("twice", AssignOp::Add, Expr::nat(1)),
+        Stmt::assign("twice", AssignOp::Add, v("one")),
+        Stmt::store("h", v("i"), AssignOp::Add, v("one")),
+    ]);
+    Program {
+        params: vec![
+            ("x".into(), Type::array(Type::Real)),
+            ("b".into(), Type::array(Type::Bool)),
+        ],
+        body: vec![
+            Stmt::let_("v", Type::Nat, Expr::size(v("x"))),
+            Stmt::var("s", Type::Real, Some(Expr::real(0.0))),
+            Stmt::var("pos", Type::Nat, Some(Expr::nat(0))),
+            Stmt::var("neg", Type::Int, Some(Expr::int(0))),
+            Stmt::var("twice", Type::Nat, Some(Expr::nat(0))),
+            Stmt::alloc("h", Type::Nat, v("v")),
+            Stmt::for_("i", Expr::nat(0), v("v"), body_i),
+            Stmt::var("seen", Type::Nat, Some(Expr::nat(0))),
+            Stmt::for_(
+                "j",
+                Expr::nat(0),
+                Expr::size(v("b")),
+                vec![Stmt::if_(
+                    Expr::index(v("b"), v("j")),
+                    vec![Stmt::assign("seen", AssignOp::Add, Expr::nat(1))],
+                    vec![],
+                )],
+            ),
+            Stmt::var("total", Type::Real, Some(Expr::real(0.0))),
+            Stmt::for_(
+                "k",
+                Expr::nat(0),
+                Expr::size(v("h")),
+                vec![Stmt::assign(
+                    "total",
+                    AssignOp::Add,
+                    Expr::convert(Coercion::Nat2Real, Expr::index(v("h"), v("k"))),
+                )],
+            ),
+        ],
+        result: pairs(
+            ["s", "pos", "neg", "twice", "seen", "total", "h"]
+                .iter()
+                .map(|x| v(x))
+                .collect(),
+        ),
+        measure: false,
+    }
+}
+
+#[test]
+fn own_range_reads_and_bounded_counters_are_unchecked_and_agree() {
+    let p = own_ranges();
+    for t in TARGETS {
+        let src = emit(&p, t).expect("emits").source;
+        let k = kernel_part(&src);
+        for checked in [
+            CHECKED_READ,
+            CHECKED_INDEX,
+            CHECKED_NAT_ADD,
+            CHECKED_INT_ADD,
+        ] {
+            assert!(!k.contains(checked), "{t:?}: `{checked}` left in\n{k}");
+        }
+    }
+    let cases = [
+        vec![reals(&[1.0, -2.0, 3.5]), bools(&[true, false, true, true])],
+        vec![reals(&[]), bools(&[])],
+        vec![reals(&[-1.0]), bools(&[false])],
+        vec![reals(&[0.5; 40]), bools(&[true; 7])],
+    ];
+    check(&p, &cases);
+    // specialised on the data, as `run` and `gibbs` build kernels: still unchecked, equal
+    for t in TARGETS {
+        for args in &cases {
+            let spec = Specialise::all(p.params.len());
+            let k = Compiled::build(&p, t, &spec, Some(args), &opts()).expect("builds");
+            assert!(!kernel_part(k.source()).contains(CHECKED_READ), "{t:?}");
+            let (want, _) = run(&p, args).expect("runs");
+            assert!(close(&want, &k.run(args).expect("runs")), "{t:?} {args:?}");
+        }
+    }
+}
+
+/// The histogram as lowering writes it: indices out of range skipped by a test.
+/// ```text
+/// fn(z: array(nat), k: nat) {
+///     alloc h: array(nat) of k
+///     for i in 0..size(z) { let c: nat = z[i]; if (c < k) { h[c] += 1 } }
+///     return h
+/// }
+/// ```
+fn histogram(guarded: Vec<Stmt>) -> Program {
+    Program {
+        params: vec![
+            ("z".into(), Type::array(Type::Nat)),
+            ("k".into(), Type::Nat),
+        ],
+        body: vec![
+            Stmt::alloc("h", Type::Nat, v("k")),
+            Stmt::for_(
+                "i",
+                Expr::nat(0),
+                Expr::size(v("z")),
+                vec![
+                    Stmt::var("c", Type::Nat, Some(Expr::index(v("z"), v("i")))),
+                    Stmt::if_(prim(Prim::Lt, vec![v("c"), v("k")]), guarded, vec![]),
+                ],
+            ),
+        ],
+        result: v("h"),
+        measure: false,
+    }
+}
+
+#[test]
+fn a_histograms_guarded_store_is_unchecked_and_agrees() {
+    let p = histogram(vec![Stmt::store("h", v("c"), AssignOp::Add, Expr::nat(1))]);
+    for t in TARGETS {
+        let src = emit(&p, t).expect("emits").source;
+        let k = kernel_part(&src);
+        for checked in [CHECKED_READ, CHECKED_INDEX, CHECKED_NAT_ADD] {
+            assert!(!k.contains(checked), "{t:?}: `{checked}` left in\n{k}");
+        }
+    }
+    let args = |z: &[u64], k: u64| vec![nats(z), Val::Nat(k)];
+    check(
+        &p,
+        &[
+            args(&[0, 2, 2, 1, 7, u64::MAX], 3),
+            args(&[], 0),
+            args(&[4, 4], 0),
+        ],
+    );
+}
+
+/// Programs whose checks can fire, each with the check it must keep, and arguments that
+/// make it fire (or come near): the kernel fails as the interpreter does, in kind.
+fn kept_checks() -> Vec<(&'static str, Program, &'static str, Vec<Vec<Val>>)> {
+    let sum = |params: Vec<(String, Type)>, body: Vec<Stmt>, result: &str| Program {
+        params,
+        body,
+        result: v(result),
+        measure: false,
+    };
+    let real_arr = || ("a".to_string(), Type::array(Type::Real));
+    let nat_arr = || ("a".to_string(), Type::array(Type::Nat));
+    let n = || ("n".to_string(), Type::Nat);
+    let ai = |i: &str| Expr::index(v("a"), v(i));
+    vec![
+        (
+            // the bound is another parameter: `n` may exceed `size(a)`
+            "a loop to a separate parameter",
+            Program {
+                params: vec![real_arr(), n()],
+                body: vec![
+                    Stmt::var("s", Type::Real, Some(Expr::real(0.0))),
+                    Stmt::for_(
+                        "j",
+                        Expr::nat(0),
+                        v("n"),
+                        vec![Stmt::assign("s", AssignOp::Add, ai("j"))],
+                    ),
+                ],
+                result: v("s"),
+                measure: false,
+            },
+            CHECKED_READ,
+            vec![
+                vec![reals(&[1.0, 2.0, 3.0]), Val::Nat(2)],
+                vec![reals(&[1.0, 2.0, 3.0]), Val::Nat(4)],
+                vec![reals(&[]), Val::Nat(1)],
+            ],
+        ),
+        (
+            "a store to a separate parameter's range",
+            Program {
+                params: vec![real_arr(), n()],
+                body: vec![
+                    Stmt::alloc("h", Type::Real, Expr::size(v("a"))),
+                    Stmt::for_(
+                        "j",
+                        Expr::nat(0),
+                        v("n"),
+                        vec![Stmt::store("h", v("j"), AssignOp::Set, Expr::real(1.0))],
+                    ),
+                ],
+                result: v("h"),
+                measure: false,
+            },
+            CHECKED_INDEX,
+            vec![
+                vec![reals(&[1.0, 2.0]), Val::Nat(2)],
+                vec![reals(&[1.0, 2.0]), Val::Nat(3)],
+            ],
+        ),
+        (
+            "a counter adding a non-constant",
+            sum(
+                vec![nat_arr()],
+                vec![
+                    Stmt::var("s", Type::Nat, Some(Expr::nat(0))),
+                    Stmt::for_(
+                        "j",
+                        Expr::nat(0),
+                        Expr::size(v("a")),
+                        vec![Stmt::assign("s", AssignOp::Add, ai("j"))],
+                    ),
+                ],
+                "s",
+            ),
+            CHECKED_NAT_ADD,
+            vec![vec![nats(&[1, 2, 3])], vec![nats(&[u64::MAX, 1])]],
+        ),
+        (
+            // (2^64 - 1)^2 adds of 1 over two loops to a nat parameter
+            "an accumulator added to in a nested loop",
+            sum(
+                vec![n()],
+                vec![
+                    Stmt::var("c", Type::Nat, Some(Expr::nat(0))),
+                    Stmt::for_(
+                        "i",
+                        Expr::nat(0),
+                        v("n"),
+                        vec![Stmt::for_(
+                            "j",
+                            Expr::nat(0),
+                            v("n"),
+                            vec![Stmt::assign("c", AssignOp::Add, Expr::nat(1))],
+                        )],
+                    ),
+                ],
+                "c",
+            ),
+            CHECKED_NAT_ADD,
+            vec![vec![Val::Nat(0)], vec![Val::Nat(5)]],
+        ),
+        (
+            // 2 (2^64 - 1) adds of 1
+            "two adds a trip over a nat parameter",
+            sum(
+                vec![n()],
+                vec![
+                    Stmt::var("d", Type::Nat, Some(Expr::nat(0))),
+                    Stmt::for_(
+                        "i",
+                        Expr::nat(0),
+                        v("n"),
+                        vec![
+                            Stmt::assign("d", AssignOp::Add, Expr::nat(1)),
+                            Stmt::assign("d", AssignOp::Add, Expr::nat(1)),
+                        ],
+                    ),
+                ],
+                "d",
+            ),
+            CHECKED_NAT_ADD,
+            vec![vec![Val::Nat(7)]],
+        ),
+        (
+            "a counter starting near the top",
+            sum(
+                vec![real_arr()],
+                vec![
+                    Stmt::var("e", Type::Nat, Some(Expr::nat(u64::MAX - 1))),
+                    Stmt::for_(
+                        "i",
+                        Expr::nat(0),
+                        Expr::size(v("a")),
+                        vec![Stmt::assign("e", AssignOp::Add, Expr::nat(1))],
+                    ),
+                ],
+                "e",
+            ),
+            CHECKED_NAT_ADD,
+            vec![vec![reals(&[0.0])], vec![reals(&[0.0, 0.0])]],
+        ),
+        (
+            // `x = a[i]` is unbounded: the next `x += 1` can overflow
+            "a counter also set to a non-constant",
+            sum(
+                vec![nat_arr()],
+                vec![
+                    Stmt::var("x", Type::Nat, Some(Expr::nat(0))),
+                    Stmt::for_(
+                        "i",
+                        Expr::nat(0),
+                        Expr::size(v("a")),
+                        vec![
+                            Stmt::assign("x", AssignOp::Add, Expr::nat(1)),
+                            Stmt::if_(
+                                prim(Prim::Eq, vec![v("x"), Expr::nat(2)]),
+                                vec![Stmt::assign("x", AssignOp::Set, ai("i"))],
+                                vec![],
+                            ),
+                        ],
+                    ),
+                ],
+                "x",
+            ),
+            CHECKED_NAT_ADD,
+            vec![vec![nats(&[0, 7, 5])], vec![nats(&[0, u64::MAX, 5])]],
+        ),
+        (
+            // the read's `i` is the inner loop's, bound by `n`
+            "a shadowed loop index",
+            sum(
+                vec![real_arr(), n()],
+                vec![
+                    Stmt::var("f", Type::Real, Some(Expr::real(0.0))),
+                    Stmt::for_(
+                        "i",
+                        Expr::nat(0),
+                        Expr::size(v("a")),
+                        vec![Stmt::for_(
+                            "i",
+                            Expr::nat(0),
+                            v("n"),
+                            vec![Stmt::assign("f", AssignOp::Add, ai("i"))],
+                        )],
+                    ),
+                ],
+                "f",
+            ),
+            CHECKED_READ,
+            vec![
+                vec![reals(&[1.0, 2.0]), Val::Nat(2)],
+                vec![reals(&[1.0, 2.0]), Val::Nat(3)],
+            ],
+        ),
+        (
+            // the loop's `m` is the inner `let m = n`, not the outer `let m = size(a)`
+            "a shadowed let",
+            sum(
+                vec![real_arr(), n()],
+                vec![
+                    Stmt::var("f", Type::Real, Some(Expr::real(0.0))),
+                    Stmt::let_("m", Type::Nat, Expr::size(v("a"))),
+                    Stmt::if_(
+                        prim(Prim::Lt, vec![Expr::nat(0), v("m")]),
+                        vec![
+                            Stmt::let_("m", Type::Nat, v("n")),
+                            Stmt::for_(
+                                "k",
+                                Expr::nat(0),
+                                v("m"),
+                                vec![Stmt::assign("f", AssignOp::Add, ai("k"))],
+                            ),
+                        ],
+                        vec![],
+                    ),
+                ],
+                "f",
+            ),
+            CHECKED_READ,
+            vec![
+                vec![reals(&[1.0, 2.0]), Val::Nat(1)],
+                vec![reals(&[1.0, 2.0]), Val::Nat(3)],
+            ],
+        ),
+        (
+            // `c` changes after the test
+            "a guarded index assigned in its branch",
+            histogram(vec![
+                Stmt::assign("c", AssignOp::Add, Expr::nat(1)),
+                Stmt::store("h", v("c"), AssignOp::Add, Expr::nat(1)),
+            ]),
+            CHECKED_INDEX,
+            vec![
+                vec![nats(&[0, 1]), Val::Nat(3)],
+                vec![nats(&[0, 2]), Val::Nat(3)],
+            ],
+        ),
+        (
+            // the test holds in the then-branch only
+            "an index stored to in the else branch of its test",
+            Program {
+                params: vec![
+                    ("z".into(), Type::array(Type::Nat)),
+                    ("k".into(), Type::Nat),
+                ],
+                body: vec![
+                    Stmt::alloc("h", Type::Nat, v("k")),
+                    Stmt::for_(
+                        "i",
+                        Expr::nat(0),
+                        Expr::size(v("z")),
+                        vec![
+                            Stmt::let_("c", Type::Nat, Expr::index(v("z"), v("i"))),
+                            Stmt::if_(
+                                prim(Prim::Lt, vec![v("c"), v("k")]),
+                                vec![],
+                                vec![Stmt::store("h", v("c"), AssignOp::Add, Expr::nat(1))],
+                            ),
+                        ],
+                    ),
+                ],
+                result: v("h"),
+                measure: false,
+            },
+            CHECKED_INDEX,
+            vec![
+                vec![nats(&[]), Val::Nat(3)],
+                vec![nats(&[0, 5]), Val::Nat(3)],
+            ],
+        ),
+    ]
+}
+
+#[test]
+fn checks_that_can_fire_are_kept_and_fail_as_the_interpreter_does() {
+    for (what, p, checked, cases) in kept_checks() {
+        for t in TARGETS {
+            let src = emit(&p, t).expect("emits").source;
+            assert!(
+                kernel_part(&src).contains(checked),
+                "{what}, {t:?}: `{checked}` left out\n{}",
+                kernel_part(&src)
+            );
+        }
+        // at least one case fails, in the interpreter and (by `check`) alike in the kernel
+        assert!(
+            what.contains("nested")
+                || what.contains("two adds")
+                || cases.iter().any(|a| run(&p, a).is_err()),
+            "{what}: no case fails"
+        );
+        check(&p, &cases);
+    }
+}
+
+/// A specialised kernel knows its data's sizes: `for j in 0..n` reading `a[j]` with `n`
+/// and `size(a)` baked in is unchecked exactly when `n <= size(a)` (the clinical trial's
+/// loop); with `n` larger the check stays and fires as the interpreter's.
+#[test]
+fn specialised_sizes_prove_reads_in_bounds_only_when_they_are() {
+    let (_, p, _, _) = kept_checks().swap_remove(0);
+    let spec = Specialise::all(p.params.len());
+    for t in TARGETS {
+        for (len, n, unchecked) in [(3usize, 3u64, true), (3, 2, true), (3, 4, false)] {
+            let args = vec![reals(&vec![1.5; len]), Val::Nat(n)];
+            let k = Compiled::build(&p, t, &spec, Some(&args), &opts()).expect("builds");
+            let has_check = kernel_part(k.source()).contains(CHECKED_READ);
+            assert_eq!(has_check, !unchecked, "{t:?} len {len} n {n}");
+            match (run(&p, &args), k.run(&args)) {
+                (Ok((a, _)), Ok(b)) => assert!(close(&a, &b), "{t:?}: {a:?} vs {b:?}"),
+                (Err(a), Err(KernelError::Run(b))) => assert!(same_kind(&a, &b), "{a} vs {b}"),
+                (a, b) => panic!("{t:?}: interp {a:?}, kernel {b:?}"),
+            }
         }
     }
 }

@@ -13,6 +13,7 @@ use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
 use serde::Serialize;
 use slic_algebra::{Coercion, Dist, Prim, Type};
 
+use super::safe::{self, Safe};
 use super::{EmitError, Site, SiteKind};
 
 /// A scalar type as the templates name it: `nat`, `int`, `real`, `prob`, `bool`.
@@ -77,6 +78,12 @@ pub(crate) enum ENode {
         idx: Box<ENode>,
         site: u32,
     },
+    /// `arr[idx]` without a check: `safe.rs` proved `idx` (a `nat`) in bounds.
+    Get {
+        arr: String,
+        ety: &'static str,
+        idx: Box<ENode>,
+    },
     /// An element at an index already checked (the read half of `a[i] += e`).
     Elem {
         arr: String,
@@ -92,8 +99,9 @@ pub(crate) enum ENode {
         site: Option<u32>,
     },
     /// An arithmetic or comparison operator (`add`, `mul`, `lt`, `le`, `eq`, `ne`) over
-    /// its arguments, left to right; arithmetic only on reals (other types go through
-    /// helpers, which keep log space and check overflow).
+    /// its arguments, left to right; arithmetic on reals, and `add` on the `nat` or `int`
+    /// accumulators `safe.rs` proved cannot overflow (other types go through helpers,
+    /// which keep log space and check overflow).
     Op { op: &'static str, args: Vec<ENode> },
 }
 
@@ -134,7 +142,9 @@ pub(crate) enum SNode {
         site: u32,
         check: bool,
     },
-    /// `arr[idx] = value`: the index checked into `ix` first; `value` may read `arr[ix]`.
+    /// `arr[idx] = value`: the index checked into `ix` first (no `site`: proven in bounds
+    /// by `safe.rs`, copied unchecked); `value` may read `arr[ix]`; `check`: `value` can
+    /// fail.
     Store {
         arr: String,
         ety: &'static str,
@@ -142,7 +152,7 @@ pub(crate) enum SNode {
         ix: String,
         idx: ENode,
         value: ENode,
-        site: u32,
+        site: Option<u32>,
         check: bool,
     },
     For {
@@ -243,6 +253,8 @@ pub(crate) struct Builder<'a> {
     pub sites: Vec<Site>,
     /// fixed values by parameter position (a specialised kernel)
     fixed: &'a [Option<FixedVal>],
+    /// the checks that can never fire (`safe.rs`), for the program being built
+    safe: Safe,
 }
 
 /// A specialised parameter's baked-in value.
@@ -298,6 +310,7 @@ impl<'a> Builder<'a> {
             counter: 0,
             sites: Vec::new(),
             fixed,
+            safe: Safe::default(),
         }
     }
 
@@ -373,6 +386,7 @@ impl<'a> Builder<'a> {
             });
         }
         let tails = tail_draws(p);
+        self.safe = safe::analyse(p, self.fixed);
         self.scopes.push(Vec::new());
         let body = self.block(&p.body, &tails)?;
         let at = format!("return {}", p.result);
@@ -492,7 +506,7 @@ impl<'a> Builder<'a> {
                 let (v, _) = self.expr(value, at)?;
                 let b = self.lookup(name)?.clone();
                 let old = ENode::Var { name: b.c.clone() };
-                let combined = self.combine(*op, &b.ty, old, v, at)?;
+                let combined = self.combine(*op, &b.ty, old, v, self.safe.add(s), at)?;
                 let check = fallible(self);
                 out.push(SNode::Set {
                     name: b.c,
@@ -519,6 +533,7 @@ impl<'a> Builder<'a> {
                 value,
             } => {
                 let (idx, ity) = self.expr(index, at)?;
+                let before_value = self.sites.len();
                 let (v, _) = self.expr(value, at)?;
                 let b = self.lookup(array)?.clone();
                 let elem =
@@ -532,13 +547,16 @@ impl<'a> Builder<'a> {
                     ety,
                     ix: ix.clone(),
                 };
-                let combined = self.combine(*op, &elem, old, v, at)?;
-                let site = self.site(
-                    at,
-                    SiteKind::Index {
-                        array: array.clone(),
-                    },
-                );
+                let combined = self.combine(*op, &elem, old, v, self.safe.add(s), at)?;
+                let check = self.sites.len() > before_value;
+                let site = (!self.safe.store(s)).then(|| {
+                    self.site(
+                        at,
+                        SiteKind::Index {
+                            array: array.clone(),
+                        },
+                    )
+                });
                 out.push(SNode::Store {
                     arr: b.c,
                     ety,
@@ -547,7 +565,7 @@ impl<'a> Builder<'a> {
                     idx,
                     value: combined,
                     site,
-                    check: true,
+                    check,
                 });
             }
             Stmt::For { var, lo, hi, body } => {
@@ -674,17 +692,25 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// `old op v` at type `t` (a compound assignment), as one expression.
+    /// `old op v` at type `t` (a compound assignment), as one expression; `unchecked`: an
+    /// addition `safe.rs` proved cannot overflow, a plain `add` on a `nat` or `int`.
     fn combine(
         &mut self,
         op: AssignOp,
         t: &Type,
         old: ENode,
         v: ENode,
+        unchecked: bool,
         at: &str,
     ) -> Result<ENode, EmitError> {
         let p = match op {
             AssignOp::Set => return Ok(v),
+            AssignOp::Add if unchecked && matches!(t, Type::Nat | Type::Int) => {
+                return Ok(ENode::Op {
+                    op: "add",
+                    args: vec![old, v],
+                })
+            }
             AssignOp::Add => Prim::Add,
             AssignOp::Mul => Prim::Mul,
             AssignOp::Max => Prim::Max,
@@ -743,6 +769,16 @@ impl<'a> Builder<'a> {
                     b.ty.array_of()
                         .cloned()
                         .ok_or_else(|| bug(format!("`{x}` indexed but not an array")))?;
+                if self.safe.read(e) && ity == Type::Nat {
+                    return Ok((
+                        ENode::Get {
+                            arr: b.c,
+                            ety: scalar(&elem)?,
+                            idx: Box::new(idx),
+                        },
+                        elem,
+                    ));
+                }
                 let site = self.site(
                     at,
                     SiteKind::Index {

@@ -20,6 +20,7 @@
 //! This module never spawns a compiler and never runs code.
 
 mod context;
+mod safe;
 
 use crate::ir::Program;
 use crate::verify::verify;
