@@ -183,11 +183,11 @@ impl CompiledKernel {
         max_paths: u64,
         opts: &CompileOptions,
     ) -> Result<CompiledKernel, crate::kernel::KernelError> {
+        // everything but the index baked in: the state's length too (its elements change
+        // in place, its length never), so reads of it at a point's index need no check
         let mut spec = Specialise::all(program.params.len());
-        for p in [update.state, update.index] {
-            if let Some(f) = spec.fixed.get_mut(p) {
-                *f = false;
-            }
+        if let Some(f) = spec.fixed.get_mut(update.index) {
+            *f = false;
         }
         let kernel = Compiled::build(program, target, &spec, Some(args), opts)?;
         Ok(CompiledKernel::new(kernel, max_paths, update))

@@ -184,7 +184,8 @@ impl Prepared {
         Ok(())
     }
 
-    /// Sets element `i` of the nat array parameter number `param` to `v`.
+    /// Sets element `i` of the nat array parameter number `param` to `v` (its length
+    /// stays, so a specialised array may change).
     pub fn set_element(&mut self, param: usize, i: usize, v: u64) -> Result<(), KernelError> {
         self.changeable(param, &Type::array(Type::Nat))?;
         let b = self.m.buffer_of[param].ok_or_else(|| self.wrong(param))?;
@@ -197,9 +198,11 @@ impl Prepared {
         }
     }
 
+    /// May parameter `param` of type `ty` change? A specialised scalar may not (its value
+    /// is in the code); a specialised array's elements may (only its length is).
     fn changeable(&self, param: usize, ty: &Type) -> Result<(), KernelError> {
         match self.params.get(param) {
-            Some((_, t)) if t == ty && !self.fixed[param] => Ok(()),
+            Some((_, t)) if t == ty && (!self.fixed[param] || t.array_of().is_some()) => Ok(()),
             Some((name, t)) if t == ty => Err(KernelError::Specialised {
                 name: name.clone(),
                 expected: "the value it was built with".into(),
