@@ -76,15 +76,10 @@ impl Sharer<'_> {
     }
 
     fn go_inner(&mut self, t: TermId) -> TermId {
-        let node = self.store.node(t).clone();
-        let children = node.children();
+        let children = self.store.node(t).children();
         let new: Vec<TermId> = children.iter().map(|&c| self.go(c)).collect();
+        let t1 = crate::split::with_children(self.store, t, &new);
         let ty = self.store.ty(t).clone();
-        let t1 = if new == children {
-            t
-        } else {
-            self.store.intern(node.with_children(&new), ty.clone())
-        };
         // the value evaluated first, and what follows it in its scope
         let node1 = self.store.node(t1).clone();
         let (first, rest, shadow) = match node1 {

@@ -97,15 +97,9 @@ impl Splitter<'_> {
     }
 
     fn go_inner(&mut self, t: TermId) -> TermId {
-        let node = self.store.node(t).clone();
-        let children = node.children();
+        let children = self.store.node(t).children();
         let new: Vec<TermId> = children.iter().map(|&c| self.go(c)).collect();
-        let t1 = if new == children {
-            t
-        } else {
-            let ty = self.store.ty(t).clone();
-            self.store.intern(node.with_children(&new), ty)
-        };
+        let t1 = with_children(self.store, t, &new);
         self.loop_rewrite(t1, MAX_SPLITS_PER_LOOP)
     }
 
@@ -597,6 +591,18 @@ impl Splitter<'_> {
             _ => false,
         }
     }
+}
+
+/// `t` with its children replaced by `new` (in the order of `Node::children`), `t` itself
+/// when none changed: the rebuilding step of the bottom-up passes.
+pub(crate) fn with_children(store: &mut Store, t: TermId, new: &[TermId]) -> TermId {
+    let node = store.node(t);
+    if node.children() == new {
+        return t;
+    }
+    let node = node.with_children(new);
+    let ty = store.ty(t).clone();
+    store.intern(node, ty)
 }
 
 /// Is `t` the literal 0?
