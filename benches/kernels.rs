@@ -14,7 +14,7 @@
 //!
 //! Every kernel is specialised on the data (run-time specialisation), as `gibbs` and `run`
 //! build it. Quick with `-- --warm-up-time 1 --measurement-time 3`; the GMM sweeps take
-//! about 2 s each, so that group alone takes about a minute.
+//! about 0.7 s each, so that group alone takes about half a minute.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use slic_algebra::{front, Store, Type};
