@@ -134,6 +134,9 @@ impl Splitter<'_> {
         if let Some(r) = self.unswitch(t, lp, fuel) {
             return r;
         }
+        if let Some(r) = self.unswitch_choice(t, lp, fuel) {
+            return r;
+        }
         if let Some(r) = self.delta(t, lp) {
             return r;
         }
@@ -155,6 +158,9 @@ impl Splitter<'_> {
         let Some((test, body_else)) = chosen else {
             return t;
         };
+        if let Some(r) = self.factor_out(t, lp, test, fuel) {
+            return r;
+        }
         self.splits += 1;
         let ty = self.store.ty(t).clone();
         let op = if lp.product { Prim::Mul } else { Prim::Add };
@@ -418,6 +424,75 @@ impl Splitter<'_> {
             }
         }
         None
+    }
+
+    /// A loop whose body chooses on a test free of `j` that cannot fail is a choice of
+    /// loops: `Σ_j (if c: a(j) else: b(j)) = if c: Σ_j a(j) else: Σ_j b(j)` (products
+    /// alike; `c` is evaluated once, even for an empty loop, so it must be total), so that
+    /// each branch's loop can be split on its own (a point split guarded by where its
+    /// point is defined leaves such a choice).
+    fn unswitch_choice(&mut self, t: TermId, lp: Loop, fuel: usize) -> Option<TermId> {
+        let Node::If(c, a, b) = self.store.node(lp.body).clone() else {
+            return None;
+        };
+        if self.fv.contains(self.store, c, lp.j)
+            || !total(self.store, c)
+            || self.is_unit(a, lp.product)
+            || self.is_unit(b, lp.product)
+        {
+            return None;
+        }
+        self.unswitched += 1;
+        let (la, lb) = (self.rebuild(lp, a), self.rebuild(lp, b));
+        let la = self.loop_rewrite(la, fuel - 1);
+        let lb = self.loop_rewrite(lb, fuel - 1);
+        let ty = self.store.ty(t).clone();
+        Some(self.store.intern(Node::If(c, la, lb), ty))
+    }
+
+    /// A product of prob factors only some of which hold the point test: `Π_j (r(j) ·
+    /// d(j)) = Π_j r(j) · Π_j d(j)`, so that only the factors that hold the test are
+    /// split on the point (the others, free of it, leave a loop over the point whole,
+    /// and are not divided and multiplied back at the point). Every factor is still
+    /// evaluated at every `j`; prob products are sums of logarithms, so regrouping them
+    /// cannot overflow where the original did not.
+    fn factor_out(
+        &mut self,
+        t: TermId,
+        lp: Loop,
+        test: (TermId, TermId),
+        fuel: usize,
+    ) -> Option<TermId> {
+        if !lp.product || self.store.ty(t) != &Type::Prob {
+            return None;
+        }
+        let Node::Prim(Prim::Mul, fs) = self.store.node(lp.body).clone() else {
+            return None;
+        };
+        let (mut with, mut without) = (Vec::new(), Vec::new());
+        for f in fs {
+            let decided = self.decide(f, lp.j, test, false, &mut FxHashMap::default());
+            if decided == f {
+                without.push(f);
+            } else {
+                with.push(f);
+            }
+        }
+        if with.is_empty() || without.is_empty() {
+            return None;
+        }
+        let mut loops = Vec::new();
+        for part in [without, with] {
+            let body = if part.len() == 1 {
+                part[0]
+            } else {
+                self.store.prim(Prim::Mul, part, Type::Prob)
+            };
+            let l = self.rebuild(lp, body);
+            loops.push(self.loop_rewrite(l, fuel - 1));
+        }
+        self.splits += 1;
+        Some(self.store.prim(Prim::Mul, loops, Type::Prob))
     }
 
     /// `Σ_j (if A && B(j): t else: 0)` with `A` the conjuncts free of `j` becomes

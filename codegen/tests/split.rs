@@ -62,6 +62,13 @@ const SHAPES: &[&str] = &[
     "array l of K: product d from 0 to size(z): \
          nat2prob((summate j from 0 to size(doc): \
                        if (if j == u: l else: z[j]) == 1 && d == doc[j]: 1 else: 0) + 1)",
+    // a product of prob factors, only one of which tests the proposal: that one is
+    // split on, the other kept whole
+    "array l of K: product m from 0 to K: \
+         (nat2prob(m) + 1/2) * (if m == l: 2 else: nat2prob(m + 1))",
+    // a choice on a test free of the loop, each branch's loop split on its own
+    "array l of K: product m from 0 to K: \
+         if u < size(z): (if m == l: nat2prob(z[u]) else: 1/2) else: nat2prob(m)",
     // the same in a sum of squares (a per-class, per-word statistic)
     "array l of K: summate m from 0 to K: summate k from 0 to K: \
          (summate j from 0 to size(t): \
