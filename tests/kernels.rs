@@ -306,6 +306,14 @@ fn options(dir: &str) -> CompileOptions {
     }
 }
 
+/// Removes a test's kernel cache (hundreds of megabytes of libraries for the Rust
+/// target), so that runs do not fill the machine's temporary directory.
+fn remove_cache(opts: &CompileOptions) {
+    if let Some(dir) = &opts.cache_dir {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
 /// Each case compiled for `target` and checked on all its tuples; failures as text.
 fn check_target(cases: &[Case], target: Target, threads: usize) -> (usize, Vec<String>) {
     let opts = options(target.name());
@@ -352,6 +360,7 @@ fn check_target(cases: &[Case], target: Target, threads: usize) -> (usize, Vec<S
             });
         }
     });
+    remove_cache(&opts);
     results.into_inner().unwrap_or_default()
 }
 
@@ -417,5 +426,6 @@ fn specialised_kernels_agree_on_their_data() {
             break;
         }
     }
+    remove_cache(&options("spec"));
     assert_eq!(done, 3, "fewer than 3 array programs to specialise");
 }

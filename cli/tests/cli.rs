@@ -567,6 +567,7 @@ fn run_backend_c_without_a_compiler_is_a_clear_user_error() {
     assert!(stdout(&o).is_empty(), "{}", stdout(&o));
     let interp = run(None, "interp");
     let c = run(None, "c");
+    let _ = std::fs::remove_dir_all(&cache);
     assert!(c.status.success(), "{}", stderr(&c));
     assert_eq!(stdout(&c), stdout(&interp));
 }

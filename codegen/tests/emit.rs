@@ -28,10 +28,12 @@ fn prim(p: Prim, args: Vec<Expr>) -> Expr {
     Expr::prim(p, args)
 }
 
-/// A cache directory of this test binary's own, emptied once per process.
+/// A cache directory of this test binary's own, emptied once per process: in the target
+/// directory's space for tests (not one more folder in the system's temporary directory
+/// per run).
 fn cache() -> PathBuf {
     static INIT: std::sync::Once = std::sync::Once::new();
-    let dir = std::env::temp_dir().join(format!("slic-emit-test-{}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("slic-emit-test");
     INIT.call_once(|| {
         let _ = std::fs::remove_dir_all(&dir);
     });
