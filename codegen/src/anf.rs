@@ -30,7 +30,9 @@
 //!
 //! **Common subexpressions.** Then, top down, a binding whose right-hand side equals (up
 //! to the names of bound variables) one already in scope is replaced by that one's name,
-//! and a binding of a name to a name is inlined.
+//! and a binding of a name to a name is inlined. A bucket guarded by emptying its range
+//! (`bucket j from lo to (if c: hi else: lo)`) is read only where `c` holds, where it
+//! equals the bucket over `lo..hi`: that one, in scope, serves it.
 //!
 //! With LICM off (`slic-cas lower --no-licm`), nothing floats out of a binder or a
 //! branch; A-normal form and sharing are still done.
@@ -770,6 +772,105 @@ struct Cse {
 }
 
 impl Cse {
+    /// The name of a binding in scope equal to `e` (up to the names of bound variables).
+    /// A histogram guarded by emptying its range (`bucket j from lo to h`, `h` being or
+    /// naming `if c: hi else: lo`, as A-normal form and the histogram transform guard one)
+    /// is read only where its guards hold, and there it equals the bucket over `lo..hi`:
+    /// so a bucket in scope over `lo..hi` (its bounds compared through the names they are
+    /// bound to) serves it.
+    fn available(&self, store: &mut Store, e: TermId) -> Option<VarId> {
+        let same = self.avail.iter().rev().find(|&&(r, _)| {
+            r == e
+                || (std::mem::discriminant(store.node(r)) == std::mem::discriminant(store.node(e))
+                    && store.ty(r) == store.ty(e)
+                    && vars::has_binders(store, e)
+                    && alpha::alpha_eq(store, r, e))
+        });
+        if let Some(&(_, y)) = same {
+            return Some(y);
+        }
+        let Node::Bucket(j, lo, hi, r) = *store.node(e) else {
+            return None;
+        };
+        let lo = self.resolve(store, lo, 0);
+        // the ranges this bucket equals where it is read: its own, then with each guard
+        // peeled off
+        let mut ranges = Vec::new();
+        let mut h = self.resolve(store, hi, 0);
+        loop {
+            ranges.push(h);
+            match *store.node(h) {
+                Node::If(_, full, empty) if empty == lo => h = full,
+                _ => break,
+            }
+        }
+        let ty = store.ty(e).clone();
+        let buckets: Vec<(TermId, VarId)> = self
+            .avail
+            .iter()
+            .rev()
+            .filter(|&&(r2, _)| matches!(store.node(r2), Node::Bucket(..)) && store.ty(r2) == &ty)
+            .copied()
+            .collect();
+        for (b, y) in buckets {
+            let Node::Bucket(j2, lo2, hi2, r2) = *store.node(b) else {
+                continue;
+            };
+            if self.resolve(store, lo2, 0) != lo {
+                continue;
+            }
+            let hi2 = self.resolve(store, hi2, 0);
+            if !ranges.contains(&hi2) {
+                continue;
+            }
+            let mine = store.intern(Node::Bucket(j, lo, hi2, r), ty.clone());
+            let theirs = store.intern(Node::Bucket(j2, lo, hi2, r2), ty.clone());
+            if alpha::alpha_eq(store, mine, theirs) {
+                return Some(y);
+            }
+        }
+        None
+    }
+
+    /// `t` (a range's bound) with the names in scope replaced by what they are bound to,
+    /// and `x = e; x` read as `e`: so two bounds computed by different names compare
+    /// equal. Only a few levels deep, and only through terms without binders.
+    fn resolve(&self, store: &mut Store, t: TermId, depth: usize) -> TermId {
+        if depth > 6 {
+            return t;
+        }
+        let node = store.node(t).clone();
+        match node {
+            Node::Var(v) => match self.avail.iter().rev().find(|&&(_, x)| x == v) {
+                Some(&(def, _)) => self.resolve(store, def, depth + 1),
+                None => t,
+            },
+            Node::Let(x, e, b) if matches!(*store.node(b), Node::Var(y) if y == x) => {
+                self.resolve(store, e, depth + 1)
+            }
+            _ => {
+                let mut bound = Vec::new();
+                vars::binders(&node, &mut bound);
+                if !bound.is_empty() {
+                    return t;
+                }
+                let ch = node.children();
+                if ch.is_empty() {
+                    return t;
+                }
+                let new: Vec<TermId> = ch
+                    .iter()
+                    .map(|&c| self.resolve(store, c, depth + 1))
+                    .collect();
+                if new == ch {
+                    return t;
+                }
+                let ty = store.ty(t).clone();
+                store.intern(node.with_children(&new), ty)
+            }
+        }
+    }
+
     fn go(&mut self, store: &mut Store, t: TermId) -> TermId {
         stack::grow(|| self.go_inner(store, t))
     }
@@ -785,15 +886,7 @@ impl Cse {
                     self.shared += 1;
                     return self.go(store, body);
                 }
-                let same = self.avail.iter().rev().find(|&&(r, _)| {
-                    r == e1
-                        || (std::mem::discriminant(store.node(r))
-                            == std::mem::discriminant(store.node(e1))
-                            && store.ty(r) == store.ty(e1)
-                            && vars::has_binders(store, e1)
-                            && alpha::alpha_eq(store, r, e1))
-                });
-                if let Some(&(_, y)) = same {
+                if let Some(y) = self.available(store, e1) {
                     let y_term = store.var_term(y);
                     self.rename.insert(x, y_term);
                     self.shared += 1;

@@ -10,6 +10,18 @@
 //!   r_add t else: r_nop` inside the index (a condition that does not solve for an index).
 //! - Sums over the same range with the same index share one bucket: their reducers are
 //!   joined by `r_fanout` (right-nested), and each sum reads its slot with a `match`.
+//!   Across the whole term too: a first run records every bucket's reducers per range,
+//!   index and guards (in common names); the second gives each bucket of that key the
+//!   union's reducers in one order (those it can evaluate: names in scope, total on the
+//!   range), so buckets made by different loops over classes are one term, which
+//!   A-normal form computes once.
+//! - A range test `ix + 1 <= B` beside `k == ix` in a loop over `c <= B` classes (`c`
+//!   being `B` or `int2nat(B - m)`) is implied: the bucket gets `B` classes (the same term
+//!   as the loop over `B` makes) when its reducer cannot fail.
+//! - A sum of a test of the labels cut off at a class count, `Σ_j [A(j) ∧ ix(j) < B ∧
+//!   Q(ix(j))] e(j)`, becomes `Σ_{v<B} [Q(v)] Σ_j [A(j) ∧ v == ix(j)] e(j)` when that
+//!   reads a bucket made elsewhere anyway: O(B) instead of a pass over the points (see
+//!   `label_sum` for when it is exact).
 //! - Profitability (Fig. 7): a histogram is made only when its reducer holds an index, so a
 //!   sum whose body tests no class variable is left as it is.
 //! - Hoisting: the histogram is placed right outside the loop over `k` (the first step of
@@ -33,7 +45,7 @@
 use crate::split::{conjuncts_of, is_zero};
 use rustc_hash::{FxHashMap, FxHashSet};
 use slic_algebra::vars::{self, FreeVars};
-use slic_algebra::{stack, Node, Pattern, Prim, Store, TermId, Transform, Type, VarId};
+use slic_algebra::{stack, Coercion, Node, Pattern, Prim, Store, TermId, Transform, Type, VarId};
 
 /// What [`summarize`] did.
 #[derive(Clone, Debug)]
@@ -52,13 +64,37 @@ pub fn summarize(store: &mut Store, t: TermId) -> Summarized {
     // the point split first: per-class sums that read a proposed label at one point
     // become sums over the other points (histograms free of the label) plus the point
     let t = crate::split::split_points(store, t).term;
+    // names in scope everywhere: the program's parameters and the term's free variables
+    let mut globals: FxHashSet<VarId> = vars::free_vars(store, t).into_iter().collect();
+    let mut body = t;
+    while let Node::Lam(x, b) = *store.node(body) {
+        globals.insert(x);
+        body = b;
+    }
+    let b = store.fresh_var("b", Type::Nat);
     let mut s = Summarizer {
         store,
         memo: FxHashMap::default(),
         fv: FreeVars::new(),
         histograms: 0,
         sums_replaced: 0,
+        canon: Canon {
+            recording: true,
+            js: Vec::new(),
+            b,
+            unions: FxHashMap::default(),
+            globals,
+            misses: 0,
+        },
     };
+    // a first run records every bucket's reducers; the second gives all buckets of one
+    // range, index and guard the same reducers, so they are one term that A-normal form
+    // computes once (a bucket of counts and one of counts and sums are one pass, not two)
+    s.go(t);
+    s.memo.clear();
+    s.histograms = 0;
+    s.sums_replaced = 0;
+    s.canon.recording = false;
     let term = s.go(t);
     Summarized {
         term,
@@ -74,6 +110,32 @@ struct Summarizer<'s> {
     fv: FreeVars,
     histograms: usize,
     sums_replaced: usize,
+    canon: Canon,
+}
+
+/// The buckets of the whole term, in common names: while `recording`, each bucket's
+/// reducers are added to the union for its range, index and guards; afterwards every
+/// bucket of that key takes the union's reducers (those it can evaluate) in its order.
+struct Canon {
+    recording: bool,
+    /// The common sum index per index type, and the common class variable.
+    js: Vec<(Type, VarId)>,
+    b: VarId,
+    unions: FxHashMap<BucketKey, Vec<TermId>>,
+    /// Names in scope at every bucket.
+    globals: FxHashSet<VarId>,
+    /// Buckets made (after recording) whose key or reducers no other bucket had.
+    misses: usize,
+}
+
+/// A bucket's range, index, count and guards in the common names of [`Canon`].
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct BucketKey {
+    lo: TermId,
+    hi: TermId,
+    ix: TermId,
+    count: TermId,
+    guards: Vec<TermId>,
 }
 
 /// A sum that reads a histogram: the parts its bucket is made of, with the sum's own
@@ -158,7 +220,10 @@ impl Summarizer<'_> {
             let ty = self.store.ty(t).clone();
             self.store.intern(node.with_children(&new), ty)
         };
-        self.hoist(t1)
+        match self.label_sum(t1) {
+            Some(read) => read,
+            None => self.hoist(t1),
+        }
     }
 
     /// `t` itself if it is not a loop over classes with sums to summarize; otherwise the
@@ -242,6 +307,8 @@ impl Summarizer<'_> {
         if groups.is_empty() {
             return t;
         }
+        // every bucket of one key gets the same reducers, in the same order
+        let slots: Vec<Vec<usize>> = groups.iter_mut().map(|g| self.unify(g, b)).collect();
         // the buckets and the variables that hold them
         let mut lets: Vec<(VarId, TermId)> = Vec::new();
         let mut reads: FxHashMap<TermId, TermId> = FxHashMap::default();
@@ -283,6 +350,7 @@ impl Summarizer<'_> {
                 continue;
             };
             let n = groups[g].reducers.len();
+            let slot = slots[g][slot];
             let read = match c.from {
                 None => self.read(holders[g], n, slot, c.split, s),
                 // `summate c from e(k) to B: h[c]`
@@ -313,6 +381,230 @@ impl Summarizer<'_> {
             out = self.store.intern(Node::Let(h, bucket, out), ty.clone());
         }
         out
+    }
+
+    /// The reducers of `g` made those of every bucket with its key (see [`Canon`]): while
+    /// recording, its own are added to the union; afterwards the union's, in order, where
+    /// this bucket can evaluate them (their names in scope, and total on the range, since
+    /// the original sums did not evaluate them), then any of its own the union lacks.
+    /// Returns the new slot of each old one.
+    fn unify(&mut self, g: &mut Group, b: VarId) -> Vec<usize> {
+        let own = g.reducers.clone();
+        let same: Vec<usize> = (0..own.len()).collect();
+        let j_ty = self.store.var_type(g.j).clone();
+        let cj = match self.canon.js.iter().find(|(ty, _)| *ty == j_ty) {
+            Some(&(_, j)) => j,
+            None => {
+                let j = self.store.fresh_var("j", j_ty.clone());
+                self.canon.js.push((j_ty, j));
+                j
+            }
+        };
+        let mut to = FxHashMap::default();
+        to.insert(g.j, self.store.var_term(cj));
+        to.insert(b, self.store.var_term(self.canon.b));
+        let canon = |store: &mut Store, t: TermId| vars::substitute(store, t, &to);
+        let key = BucketKey {
+            lo: canon(self.store, g.lo),
+            hi: canon(self.store, g.hi),
+            ix: canon(self.store, g.ix),
+            count: canon(self.store, g.count),
+            guards: g.guards.iter().map(|&x| canon(self.store, x)).collect(),
+        };
+        let canon_own: Vec<TermId> = own.iter().map(|&r| canon(self.store, r)).collect();
+        if self.canon.recording {
+            let union = self.canon.unions.entry(key).or_default();
+            for r in canon_own {
+                if !union.contains(&r) {
+                    union.push(r);
+                }
+            }
+            return same;
+        }
+        let Some(union) = self.canon.unions.get(&key).cloned() else {
+            self.canon.misses += 1;
+            return same;
+        };
+        if canon_own.iter().any(|r| !union.contains(r)) {
+            self.canon.misses += 1;
+        }
+        let mut back = FxHashMap::default();
+        back.insert(cj, self.store.var_term(g.j));
+        back.insert(self.canon.b, self.store.var_term(b));
+        // what this bucket may evaluate: names in scope here, and reads the range bounds
+        let mut allowed: FxHashSet<VarId> = self.canon.globals.clone();
+        for part in [g.lo, g.hi, g.ix, g.count]
+            .into_iter()
+            .chain(g.guards.iter().copied())
+            .chain(own.iter().copied())
+        {
+            allowed.extend(self.fv.of(self.store, part).iter().copied());
+        }
+        allowed.insert(g.j);
+        allowed.insert(b);
+        let top = match *self.store.node(g.hi) {
+            Node::If(_, h, l) if l == g.lo => h,
+            _ => g.hi,
+        };
+        let j_term = self.store.var_term(g.j);
+        let facts = [self.store.prim(Prim::Lt, vec![j_term, top], Type::Bool)];
+        let mut reducers = Vec::with_capacity(union.len());
+        for cr in union {
+            let r = vars::substitute(self.store, cr, &back);
+            let fits = own.contains(&r)
+                || (self
+                    .fv
+                    .of(self.store, r)
+                    .iter()
+                    .all(|v| allowed.contains(v))
+                    && crate::split::total_given(self.store, r, &facts));
+            if fits && !reducers.contains(&r) {
+                reducers.push(r);
+            }
+        }
+        for &r in &own {
+            if !reducers.contains(&r) {
+                reducers.push(r);
+            }
+        }
+        g.reducers = reducers;
+        own.iter()
+            .map(|r| g.reducers.iter().position(|x| x == r).unwrap_or(0))
+            .collect()
+    }
+
+    /// A sum over the points of a test of their labels cut off at a class count,
+    /// `Σ_j [A(j) ∧ ix(j) < B ∧ Q(ix(j)) ∧ R(j)] e(j)` (conjuncts in any order after
+    /// `A`), read from a histogram of the labels the term builds anyway:
+    /// `Σ_{v<B} [Q(v)] Σ_j [A(j) ∧ v == ix(j) ∧ R(j)] e(j)`, whose inner sum reads that
+    /// bucket: O(B) work per use instead of a pass over the points. `None` (the sum stays)
+    /// unless every bucket this makes is one made elsewhere with these reducers.
+    ///
+    /// Meaning: for `v < B`, `v == ix(j)` holds for the one class of `j` in range, and
+    /// `Q(ix(j))` is then `Q(v)`. Partiality: the bucket evaluates `A` at every point and
+    /// `ix` where `A` holds, as the sum did (`A` is exactly the conjuncts before the first
+    /// that reads `ix`, and that one reads it outright); `R` and `e` must not fail on the
+    /// range (the bucket evaluates them on classes `Q` rules out); `Q(v)` must be defined
+    /// where a condition `D` free of `v` holds. So the rewrite sits under `if 0 < B && D`,
+    /// the sum as it was otherwise.
+    fn label_sum(&mut self, s: TermId) -> Option<TermId> {
+        if self.canon.recording {
+            return None;
+        }
+        let Node::Summate(j0, lo, hi, body) = self.store.node(s).clone() else {
+            return None;
+        };
+        let Node::If(cond, then, other) = self.store.node(body).clone() else {
+            return None;
+        };
+        if !is_zero(self.store, other) {
+            return None;
+        }
+        let mut cs = Vec::new();
+        conjuncts_of(self.store, cond, &mut cs);
+        let (p, ix, count) = cs
+            .iter()
+            .enumerate()
+            .find_map(|(p, &c)| label_range(self.store, c, j0).map(|(ix, b)| (p, ix, b)))?;
+        let v = self.store.fresh_var("v", Type::Nat);
+        let v_term = self.store.var_term(v);
+        let (mut before, mut rest, mut qs) = (Vec::new(), Vec::new(), Vec::new());
+        let mut read_ix = false;
+        for (i, &c) in cs.iter().enumerate() {
+            if i == p {
+                read_ix = true;
+                continue;
+            }
+            let q = vars::replace_free(self.store, c, ix, v_term);
+            if !read_ix && q == c {
+                // a test before the index is read: it guards the read, so it stays with
+                // the points (and must be about them)
+                if !self.fv.contains(self.store, c, j0) {
+                    return None;
+                }
+                before.push(c);
+                continue;
+            }
+            if !read_ix {
+                if !reads_outright(self.store, c, ix) {
+                    return None;
+                }
+                read_ix = true;
+            }
+            if self.fv.contains(self.store, q, j0) {
+                rest.push(c);
+            } else {
+                qs.push(q);
+            }
+        }
+        let top = match *self.store.node(hi) {
+            Node::If(_, h, l) if l == lo => h,
+            _ => hi,
+        };
+        let j_term = self.store.var_term(j0);
+        let facts = [self.store.prim(Prim::Lt, vec![j_term, top], Type::Bool)];
+        if !rest
+            .iter()
+            .chain([&then])
+            .all(|&x| crate::split::total_given(self.store, x, &facts))
+        {
+            return None;
+        }
+        // a test of the label against a name bound around the sum (a class of an
+        // enclosing loop: the histogram transform's own case) would make this O(B) per
+        // value of that name
+        let globals = &self.canon.globals;
+        if qs.iter().any(|&q| {
+            vars::free_vars(self.store, q)
+                .iter()
+                .any(|x| *x != v && !globals.contains(x))
+        }) {
+            return None;
+        }
+        let q = self.and(qs.clone());
+        let defined = crate::split::defined_cond(self.store, q)?;
+        if self.fv.contains(self.store, defined, v) {
+            return None;
+        }
+        let ty = self.store.ty(s).clone();
+        let eq = self.store.prim(Prim::Eq, vec![v_term, ix], Type::Bool);
+        before.push(eq);
+        before.extend(rest);
+        let inner_cond = self.and(before);
+        let inner_body = self
+            .store
+            .intern(Node::If(inner_cond, then, other), ty.clone());
+        let inner = self
+            .store
+            .intern(Node::Summate(j0, lo, hi, inner_body), ty.clone());
+        let per_class = if qs.is_empty() {
+            inner
+        } else {
+            self.store.intern(Node::If(q, inner, other), ty.clone())
+        };
+        let zero = self.store.int_lit(0, Type::Nat);
+        let classes = self
+            .store
+            .intern(Node::Summate(v, zero, count, per_class), ty.clone());
+        let saved = (self.histograms, self.sums_replaced, self.canon.misses);
+        let read = self.hoist(classes);
+        if read == classes || self.canon.misses != saved.2 {
+            (self.histograms, self.sums_replaced, self.canon.misses) = saved;
+            return None;
+        }
+        let mut when = Vec::new();
+        if !is_positive_literal(self.store, count) {
+            when.push(self.store.prim(Prim::Lt, vec![zero, count], Type::Bool));
+        }
+        if !matches!(self.store.node(defined), Node::Bool(true)) {
+            when.push(defined);
+        }
+        Some(if when.is_empty() {
+            read
+        } else {
+            let w = self.and(when);
+            self.store.intern(Node::If(w, read, s), ty)
+        })
     }
 
     /// `t` with each histogram of an inner class that can be nested in the loop over `k`
@@ -694,20 +986,35 @@ impl Summarizer<'_> {
         // does already: dropped where it is safe to evaluate what followed it anyway (the
         // index itself is: the test read it), so that the sum shares the bucket of the
         // same index without it
+        //
+        // A test against a larger count `B` (`ix + 1 <= K` in a loop over `K - 1`
+        // classes) is implied by `k == ix` too: the bucket then has `B` classes (the last
+        // ones never read), as the buckets of the same index in a loop over `B` do; its
+        // reducer must then not fail, since it now runs for labels the loop never reaches.
         let mut at = at;
+        let mut count = count;
         if from.is_none() {
+            // widening needs a reducer that cannot fail
+            let may_widen = conjuncts.iter().chain([&then]).all(|&c| {
+                self.in_range_bound(c, ix0, count).is_some() || crate::split::total(self.store, c)
+            });
             let mut p = 0;
             while p < conjuncts.len() {
                 let later_total = conjuncts[p + 1..]
                     .iter()
                     .all(|&c| crate::split::total(self.store, c));
-                if later_total && self.in_range_test(conjuncts[p], ix0, count) {
-                    conjuncts.remove(p);
-                    if p < at {
-                        at -= 1;
+                match self.in_range_bound(conjuncts[p], ix0, count) {
+                    Some(b)
+                        if later_total
+                            && (b == count || (may_widen && at_most(self.store, count, b))) =>
+                    {
+                        count = b;
+                        conjuncts.remove(p);
+                        if p < at {
+                            at -= 1;
+                        }
                     }
-                } else {
-                    p += 1;
+                    _ => p += 1,
                 }
             }
         }
@@ -779,22 +1086,25 @@ impl Summarizer<'_> {
         })
     }
 
-    /// Is `c` the test `ix < count` or `ix + 1 <= count`?
-    fn in_range_test(&self, c: TermId, ix: TermId, count: TermId) -> bool {
-        match self.store.node(c) {
-            Node::Prim(Prim::Lt, a) => a.as_slice() == [ix, count],
-            Node::Prim(Prim::Le, a) if a.len() == 2 && a[1] == count => {
-                match self.store.node(a[0]) {
-                    Node::Prim(Prim::Add, xs) if xs.len() == 2 => {
-                        let one =
-                            |t: TermId| matches!(self.store.node(t), Node::Lit(v) if v.is_one());
-                        (xs[0] == ix && one(xs[1])) || (xs[1] == ix && one(xs[0]))
+    /// `B` if `c` is the test `ix < B` or `ix + 1 <= B` with `count <= B` (`B` itself, or
+    /// `B` less a literal: see [`at_most`]).
+    fn in_range_bound(&self, c: TermId, ix: TermId, count: TermId) -> Option<TermId> {
+        let b = match self.store.node(c) {
+            Node::Prim(Prim::Lt, a) if a.len() == 2 && a[0] == ix => a[1],
+            Node::Prim(Prim::Le, a) if a.len() == 2 => match self.store.node(a[0]) {
+                Node::Prim(Prim::Add, xs) if xs.len() == 2 => {
+                    let one = |t: TermId| matches!(self.store.node(t), Node::Lit(v) if v.is_one());
+                    if (xs[0] == ix && one(xs[1])) || (xs[1] == ix && one(xs[0])) {
+                        a[1]
+                    } else {
+                        return None;
                     }
-                    _ => false,
                 }
-            }
-            _ => false,
-        }
+                _ => return None,
+            },
+            _ => return None,
+        };
+        (b == count || at_most(self.store, count, b)).then_some(b)
     }
 
     /// A range test among the conjuncts `cs` of a sum over `j` inside the loop over `k`:
@@ -953,6 +1263,57 @@ struct RangeTest {
     ix: TermId,
     from: TermId,
     count: TermId,
+}
+
+/// The label and class count of a range test `ix + 1 <= B` or `ix < B` in a sum over
+/// `j`: `ix` a nat that mentions `j`, `B` a total term that does not.
+fn label_range(store: &Store, c: TermId, j: VarId) -> Option<(TermId, TermId)> {
+    let (ix, b) = match store.node(c) {
+        Node::Prim(Prim::Lt, a) if a.len() == 2 => (a[0], a[1]),
+        Node::Prim(Prim::Le, a) if a.len() == 2 => match store.node(a[0]) {
+            Node::Prim(Prim::Add, xs) if xs.len() == 2 => {
+                let one = |t: TermId| matches!(store.node(t), Node::Lit(v) if v.is_one());
+                if one(xs[1]) {
+                    (xs[0], a[1])
+                } else if one(xs[0]) {
+                    (xs[1], a[1])
+                } else {
+                    return None;
+                }
+            }
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let ok = store.ty(ix) == &Type::Nat
+        && vars::mentions(store, ix, j)
+        && !vars::mentions(store, b, j)
+        && crate::split::total(store, b);
+    ok.then_some((ix, b))
+}
+
+/// Does evaluating the test `c` evaluate `ix` whatever its value: a comparison with `ix`,
+/// or `ix` plus something, as an operand?
+fn reads_outright(store: &Store, c: TermId, ix: TermId) -> bool {
+    let Node::Prim(Prim::Lt | Prim::Le | Prim::Eq | Prim::Ne, args) = store.node(c) else {
+        return false;
+    };
+    args.iter()
+        .any(|&a| a == ix || matches!(store.node(a), Node::Prim(Prim::Add, xs) if xs.contains(&ix)))
+}
+
+/// Is `c <= b` for every value, by its form: `c` is `int2nat(nat2int(b) + m)` (written
+/// `int2nat(b - m)`) with a literal `m <= 0`?
+fn at_most(store: &Store, c: TermId, b: TermId) -> bool {
+    let Node::Coerce(Coercion::Int2Nat, x) = *store.node(c) else {
+        return false;
+    };
+    let Node::Prim(Prim::Add, xs) = store.node(x) else {
+        return false;
+    };
+    let is_b = |t: TermId| matches!(*store.node(t), Node::Coerce(Coercion::Nat2Int, y) if y == b);
+    let non_positive = |t: TermId| matches!(store.node(t), Node::Lit(v) if !v.is_positive());
+    matches!(xs.as_slice(), [p, q] if (is_b(*p) && non_positive(*q)) || (is_b(*q) && non_positive(*p)))
 }
 
 /// Is `t` a literal above 0?

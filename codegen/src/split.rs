@@ -25,7 +25,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use slic_algebra::vars::{self, FreeVars};
-use slic_algebra::{stack, Node, Prim, Store, TermId, Type, VarId};
+use slic_algebra::{stack, Coercion, Node, Prim, Store, TermId, Type, VarId};
 
 /// What [`split_points`] did.
 #[derive(Clone, Debug)]
@@ -741,9 +741,9 @@ pub(crate) fn total_given(store: &Store, t: TermId, facts: &[TermId]) -> bool {
 
 /// Where is `u` defined? A condition that cannot fail and holds exactly where evaluating
 /// `u` does not fail, when `u`'s only partiality is array reads (`doc[wordUpdate]`:
-/// `wordUpdate < size(doc)`; a read's index is checked before the read); `None` for
-/// anything else that can fail (unsafe coercions, binders, histograms). `true` for a
-/// total `u`.
+/// `wordUpdate < size(doc)`; a read's index is checked before the read) and `int2nat`
+/// (`0 <= x`); `None` for anything else that can fail (other unsafe coercions, binders,
+/// histograms). `true` for a total `u`.
 pub(crate) fn defined_cond(store: &mut Store, u: TermId) -> Option<TermId> {
     let mut conds = Vec::new();
     defined_in(store, u, &mut conds)?;
@@ -777,6 +777,12 @@ fn defined_in(store: &mut Store, t: TermId, out: &mut Vec<TermId>) -> Option<()>
             Some(())
         }
         Node::Bucket(..) | Node::RIndex(..) | Node::Match(..) => None,
+        Node::Coerce(Coercion::Int2Nat, x) => {
+            defined_in(store, x, out)?;
+            let zero = store.int_lit(0, Type::Int);
+            out.push(store.prim(Prim::Le, vec![zero, x], Type::Bool));
+            Some(())
+        }
         Node::Coerce(c, x) => {
             if !c.is_safe() {
                 return None;

@@ -245,6 +245,20 @@ const SHAPES: &[&str] = &[
     // a test that the index is in range, which r_index makes already (dropped, so the sum
     // shares the bucket of the plain count), before and after the index test, and before
     // a read that must stay guarded by it
+    // a sum of a test of the labels cut off at K, read from the counts' bucket
+    "nat2real(product k from 0 to K: (summate j from 0 to size(y): if k == y[j]: 1 else: 0) + 1) \
+     + nat2real(summate j from 0 to size(y): if y[j] + 1 <= K && 1 <= y[j]: 1 else: 0)",
+    // the same with a test that can fail (int2nat(K - 2) when K < 2)
+    "nat2real(product k from 0 to K: (summate j from 0 to size(y): if k == y[j]: 1 else: 0) + 1) \
+     + nat2real(summate j from 0 to size(y): if y[j] + 1 <= K && int2nat(K - 2) <= y[j]: 1 else: 0)",
+    // a loop over K - 1 classes whose sums test `y[j] + 1 <= K`: the bucket of K classes
+    "nat2real(product k from 0 to K: (summate j from 0 to size(y): if k == y[j]: 1 else: 0) + 1) \
+     * nat2real(product k from 0 to int2nat(K - 1): \
+         (summate j from 0 to size(y): if y[j] + 1 <= K && k == y[j]: 1 else: 0) + 2)",
+    // two loops over the classes, one bucket: the counts' bucket also sums t (total on
+    // the range 0..size(t)), so the two buckets are one term
+    "(summate k from 0 to K: (summate j from 0 to size(t): if k == y[j]: t[j] else: 0) ^ 2) \
+     + nat2real(product k from 0 to K: (summate j from 0 to size(t): if k == y[j]: 1 else: 0) + 1)",
     "array k of K: (summate j from 0 to size(y): if y[j] + 1 <= K && k == y[j]: 1 else: 0) \
      * (summate j from 0 to size(y): if k == y[j]: 1 else: 0) \
      + (summate j from 0 to size(y): if k == y[j] && y[j] < K: 2 else: 0)",
@@ -288,6 +302,104 @@ fn an_in_range_test_of_the_index_shares_the_bucket() {
     );
     assert!(o.same, "{}", o.text);
     assert_eq!(o.histograms, 1, "{}", o.text);
+}
+
+/// Two loops over the classes with buckets of one range and index: both buckets get the
+/// union of their reducers (one term, which A-normal form computes once) where the added
+/// reducer cannot fail on the range; where it can (`t[j]` for `j < size(y)`: `t` may be
+/// shorter), the count stays alone.
+#[test]
+fn buckets_of_one_index_share_their_reducers() {
+    let body = |n: &str| {
+        format!(
+            "(summate k from 0 to K: (summate j from 0 to size({n}): if k == y[j]: t[j] else: 0) ^ 2) \
+             + nat2real(product k from 0 to K: (summate j from 0 to size({n}): if k == y[j]: 1 else: 0) + 1)"
+        )
+    };
+    let uneven = [
+        "[[0, 1, 2, 1], [1.5, -2.0], [0, 0, 0, 0], 3]",
+        "[[0, 1], [1.5, -2.0, 3.0, 4.0], [0, 0], 3]",
+    ];
+    let args: Vec<&str> = ARGS.iter().copied().chain(uneven).collect();
+    let shared = summarize_and_compare(&program(&body("t")), &args);
+    assert!(shared.same, "{}", shared.text);
+    assert_eq!(shared.histograms, 2, "{}", shared.text);
+    assert_eq!(
+        shared.text.matches("r_add t[").count(),
+        2,
+        "{}",
+        shared.text
+    );
+    assert_eq!(
+        shared.text.matches("r_fanout").count(),
+        2,
+        "{}",
+        shared.text
+    );
+    let apart = summarize_and_compare(&program(&body("y")), &args);
+    assert!(apart.same, "{}", apart.text);
+    assert_eq!(apart.text.matches("r_add t[").count(), 1, "{}", apart.text);
+    // (the count is total, so the sums' bucket takes it: one fanout)
+    assert_eq!(apart.text.matches("r_fanout").count(), 1, "{}", apart.text);
+}
+
+/// A sum over the points of a test of their labels cut off at `K` reads the bucket of
+/// counts another loop makes (O(K) instead of a pass), under `if 0 < K` (and where its
+/// tests are defined); without such a bucket, or with a summand that may fail, it stays.
+#[test]
+fn label_sums_read_the_labels_bucket() {
+    let counts = "nat2real(product k from 0 to K: (summate j from 0 to size(y): if k == y[j]: 1 else: 0) + 1)";
+    let read = summarize_and_compare(
+        &program(&format!(
+            "{counts} + nat2real(summate j from 0 to size(y): if y[j] + 1 <= K && 1 <= y[j]: 1 else: 0)"
+        )),
+        ARGS,
+    );
+    assert!(read.same, "{}", read.text);
+    assert_eq!(read.histograms, 2, "{}", read.text);
+    assert!(read.text.contains("if 0 < K:"), "{}", read.text);
+    assert!(read.text.contains("if 1 <= v"), "{}", read.text);
+    let partial = summarize_and_compare(
+        &program(&format!(
+            "{counts} + nat2real(summate j from 0 to size(y): if y[j] + 1 <= K && int2nat(K - 2) <= y[j]: 1 else: 0)"
+        )),
+        &[ARGS, &["[[0, 0, 1], [1.0, 2.0, 3.0], [0, 0, 1], 1]"]].concat(),
+    );
+    assert!(partial.same, "{}", partial.text);
+    assert!(partial.text.contains("0 <= K - 2"), "{}", partial.text);
+    // no bucket of the labels elsewhere: the sum stays a pass over the points
+    let alone = summarize_and_compare(
+        &program("summate j from 0 to size(y): if y[j] + 1 <= K && 1 <= y[j]: 1 else: 0"),
+        ARGS,
+    );
+    assert!(alone.same, "{}", alone.text);
+    assert_eq!(alone.histograms, 0, "{}", alone.text);
+    // a summand that may fail (w[y[j]]) would run for every class: the sum stays
+    let unsafe_summand = summarize_and_compare(
+        &program(&format!(
+            "{counts} + nat2real(summate j from 0 to size(y): if y[j] + 1 <= K: w[y[j]] else: 0)"
+        )),
+        ARGS,
+    );
+    assert!(unsafe_summand.same, "{}", unsafe_summand.text);
+    assert_eq!(unsafe_summand.histograms, 1, "{}", unsafe_summand.text);
+}
+
+/// A loop over `K - 1` classes whose sums test `y[j] + 1 <= K` gets a bucket of `K`
+/// classes, the same term as the loop over `K` makes.
+#[test]
+fn a_shorter_loop_of_classes_shares_the_longer_bucket() {
+    let o = summarize_and_compare(
+        &program(
+            "nat2real(product k from 0 to K: (summate j from 0 to size(y): if k == y[j]: 1 else: 0) + 1) \
+             * nat2real(product k from 0 to int2nat(K - 1): \
+                 (summate j from 0 to size(y): if y[j] + 1 <= K && k == y[j]: 1 else: 0) + 2)",
+        ),
+        ARGS,
+    );
+    assert!(o.same, "{}", o.text);
+    assert_eq!(o.text.matches("r_index b = K of").count(), 2, "{}", o.text);
+    assert!(!o.text.contains("r_index b = int2nat"), "{}", o.text);
 }
 
 /// The simplified GMM Gibbs update of the corpus (issue 11's input): its per-class counts
