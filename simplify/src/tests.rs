@@ -176,6 +176,24 @@ fn equal_branches_merge() {
     );
 }
 
+// -- guards as supports (issue 14) --------------------------------------------------
+
+#[test]
+fn indicators_over_lebesgue_and_counting_are_uniforms_and_categoricals() {
+    // a hole in a counting interval is a zero weight of the categorical
+    check(
+        "k <~ counting\nweight(if 0 <= k && k < 5 && k /= 2: 1 else: 0, return k)",
+        "[]",
+        "weight(4,\n       k <~ categorical([1, 1, 0, 1, 1])\n       return nat2int(k))",
+    );
+    // values of a categorical read as ints recombine into one categorical
+    check(
+        "x <~ categorical([1, 2, 3])\nreturn nat2int(x)",
+        "[]",
+        "k <~ categorical([1, 2, 3])\nreturn nat2int(k)",
+    );
+}
+
 // -- finite discrete variables summed out ---------------------------------------------
 
 #[test]
