@@ -17,7 +17,9 @@
 //!    only by the parameters, or its interval may be empty, the term becomes one term per
 //!    case (`c <= 1` and `1 < c`); a lebesgue or counting draw between parameters
 //!    (guards already read into its bounds) splits on whether its interval is empty, so
-//!    that it can be named where it is not (issue 14, guards as supports).
+//!    that it can be named where it is not (issue 14, guards as supports). Last, sums of
+//!    independent draws (`convolve.rs`, issue 14): summands of one closed family that
+//!    only the result reads become one draw of their sum's law (again after step 3).
 //! 3. latent variables (not in the result, not needed by an opaque draw) are integrated
 //!    out: their base opened into lebesgue/counting and a density factor (later draws
 //!    that depend on them opened too), the factors and guards that mention them handed
@@ -542,7 +544,9 @@ impl Simp<'_> {
                 done.push(t);
                 continue;
             }
+            let t = self.sum_of_draws(t);
             if let Some(t) = self.eliminate(t) {
+                let t = self.sum_of_draws(t);
                 done.push(self.changed_variable(t));
             }
         }
@@ -555,6 +559,7 @@ impl Simp<'_> {
         let mut again = Vec::new();
         for t in merged {
             if let Some(t) = self.eliminate(t) {
+                let t = self.sum_of_draws(t);
                 again.push(self.changed_variable(t));
             }
         }
