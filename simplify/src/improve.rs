@@ -6,6 +6,7 @@
 //!    of the variables they mention and the guards say (a beta draw lies in `(0, 1)`, so
 //!    `p + real2prob(1 - p)` is 1); constant factors multiplied into one; a zero factor,
 //!    a false guard or an empty support drops the term (`weight(0, m)` is `reject`);
+//!    a factor `if c: a else: 0` (or the same `match` on a bool) is the guard `c`;
 //!    guards bounding a lebesgue/counting variable become its bounds. Null sets (issue
 //!    14): a guard `x == c` on a variable with a lebesgue density (c free of x and of
 //!    later draws) drops the term, `x /= c` is dropped, and a factor branching on one
@@ -14,7 +15,11 @@
 //!    total) are summed out: one term per value, weighted by its probability. Then
 //!    piecewise is split on the parameters: where two bounds of a variable are ordered
 //!    only by the parameters, or its interval may be empty, the term becomes one term per
-//!    case (`c <= 1` and `1 < c`).
+//!    case (`c <= 1` and `1 < c`); a lebesgue or counting draw between parameters
+//!    (guards already read into its bounds) splits on whether its interval is empty, so
+//!    that it can be named where it is not (issue 14, guards as supports). Last, sums of
+//!    independent draws (`convolve.rs`, issue 14): summands of one closed family that
+//!    only the result reads become one draw of their sum's law (again after step 3).
 //! 3. latent variables (not in the result, not needed by an opaque draw) are integrated
 //!    out: their base opened into lebesgue/counting and a density factor (later draws
 //!    that depend on them opened too), the factors and guards that mention them handed
@@ -539,7 +544,9 @@ impl Simp<'_> {
                 done.push(t);
                 continue;
             }
+            let t = self.sum_of_draws(t);
             if let Some(t) = self.eliminate(t) {
+                let t = self.sum_of_draws(t);
                 done.push(self.changed_variable(t));
             }
         }
@@ -552,6 +559,7 @@ impl Simp<'_> {
         let mut again = Vec::new();
         for t in merged {
             if let Some(t) = self.eliminate(t) {
+                let t = self.sum_of_draws(t);
                 again.push(self.changed_variable(t));
             }
         }
@@ -604,7 +612,13 @@ impl Simp<'_> {
                 .copied()
                 .filter(|&g| vars::mentions(self.store, g, x))
                 .collect();
-            if mine.is_empty() {
+            // a lebesgue or counting draw between two parameters (issue 14, guards as
+            // supports: an indicator already read into its bounds) is split on whether
+            // its interval is empty even without guards of its own, so that where it is
+            // not, it can be named (`weight(b - a, uniform(a, b))`); a primitive's
+            // interval is the validity of its parameters, never split on
+            let open_base = matches!(base, Base::Lebesgue { .. } | Base::Counting { .. });
+            if mine.is_empty() && !open_base {
                 continue;
             }
             // what is known without x's own guards (they are what is being resolved)
@@ -649,7 +663,10 @@ impl Simp<'_> {
                 .copied()
                 .filter(|&g| vars::mentions(self.store, g, x))
                 .collect();
-            if mine.is_empty() {
+            // a lebesgue or counting base is empty by its own bounds under the guards on
+            // the parameters (the other case of the split in `case_condition`)
+            let open_base = matches!(base, Base::Lebesgue { .. } | Base::Counting { .. });
+            if mine.is_empty() && !open_base {
                 continue;
             }
             let Some(iv) = self.base_interval(x, &base) else {
@@ -1402,11 +1419,11 @@ fn nested_case(store: &Store, f: TermId, x: VarId) -> Option<(TermId, TermId, Te
     )
 }
 
-/// `if c: a else: 0` (or `if c: 0 else: a`, as `not c`) as `(c, a)`.
+/// `if c: a else: 0` (or `if c: 0 else: a`, as `not c`), or the same written as a
+/// `match` on a bool, as `(c, a)`.
 pub(crate) fn guarded_factor(store: &mut Store, t: TermId) -> Option<(TermId, TermId)> {
-    let Node::If(c, a, b) = *store.node(t) else {
-        return None;
-    };
+    // a `match` on a bool reads as its `if` (issue 14: indicators written with `match`)
+    let (c, a, b) = branches(store, t)?;
     let zero = |s: &Store, x: TermId| terms::lit_value(s, x).is_some_and(|v| v.is_zero());
     if zero(store, b) {
         Some((c, a))

@@ -29,6 +29,7 @@
 //! variables, or more than twice as large), the input is kept.
 
 mod arrays;
+mod convolve;
 mod density;
 mod dirichlet;
 mod improve;

@@ -112,33 +112,45 @@ impl Simp<'_> {
         }
     }
 
-    /// Point masses on `0..n` with constant weights: `weight(Σw, categorical([w0, ...]))`.
+    /// Point masses on integers with constant weights: `weight(Σw, categorical([w0,
+    /// ...]))` for nat values from 0, else (int values, or nat values whose array from 0
+    /// would be mostly zeros: a counting variable on `lo..hi`, issue 14) the categorical
+    /// shifted by the least value `lo`: `k <~ categorical(..); return k + lo`.
     fn categorical_of(&mut self, lin: &Lin, elem: &Type) -> Option<TermId> {
-        if *elem != Type::Nat || lin.len() < 2 {
+        if !matches!(elem, Type::Nat | Type::Int) || lin.len() < 2 {
             return None;
         }
-        let mut weights: Vec<Option<TermId>> = Vec::new();
+        let mut points: Vec<(i64, TermId)> = Vec::new();
         for t in lin {
             if !t.binds.is_empty() || !t.guards.is_empty() {
                 return None;
             }
             let k = terms::lit_value(self.store, t.result)?.to_i64()?;
-            if !(0..CATEGORICAL_MAX).contains(&k) {
-                return None;
-            }
-            let k = usize::try_from(k).ok()?;
-            if weights.len() <= k {
-                weights.resize(k + 1, None);
-            }
-            if weights[k].is_some() {
-                return None;
-            }
             let fs = t.factors.iter().map(|f| f.term).collect();
-            weights[k] = Some(terms::product(self.store, fs));
+            points.push((k, terms::product(self.store, fs)));
         }
-        // a long array of mostly zeros is no clearer than the superposition
-        if weights.iter().filter(|w| w.is_some()).count() * 2 < weights.len() {
-            return None;
+        let least = points.iter().map(|p| p.0).min()?;
+        let most = points.iter().map(|p| p.0).max()?;
+        // the array's length from `from`, if it is short; a long array of mostly zeros is
+        // no clearer than the superposition
+        let count = i64::try_from(points.len()).ok()?;
+        let length = |from: i64| {
+            most.checked_sub(from)
+                .and_then(|d| d.checked_add(1))
+                .filter(|&n| n <= CATEGORICAL_MAX && n <= 2 * count)
+        };
+        let offset = if *elem == Type::Nat && least >= 0 && length(0).is_some() {
+            0
+        } else {
+            least
+        };
+        let mut weights: Vec<Option<TermId>> = vec![None; usize::try_from(length(offset)?).ok()?];
+        for (k, w) in points {
+            let slot = weights.get_mut(usize::try_from(k.checked_sub(offset)?).ok()?)?;
+            if slot.is_some() {
+                return None;
+            }
+            *slot = Some(w);
         }
         let ctx = Context::new();
         let mut ws: Vec<TermId> = weights
@@ -191,10 +203,23 @@ impl Simp<'_> {
         let arr = self
             .store
             .intern(Node::ArrayLit(ws), Type::array(Type::Prob));
-        let m = self.store.intern(
+        let mut m = self.store.intern(
             Node::Dist(Dist::Categorical, vec![arr]),
             Type::measure(Type::Nat),
         );
+        if offset != 0 || *elem != Type::Nat {
+            // `k <~ categorical(ws); return k + offset`, in the values' type
+            let k = self.store.fresh_var("k", Type::Nat);
+            let kt = self.store.var_term(k);
+            let kt = terms::coerce(self.store, kt, elem);
+            let off = terms::int(self.store, offset, elem);
+            let v = self.store.prim(Prim::Add, vec![kt, off], elem.clone());
+            let v = canon::canonicalize(self.store, &ctx, v);
+            let ret = self
+                .store
+                .intern(Node::Dirac(v), Type::measure(elem.clone()));
+            m = self.bind(k, m, ret);
+        }
         Some(self.weighted(total, m))
     }
 
@@ -727,6 +752,9 @@ fn path_cost(
         slic_algebra::stack::grow(|| path_cost(store, x, bound, budget, depth + 1))
     };
     match store.node(t) {
+        // lebesgue and counting are no laws: drawing from one costs like a weight too
+        // (so `weight(b - a, uniform(a, b))` ranks above `lebesgue(a, b)`, issue 14)
+        Node::Dist(Dist::Lebesgue | Dist::Counting, _) => (1, 1),
         // a draw whose parameters depend on other draws is a conditional one: it costs
         // like a weight on them
         Node::Dist(_, args) => (1, args.iter().map(|&a| on_bound(a)).max().unwrap_or(0)),

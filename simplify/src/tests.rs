@@ -176,6 +176,67 @@ fn equal_branches_merge() {
     );
 }
 
+// -- sums of independent draws (issue 14) -------------------------------------------
+
+#[test]
+fn sums_of_independent_draws_are_one_draw() {
+    // x + y + z: x is not independent of y (y's mean is x), so only y and z are summands,
+    // and x is then integrated out: 2x + noise + z is normal(3, sqrt(4 + 1 + 1))
+    check(
+        "x <~ normal(0, 1)\ny <~ normal(x, 1)\nz <~ normal(3, 1)\nreturn x + y + z",
+        "[]",
+        "normal(3, sqrt(6))",
+    );
+    // gammas of scales 1 and 2, the second halved: one scale, 1
+    check(
+        "x <~ gamma(2, 1)\ny <~ gamma(3, 2)\nreturn x + y / 2",
+        "[]",
+        "gamma(5, 1)",
+    );
+    // poissons read as ints, with a constant beside the sum
+    check(
+        "x <~ poisson(2)\ny <~ poisson(3)\nreturn nat2int(x) + nat2int(y) - 1",
+        "[]",
+        "y <~ poisson(5)\nreturn y - 1",
+    );
+    // a summand of another family stays beside the merged draw (drawn last)
+    check(
+        "x <~ gamma(2, 1)\ny <~ gamma(3, 1)\nz <~ beta(1, 1)\nreturn x + y + z",
+        "[]",
+        "z <~ beta(1, 1)\ny <~ gamma(5, 1)\nreturn z + y",
+    );
+    // each branch of a superposition on its own
+    check(
+        "fn b bool:\n  x <~ poisson(2)\n  y <~ poisson(3)\n  if b: return x + y else: return x",
+        "[true]",
+        "fn b bool:\nif b: poisson(5) else: poisson(2)",
+    );
+    // a summand read by a guard is not independent of it: both draws stay
+    check(
+        "x <~ gamma(2, 1)\ny <~ gamma(3, 1)\nif x < 1: return x + y else: reject",
+        "[]",
+        "x <~ gamma(2, 1)\nif x < 1:\n    y <~ gamma(3, 1)\n    return x + y\nelse:\n    reject. measure(prob)",
+    );
+}
+
+// -- guards as supports (issue 14) --------------------------------------------------
+
+#[test]
+fn indicators_over_lebesgue_and_counting_are_uniforms_and_categoricals() {
+    // a hole in a counting interval is a zero weight of the categorical
+    check(
+        "k <~ counting\nweight(if 0 <= k && k < 5 && k /= 2: 1 else: 0, return k)",
+        "[]",
+        "weight(4,\n       k <~ categorical([1, 1, 0, 1, 1])\n       return nat2int(k))",
+    );
+    // values of a categorical read as ints recombine into one categorical
+    check(
+        "x <~ categorical([1, 2, 3])\nreturn nat2int(x)",
+        "[]",
+        "k <~ categorical([1, 2, 3])\nreturn nat2int(k)",
+    );
+}
+
 // -- finite discrete variables summed out ---------------------------------------------
 
 #[test]

@@ -55,7 +55,17 @@ impl Canon<'_> {
             Node::Coerce(c, a) => {
                 let (c, a) = (*c, *a);
                 match c {
-                    Coercion::Real2Int => Ok(self.atom_of_children(t)),
+                    // `real2int` is exact on integers: transparent when the canonical
+                    // form is integral (integral kernels, integer coefficients), so
+                    // `real2int(nat2real(k) + 2)` is the int `k + 2` and a literal folds
+                    Coercion::Real2Int => {
+                        let n = self.normal_of(a);
+                        if self.fits(&n, &Type::Int) {
+                            Ok(n)
+                        } else {
+                            Ok(self.atom_of_children(t))
+                        }
+                    }
                     // `real2prob` and `int2nat` assert the value is in the smaller type:
                     // transparent when the canonical form shows it (`real2prob(1 + p)`),
                     // else an atom that remembers it (`real2prob(1 - p)` stays, so
