@@ -491,17 +491,7 @@ impl Summarizer<'_> {
         if self.canon.recording {
             return None;
         }
-        let Node::Summate(j0, lo, hi, body) = self.store.node(s).clone() else {
-            return None;
-        };
-        let Node::If(cond, then, other) = self.store.node(body).clone() else {
-            return None;
-        };
-        if !is_zero(self.store, other) {
-            return None;
-        }
-        let mut cs = Vec::new();
-        conjuncts_of(self.store, cond, &mut cs);
+        let (j0, lo, hi, cs, then, other) = guarded_sum(self.store, s)?;
         let (p, ix, count) = cs
             .iter()
             .enumerate()
@@ -951,21 +941,11 @@ impl Summarizer<'_> {
     /// `if ... && k == ix && ...: t else: 0` with `ix` a nat index that mentions the sum's
     /// variable and not `k`.
     fn candidate(&mut self, lp: &mut ClassLoop, s: TermId) -> Option<Candidate> {
-        let Node::Summate(j0, lo, hi, body) = self.store.node(s).clone() else {
-            return None;
-        };
+        let (j0, lo, hi, mut conjuncts, then, _) = guarded_sum(self.store, s)?;
         let k = lp.k;
         if self.fv.contains(self.store, lo, k) || self.fv.contains(self.store, hi, k) {
             return None;
         }
-        let Node::If(cond, then, other) = self.store.node(body).clone() else {
-            return None;
-        };
-        if !is_zero(self.store, other) {
-            return None;
-        }
-        let mut conjuncts = Vec::new();
-        conjuncts_of(self.store, cond, &mut conjuncts);
         let (at, mut ix0, count, from) = match conjuncts
             .iter()
             .position(|&c| self.index_of(c, k, j0).is_some())
@@ -1263,6 +1243,27 @@ struct RangeTest {
     ix: TermId,
     from: TermId,
     count: TermId,
+}
+
+/// The parts of `summate j from lo to hi: if c1 && c2 ...: then else: 0`: `j`, `lo`,
+/// `hi`, the conjuncts in order, `then` and the zero.
+#[allow(clippy::type_complexity)]
+fn guarded_sum(
+    store: &Store,
+    s: TermId,
+) -> Option<(VarId, TermId, TermId, Vec<TermId>, TermId, TermId)> {
+    let Node::Summate(j, lo, hi, body) = *store.node(s) else {
+        return None;
+    };
+    let Node::If(cond, then, other) = *store.node(body) else {
+        return None;
+    };
+    if !is_zero(store, other) {
+        return None;
+    }
+    let mut cs = Vec::new();
+    conjuncts_of(store, cond, &mut cs);
+    Some((j, lo, hi, cs, then, other))
 }
 
 /// The label and class count of a range test `ix + 1 <= B` or `ix < B` in a sum over

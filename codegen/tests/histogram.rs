@@ -348,21 +348,21 @@ fn buckets_of_one_index_share_their_reducers() {
 /// tests are defined); without such a bucket, or with a summand that may fail, it stays.
 #[test]
 fn label_sums_read_the_labels_bucket() {
-    let counts = "nat2real(product k from 0 to K: (summate j from 0 to size(y): if k == y[j]: 1 else: 0) + 1)";
-    let read = summarize_and_compare(
-        &program(&format!(
-            "{counts} + nat2real(summate j from 0 to size(y): if y[j] + 1 <= K && 1 <= y[j]: 1 else: 0)"
-        )),
+    // the counts of a loop over the classes beside a sum over the points
+    let beside_counts = |sum: &str, args: &[&str]| {
+        let counts = "nat2real(product k from 0 to K: (summate j from 0 to size(y): if k == y[j]: 1 else: 0) + 1)";
+        summarize_and_compare(&program(&format!("{counts} + nat2real({sum})")), args)
+    };
+    let read = beside_counts(
+        "summate j from 0 to size(y): if y[j] + 1 <= K && 1 <= y[j]: 1 else: 0",
         ARGS,
     );
     assert!(read.same, "{}", read.text);
     assert_eq!(read.histograms, 2, "{}", read.text);
     assert!(read.text.contains("if 0 < K:"), "{}", read.text);
     assert!(read.text.contains("if 1 <= v"), "{}", read.text);
-    let partial = summarize_and_compare(
-        &program(&format!(
-            "{counts} + nat2real(summate j from 0 to size(y): if y[j] + 1 <= K && int2nat(K - 2) <= y[j]: 1 else: 0)"
-        )),
+    let partial = beside_counts(
+        "summate j from 0 to size(y): if y[j] + 1 <= K && int2nat(K - 2) <= y[j]: 1 else: 0",
         &[ARGS, &["[[0, 0, 1], [1.0, 2.0, 3.0], [0, 0, 1], 1]"]].concat(),
     );
     assert!(partial.same, "{}", partial.text);
@@ -375,10 +375,8 @@ fn label_sums_read_the_labels_bucket() {
     assert!(alone.same, "{}", alone.text);
     assert_eq!(alone.histograms, 0, "{}", alone.text);
     // a summand that may fail (w[y[j]]) would run for every class: the sum stays
-    let unsafe_summand = summarize_and_compare(
-        &program(&format!(
-            "{counts} + nat2real(summate j from 0 to size(y): if y[j] + 1 <= K: w[y[j]] else: 0)"
-        )),
+    let unsafe_summand = beside_counts(
+        "summate j from 0 to size(y): if y[j] + 1 <= K: w[y[j]] else: 0",
         ARGS,
     );
     assert!(unsafe_summand.same, "{}", unsafe_summand.text);
