@@ -87,6 +87,20 @@ pub fn render_bytes(file_name: &str, bytes: &[u8], diagnostics: &[Diagnostic]) -
     render(file_name, &text, &shown)
 }
 
+/// [`render_bytes`] for diagnostics about a program and the files it imports: each is
+/// shown in the file it names (`origin`), the program's own when it names none.
+pub fn render_all(file_name: &str, bytes: &[u8], diagnostics: &[Diagnostic]) -> String {
+    let mut out = String::new();
+    for d in diagnostics {
+        let one = std::slice::from_ref(d);
+        out.push_str(&match &d.origin {
+            Some(o) => render_bytes(&o.path, &o.bytes, one),
+            None => render_bytes(file_name, bytes, one),
+        });
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
