@@ -3,9 +3,12 @@
 //! bindings whose right-hand side is a block. Each must parse, type-check, pass `verify`,
 //! and round-trip through the printer (print, load again: alpha-equivalent; printing is
 //! a fixpoint), so that `fmt` turns Hakaru's layout into ours without changing a term.
+//! Files are loaded as `slic-cas` loads them, so an `import` finds the module beside its
+//! file; a module (a file of definitions, imported by another) ends in a final
+//! expression, as Hakaru's grammar wants, so it is a program of its own too.
 
-use slic_algebra::{front, verify, Store};
-use slic_suite::{corpus_files, print_round_trip, with_big_stack};
+use slic_algebra::{verify, Store};
+use slic_suite::{corpus_files, load_at, print_round_trip, with_big_stack};
 
 fn check(path: &std::path::Path) -> Result<(), String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
@@ -16,7 +19,7 @@ fn check(path: &std::path::Path) -> Result<(), String> {
             .join("; ")
     };
     let mut store = Store::new();
-    let t = front::load_bytes(&mut store, &bytes).map_err(messages)?;
+    let t = load_at(&mut store, path, &bytes).map_err(messages)?.term;
     verify::verify(&store, t).map_err(|e| format!("verify: {e}"))?;
     print_round_trip(&mut store, t)
 }
