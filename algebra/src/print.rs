@@ -480,7 +480,10 @@ impl Printer<'_> {
             Node::Let(..) | Node::Bind(..) => self.block(t, checked, false),
             Node::Lam(v, body) => {
                 let name = self.names.bind(*v, s.var_name(*v));
-                let head = Doc::text(format!("fn {name} {}", self.prelude.type_text(s.var_type(*v))));
+                let head = Doc::text(format!(
+                    "fn {name} {}",
+                    self.prelude.type_text(s.var_type(*v))
+                ));
                 let d = self.header(head, *body, false);
                 self.names.unbind();
                 d
@@ -624,7 +627,10 @@ impl Printer<'_> {
 
     /// `e. T`
     fn annotated(&self, d: Doc, ty: &Type) -> Doc {
-        Doc::concat(vec![d, Doc::text(format!(". {}", self.prelude.type_text(ty)))])
+        Doc::concat(vec![
+            d,
+            Doc::text(format!(". {}", self.prelude.type_text(ty))),
+        ])
     }
 
     /// `open d0, d1, ... close`, one element per line (aligned) if it does not fit.
@@ -1084,8 +1090,10 @@ impl Printer<'_> {
                 Node::Lam(v, body) if file => {
                     self.comments_before(Anchor::Stmt(*v), &mut items);
                     let name = self.names.bind(*v, s.var_name(*v));
-                    let head =
-                        Doc::text(format!("fn {name} {}:", self.prelude.type_text(s.var_type(*v))));
+                    let head = Doc::text(format!(
+                        "fn {name} {}:",
+                        self.prelude.type_text(s.var_type(*v))
+                    ));
                     items.push(self.with_trailing(Anchor::Stmt(*v), head));
                     items.push(Doc::hard());
                     bound += 1;

@@ -140,7 +140,11 @@ fn read_program(
     let mut read = |p: &Path| std::fs::read(p);
     match front::load_file(store, path, &bytes, &mut read) {
         Ok(program) => Ok((name, bytes, program)),
-        Err(diagnostics) => Err(Failure::User(report::render_all(&name, &bytes, &diagnostics))),
+        Err(diagnostics) => Err(Failure::User(report::render_all(
+            &name,
+            &bytes,
+            &diagnostics,
+        ))),
     }
 }
 

@@ -406,7 +406,12 @@ impl Elab<'_> {
 
     /// A pattern checked against the scrutinee type; its variables are bound in scope
     /// and recorded in `binds`.
-    pub(super) fn pattern(&mut self, p: &Pat, ty: &Type, binds: &mut Vec<(String, VarId)>) -> R<Pattern> {
+    pub(super) fn pattern(
+        &mut self,
+        p: &Pat,
+        ty: &Type,
+        binds: &mut Vec<(String, VarId)>,
+    ) -> R<Pattern> {
         self.nested(p.span, |cx| cx.pattern_node(p, ty, binds))
     }
 

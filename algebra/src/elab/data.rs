@@ -36,8 +36,7 @@ pub struct Ctor {
 /// The names `match` and the built-in constructors already use.
 const BUILTIN_CTORS: &[&str] = &["left", "right", "just", "nothing", "true", "false"];
 const BUILTIN_TYPES: &[&str] = &[
-    "nat", "int", "prob", "real", "unit", "bool", "array", "measure", "maybe", "pair",
-    "either",
+    "nat", "int", "prob", "real", "unit", "bool", "array", "measure", "maybe", "pair", "either",
 ];
 
 /// The core type of a constructor's fields.
@@ -71,12 +70,10 @@ impl Elab<'_> {
 
     /// `(type index, constructor index)` of the constructor `name`.
     fn ctor(&self, name: &str) -> Option<(usize, usize)> {
-        self.data.iter().enumerate().find_map(|(i, d)| {
-            d.ctors
-                .iter()
-                .position(|c| c.name == name)
-                .map(|k| (i, k))
-        })
+        self.data
+            .iter()
+            .enumerate()
+            .find_map(|(i, d)| d.ctors.iter().position(|c| c.name == name).map(|k| (i, k)))
     }
 
     /// Is `name` a declared constructor (in a pattern, where it cannot be hidden)?
@@ -108,10 +105,7 @@ impl Elab<'_> {
             ));
         }
         if self.data_type(&name.name).is_some() {
-            return Err(self.err(
-                name.span,
-                format!("type '{}' is declared twice", name.name),
-            ));
+            return Err(self.err(name.span, format!("type '{}' is declared twice", name.name)));
         }
         let mut ctors: Vec<Ctor> = Vec::with_capacity(decl.ctors.len());
         let mut failed = false;
@@ -125,7 +119,10 @@ impl Elab<'_> {
                 if mentions(f, &name.name) {
                     self.err(
                         f.span,
-                        format!("data types cannot be recursive: '{}' mentions itself", name.name),
+                        format!(
+                            "data types cannot be recursive: '{}' mentions itself",
+                            name.name
+                        ),
                     );
                     failed = true;
                     continue;
@@ -250,7 +247,10 @@ impl Elab<'_> {
                     .collect();
                 format!("the constructors are {}", all.join(", "))
             };
-            return Err(self.err(c.span, format!("unknown constructor '{name}' in pattern ({what})")));
+            return Err(self.err(
+                c.span,
+                format!("unknown constructor '{name}' in pattern ({what})"),
+            ));
         };
         let Some(data) = self.data.get(i).cloned() else {
             return Err(self.err(c.span, "internal error: lost a data type"));

@@ -217,9 +217,9 @@ impl Elab<'_> {
                     continue;
                 }
                 ExprKind::Def { name, rest, .. } => (name, rest.as_ref()),
-                ExprKind::Let(x, _, rest) | ExprKind::Bind(x, _, rest) | ExprKind::Lam(x, _, rest) => {
-                    (x, rest.as_ref())
-                }
+                ExprKind::Let(x, _, rest)
+                | ExprKind::Bind(x, _, rest)
+                | ExprKind::Lam(x, _, rest) => (x, rest.as_ref()),
                 _ => break,
             };
             first = false;
@@ -252,7 +252,10 @@ impl Elab<'_> {
         }
         let span = match &e.kind {
             ExprKind::Data(d, _) => d.span,
-            _ => Span::new(e.span.start as usize, e.span.start as usize + "import".len()),
+            _ => Span::new(
+                e.span.start as usize,
+                e.span.start as usize + "import".len(),
+            ),
         };
         Err(self.err(
             span,

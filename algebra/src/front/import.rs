@@ -122,9 +122,7 @@ impl Resolver<'_, '_> {
                 .and_then(parse_module);
             let expr = match parsed {
                 Ok(e) => e,
-                Err(ds) => {
-                    return Err(ds.into_iter().map(|d| d.in_file(&module_origin)).collect())
-                }
+                Err(ds) => return Err(ds.into_iter().map(|d| d.in_file(&module_origin)).collect()),
             };
             self.stack.push(target.clone());
             let r = self.imports_of(&target, &expr, Some(&module_origin));

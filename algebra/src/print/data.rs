@@ -36,9 +36,7 @@ impl Prelude {
 
     /// The data type whose encoding is `ty`, when it is read back by name.
     pub(super) fn named(&self, ty: &Type) -> Option<&DataType> {
-        self.data
-            .iter()
-            .find(|d| d.ctors.len() >= 2 && d.ty == *ty)
+        self.data.iter().find(|d| d.ctors.len() >= 2 && d.ty == *ty)
     }
 
     /// `ty` as written, data types by name.

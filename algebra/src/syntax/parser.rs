@@ -1788,8 +1788,14 @@ mod tests {
                 }
                 for c in &d.ctors {
                     let fs: Vec<String> = c.fields.iter().map(ty_sx).collect();
-                    write!(out, " ({}{}{})", c.name.name, if fs.is_empty() { "" } else { " " }, fs.join(" "))
-                        .unwrap_or(());
+                    write!(
+                        out,
+                        " ({}{}{})",
+                        c.name.name,
+                        if fs.is_empty() { "" } else { " " },
+                        fs.join(" ")
+                    )
+                    .unwrap_or(());
                 }
                 out.push(' ');
                 expr_sx(out, rest);
@@ -2057,7 +2063,10 @@ mod tests {
         }
         // a module may end after its statements
         let m = parse_module("def f(x real) real: x\ny = 2\n").map(|e| sx(&e));
-        assert_eq!(m.as_deref().ok(), Some("(def f ((x real)) real x (let y 2 ()))"));
+        assert_eq!(
+            m.as_deref().ok(),
+            Some("(def f ((x real)) real x (let y 2 ()))")
+        );
         assert!(parse("def f(x real) real: x\n").is_err());
     }
 
