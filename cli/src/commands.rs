@@ -61,6 +61,9 @@ struct Source {
     name: String,
     bytes: Vec<u8>,
     spans: SpanMap,
+    /// The data types the program declares or imports, so that outputs can show their
+    /// constructors by name.
+    data: Vec<slic_algebra::elab::DataType>,
 }
 
 impl Source {
@@ -125,6 +128,7 @@ fn read_into(store: &mut Store, path: &Path) -> Result<(TermId, Source), Failure
             name,
             bytes,
             spans: program.spans,
+            data: program.comments.prelude.data,
         },
     ))
 }
@@ -203,7 +207,16 @@ fn simplify(a: &SimplifyArgs) -> Result<(), Failure> {
         ascii: a.ascii,
         ..print::PrintOptions::default()
     };
-    let text = print::print_with(&l.store, simplified, &options);
+    // the program's data types print by name, their declarations first (the imports'
+    // too: the simplified term has no import lines to bring them in)
+    let comments = print::Comments {
+        prelude: print::Prelude {
+            data: l.source.data.clone(),
+            ..print::Prelude::default()
+        },
+        ..print::Comments::default()
+    };
+    let text = print::print_with_comments(&l.store, simplified, &options, comments);
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     Ok(())

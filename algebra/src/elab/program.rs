@@ -119,13 +119,22 @@ impl Elab<'_> {
         defined: &mut FxHashMap<String, usize>,
     ) -> R<()> {
         let mut cur = m.expr;
+        let mut first = true;
         loop {
             let (name, t, rest) = match &cur.kind {
+                // `front` resolved the leading imports; a later one it did not read
+                ExprKind::Import(x, _) if !first => {
+                    return Err(self.err(
+                        x.span,
+                        "'import' must come before the other statements of the file",
+                    ))
+                }
                 ExprKind::Import(_, rest) => {
                     cur = rest;
                     continue;
                 }
                 ExprKind::Data(d, rest) => {
+                    first = false;
                     self.declare(d)?;
                     cur = rest;
                     continue;
@@ -160,6 +169,7 @@ impl Elab<'_> {
                     ),
                 ));
             }
+            first = false;
             defined.insert(name.name.clone(), i);
             let v = self.bind(&name.name, self.ty(t));
             if let ExprKind::Def { params, .. } = &cur.kind {

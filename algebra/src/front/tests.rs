@@ -814,8 +814,15 @@ fn import_errors_name_the_file_they_are_in() {
         ("d/dup.hk", "def twice(x real) real: x + x\n"),
         ("d/dup2.hk", "def twice(x real) real: 2 * x\n"),
         ("d/syntax.hk", "def k(x real) real: (x\n"),
+        ("d/late.hk", "def k(x real) real: x\nimport dup\n"),
     ]);
     let cases: &[ImportError] = &[
+        (
+            "import late\n1",
+            "'import' must come before the other statements",
+            Some("d/late.hk"),
+            (2, 8),
+        ),
         (
             "import nope\n1",
             "no module nope: looked for d/nope.hk",
