@@ -11,17 +11,20 @@ fn load_file(path: &std::path::Path) -> (Store, Result<slic_algebra::TermId, Str
     let bytes = std::fs::read(path).expect("read corpus file");
     let mut store = Store::new();
     // an error's notes (hints such as "did you mean ...") count as part of its text
-    let r = front::load_bytes(&mut store, &bytes).map_err(|ds| {
-        ds.iter()
-            .map(|d| {
-                std::iter::once(d.message.clone())
-                    .chain(d.notes.clone())
-                    .collect::<Vec<_>>()
-                    .join(" | ")
-            })
-            .collect::<Vec<_>>()
-            .join("; ")
-    });
+    // as `slic-cas` loads it: an `import` finds the module beside the file
+    let r = slic_suite::load_at(&mut store, path, &bytes)
+        .map(|p| p.term)
+        .map_err(|ds| {
+            ds.iter()
+                .map(|d| {
+                    std::iter::once(d.message.clone())
+                        .chain(d.notes.clone())
+                        .collect::<Vec<_>>()
+                        .join(" | ")
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        });
     (store, r)
 }
 

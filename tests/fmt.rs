@@ -5,24 +5,31 @@
 //! the layout of comments on real programs; `algebra/src/front/comments.rs` has the
 //! one-line cases.
 
-use slic_algebra::{alpha, front, print, Store};
-use slic_suite::{corpus_files, with_big_stack};
+use std::path::Path;
 
-/// `fmt` of `text` in `store`, or the first error.
-fn fmt(store: &mut Store, text: &str) -> Result<String, String> {
-    let (t, comments) = front::load_with_comments(store, text).map_err(|e| format!("{e:?}"))?;
+use slic_algebra::{alpha, front, print, Store};
+use slic_suite::{corpus_files, load_at, with_big_stack};
+
+/// The program `text`, read as if it were the file `path` (its imports beside it).
+fn load(store: &mut Store, path: &Path, text: &str) -> Result<front::FileProgram, String> {
+    load_at(store, path, text.as_bytes()).map_err(|e| format!("{e:?}"))
+}
+
+/// `fmt` of `text` (as the file `path`) in `store`, or the first error.
+fn fmt(store: &mut Store, path: &Path, text: &str) -> Result<String, String> {
+    let p = load(store, path, text)?;
     Ok(print::print_with_comments(
         store,
-        t,
+        p.term,
         &print::PrintOptions::default(),
-        comments,
+        p.comments,
     ))
 }
 
-/// Why `fmt` mishandles the program `text`, if it does.
-fn problem(text: &str) -> Option<String> {
+/// Why `fmt` mishandles the program `text` of the file `path`, if it does.
+fn problem(path: &Path, text: &str) -> Option<String> {
     let mut store = Store::new();
-    let Ok(first) = fmt(&mut store, text) else {
+    let Ok(first) = fmt(&mut store, path, text) else {
         return None; // not a program (corpus/bad/): nothing to format
     };
     for line in text.lines() {
@@ -33,7 +40,7 @@ fn problem(text: &str) -> Option<String> {
             }
         }
     }
-    let second = match fmt(&mut store, &first) {
+    let second = match fmt(&mut store, path, &first) {
         Ok(s) => s,
         Err(e) => return Some(format!("its output does not load: {e}\n{first}")),
     };
@@ -41,8 +48,8 @@ fn problem(text: &str) -> Option<String> {
         return Some(format!("not a fixpoint:\n{first}---\n{second}"));
     }
     let (Ok(a), Ok(b)) = (
-        front::load(&mut store, text),
-        front::load(&mut store, &first),
+        load(&mut store, path, text).map(|p| p.term),
+        load(&mut store, path, &first).map(|p| p.term),
     ) else {
         return Some("does not load twice".to_string());
     };
@@ -62,7 +69,7 @@ fn fmt_keeps_every_comment_of_the_corpus() {
                 continue;
             };
             checked += usize::from(text.contains('#'));
-            if let Some(p) = problem(&text) {
+            if let Some(p) = problem(&path, &text) {
                 failures.push(format!("{}: {p}", path.display()));
             }
         }

@@ -49,6 +49,17 @@ pub struct Diagnostic {
     pub message: String,
     /// Further lines of explanation (hints), each one line.
     pub notes: Vec<String>,
+    /// The file the span points into when it is not the program's own (an imported
+    /// module); `None`: the program's file (or text).
+    pub origin: Option<Box<Origin>>,
+}
+
+/// A file other than the program's own, for diagnostics about it: its path as the
+/// importer looked it up, and its bytes, which the span points into.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    pub path: String,
+    pub bytes: Vec<u8>,
 }
 
 impl Diagnostic {
@@ -57,7 +68,16 @@ impl Diagnostic {
             span,
             message: message.into(),
             notes: Vec::new(),
+            origin: None,
         }
+    }
+
+    /// The diagnostic, about the file `origin` (unless it already names one).
+    pub fn in_file(mut self, origin: &Origin) -> Diagnostic {
+        if self.origin.is_none() {
+            self.origin = Some(Box::new(origin.clone()));
+        }
+        self
     }
 
     pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {

@@ -62,6 +62,10 @@
 
 mod block;
 mod call;
+mod data;
+pub use data::{Ctor, DataType};
+mod program;
+pub use program::{Located, Module};
 mod forms;
 mod hints;
 mod library;
@@ -112,31 +116,47 @@ pub fn elaborate_with_binders(
 }
 
 /// What a successful elaboration leaves: the term and the side tables recorded on the way.
-struct Elaborated {
-    term: TermId,
-    spans: Option<SpanMap>,
-    statements: Statements,
+pub struct Elaborated {
+    /// The program's term: one `let` per imported definition, then the file's own term.
+    pub term: TermId,
+    /// Where each term of the program's own file came from, if asked for.
+    pub spans: Option<SpanMap>,
+    /// The variable each statement of the program's own file bound.
+    pub statements: Statements,
+    /// How many `let`s at the top of `term` are imported definitions.
+    pub imported: usize,
+    /// The data types in scope: the imported ones first (`imported_data` of them), then
+    /// the file's own, in declaration order.
+    pub data: Vec<DataType>,
+    pub imported_data: usize,
 }
 
-fn run(mut cx: Elab<'_>, program: &Expr) -> Result<Elaborated, Vec<Diagnostic>> {
-    let result = cx.infer(program);
-    match result {
-        Ok(term) if cx.errors.is_empty() => Ok(Elaborated {
-            term,
-            spans: cx.spans,
-            statements: cx.statements,
-        }),
-        _ => {
-            if cx.errors.is_empty() {
-                // Every failure path records a diagnostic; this only guards that invariant.
-                cx.errors.push(Diagnostic::new(
-                    program.span,
-                    "internal error: type checking failed without a message",
-                ));
-            }
-            Err(cx.errors)
-        }
+/// Elaborates a program whose imports `front` has resolved: `modules` in dependency
+/// order (each after those it imports), then `main` (see `program`). Each error says
+/// which file it is about. `spans`: also record where each term came from.
+pub fn elaborate_program(
+    store: &mut Store,
+    modules: &[Module<'_>],
+    main: &Expr,
+    spans: bool,
+) -> Result<Elaborated, Vec<Located>> {
+    let mut cx = Elab::new(store);
+    if spans {
+        cx.spans = Some(SpanMap::default());
     }
+    program::elaborate(cx, modules, main, true)
+}
+
+/// [`elaborate_with_binders`] with everything the elaborator records (for `fmt`: the
+/// data types, which the printer reads back).
+pub fn elaborate_full(store: &mut Store, program: &Expr) -> Result<Elaborated, Vec<Diagnostic>> {
+    run(Elab::new(store), program)
+}
+
+/// A program read from no file: an `import` in it is an error.
+fn run(cx: Elab<'_>, program: &Expr) -> Result<Elaborated, Vec<Diagnostic>> {
+    program::elaborate(cx, &[], program, false)
+        .map_err(|ds| ds.into_iter().map(|(_, d)| d).collect())
 }
 
 /// Marker for "an error has been recorded in `Elab::errors`".
@@ -175,6 +195,13 @@ struct Elab<'s> {
     /// The variables bound by `def f():` (no parameters): `f()` names their value, as in
     /// Hakaru, while a call with no arguments of anything else stays an error.
     nullary: std::collections::HashSet<VarId>,
+    /// The data types in scope (the file's own and its imports'), in declaration order.
+    data: Vec<DataType>,
+    /// The `import` and `data` statements (by where they start) that the front end has
+    /// taken care of: the file's top block skips them; any other is misplaced.
+    handled: std::collections::HashSet<(usize, u32)>,
+    /// Which file is being elaborated: 0 the program's own, `i + 1` its `i`th module.
+    file: usize,
 }
 
 impl<'s> Elab<'s> {
@@ -190,6 +217,9 @@ impl<'s> Elab<'s> {
             statements: Vec::new(),
             library_limit: usize::MAX,
             nullary: std::collections::HashSet::new(),
+            data: Vec::new(),
+            handled: std::collections::HashSet::new(),
+            file: 0,
         }
     }
 
@@ -337,7 +367,9 @@ impl<'s> Elab<'s> {
         use ExprKind as K;
         let span = e.span;
         match &e.kind {
-            K::Let(..) | K::Bind(..) | K::Def { .. } | K::Lam(..) => self.block(e, expected),
+            K::Let(..) | K::Bind(..) | K::Def { .. } | K::Lam(..) | K::Import(..) | K::Data(..) => {
+                self.block(e, expected)
+            }
             K::If(c, a, b) => self.if_expr(c, a, b, expected),
             K::Match(s, arms) => self.match_expr(e, s, arms, expected),
             K::Return(x) => self.dirac(x, expected, span),
@@ -400,6 +432,8 @@ impl<'s> Elab<'s> {
             | K::Bind(..)
             | K::Def { .. }
             | K::Lam(..)
+            | K::Import(..)
+            | K::Data(..)
             | K::If(..)
             | K::Match(..)
             | K::Return(_)
@@ -452,6 +486,9 @@ impl<'s> Elab<'s> {
                 "real" => Ok(Type::Real),
                 "unit" => Ok(Type::Unit),
                 "bool" => Ok(Type::Bool),
+                other if self.data_type(other).is_some() => {
+                    Ok(self.data_type(other).map_or(Type::Unit, |d| d.ty.clone()))
+                }
                 other => match type_constructor_arity(other) {
                     Some(n) => Err(self.type_arity(t.span, other, n, 0)),
                     None => Err(self.unknown_type(t.span, other)),
@@ -460,6 +497,9 @@ impl<'s> Elab<'s> {
             TypeExprKind::App(name, args) => {
                 let Some(want) = type_constructor_arity(name) else {
                     return Err(match name.as_str() {
+                        n if self.data_type(n).is_some() => {
+                            self.type_arity(t.span, name, 0, args.len())
+                        }
                         "nat" | "int" | "prob" | "real" | "unit" | "bool" => {
                             self.type_arity(t.span, name, 0, args.len())
                         }

@@ -45,7 +45,7 @@ pub mod unsupported;
 pub mod vars;
 pub mod verify;
 
-pub use diag::{Diagnostic, LineIndex, Span, SpanMap};
+pub use diag::{Diagnostic, LineIndex, Origin, Span, SpanMap};
 pub use num::Rational;
 pub use term::{Dist, Node, Pattern, Prim, Store, TermId, Transform, VarId, VarInfo};
 pub use types::{Coercion, Type};

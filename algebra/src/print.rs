@@ -75,11 +75,13 @@
 //! nesting and moves to a fresh stack segment when the stack runs low.
 
 mod comments;
+mod data;
 mod doc;
 mod implicit;
 mod names;
 
 pub use comments::{Anchor, Comments, Note};
+pub use data::Prelude;
 
 use crate::num::Rational;
 
@@ -126,17 +128,46 @@ pub fn print_with_comments(
     opts: &PrintOptions,
     comments: Comments,
 ) -> String {
+    let mut comments = comments;
+    let prelude = std::mem::take(&mut comments.prelude);
+    // the imported definitions print as their `import` lines
+    let mut t = t;
+    for _ in 0..prelude.skip {
+        match store.node(t) {
+            Node::Let(_, _, body) => t = *body,
+            _ => break,
+        }
+    }
     let mut p = Printer {
         store,
         opts,
         names: Names::default(),
         comments,
+        prelude,
     };
     for v in crate::vars::free_vars(store, t) {
         p.names.bind(v, store.var_name(v));
     }
+    // no variable may take a constructor's name, which would hide it
+    for d in &p.prelude.data {
+        for c in &d.ctors {
+            p.names.reserve(&c.name);
+        }
+    }
+    let mut s = String::new();
+    for note in std::mem::take(&mut p.comments.top) {
+        s.push_str(&note.text);
+        s.push('\n');
+    }
+    for i in &p.prelude.imports {
+        s.push_str(&format!("import {i}\n"));
+    }
+    for d in p.prelude.declarations() {
+        s.push_str(&d);
+        s.push('\n');
+    }
     let d = p.top(t);
-    let mut s = d.render(opts.width);
+    s.push_str(&d.render(opts.width));
     s.push('\n');
     for note in p.comments.take_rest() {
         s.push_str(&note.text);
@@ -262,6 +293,8 @@ struct Printer<'a> {
     names: Names,
     /// The comments not printed yet (empty except for `fmt`).
     comments: Comments,
+    /// Imports and data types (empty except for `fmt`).
+    prelude: Prelude,
 }
 
 impl Printer<'_> {
@@ -314,6 +347,7 @@ impl Printer<'_> {
         let (t, checked) = self.shown(t, checked);
         match s.node(t) {
             Node::Lit(v) => lit_text(v, s.ty(t), checked).1,
+            Node::Left(_) | Node::Right(_) if self.prelude.ctor_term(s, t).is_some() => P_POSTFIX,
             Node::Left(_) | Node::Right(_) | Node::Nothing | Node::Reject => P_ANN,
             Node::ArrayLit(xs) if xs.is_empty() || annotated_lits(s, t, checked) => P_ANN,
             Node::Prim(p, args) => match p {
@@ -407,20 +441,31 @@ impl Printer<'_> {
                 Self::bracketed("(", docs, ")")
             }
             // `left(e). T` checks `e` against its side of `T`.
+            Node::Left(_) | Node::Right(_) if self.prelude.ctor_term(s, t).is_some() => {
+                let (name, fields) = self.prelude.ctor_term(s, t).unwrap_or_default();
+                let name = name.to_string();
+                if fields.is_empty() {
+                    return Doc::text(name);
+                }
+                // the elaborator checks each field against its type
+                let args: Vec<(TermId, bool)> =
+                    fields.iter().map(|&f| self.checked_arg(f)).collect();
+                self.call(&name, &args)
+            }
             Node::Left(e) => {
                 let d = self.call("left", &[self.checked_arg(*e)]);
-                Self::annotated(d, ty)
+                self.annotated(d, ty)
             }
             Node::Right(e) => {
                 let d = self.call("right", &[self.checked_arg(*e)]);
-                Self::annotated(d, ty)
+                self.annotated(d, ty)
             }
             Node::Just(e) => {
                 let e = if checked { self.at_check(*e) } else { *e };
                 self.call("just", &[(e, false)])
             }
-            Node::Nothing => Self::annotated(Doc::text("nothing"), ty),
-            Node::Reject => Self::annotated(Doc::text("reject"), ty),
+            Node::Nothing => self.annotated(Doc::text("nothing"), ty),
+            Node::Reject => self.annotated(Doc::text("reject"), ty),
             Node::Prim(p, args) => self.prim(*p, args, ty),
             Node::Coerce(c, e) => {
                 // The argument of a coercion call is checked against its source type: a
@@ -435,7 +480,10 @@ impl Printer<'_> {
             Node::Let(..) | Node::Bind(..) => self.block(t, checked, false),
             Node::Lam(v, body) => {
                 let name = self.names.bind(*v, s.var_name(*v));
-                let head = Doc::text(format!("fn {name} {}", s.var_type(*v)));
+                let head = Doc::text(format!(
+                    "fn {name} {}",
+                    self.prelude.type_text(s.var_type(*v))
+                ));
                 let d = self.header(head, *body, false);
                 self.names.unbind();
                 d
@@ -448,7 +496,7 @@ impl Printer<'_> {
             Node::Match(e, arms) => self.match_doc(t, *e, arms, checked),
             Node::ArrayLit(xs) => {
                 if xs.is_empty() {
-                    return Self::annotated(Doc::text("[]"), ty);
+                    return self.annotated(Doc::text("[]"), ty);
                 }
                 let lits: Vec<bool> = xs.iter().map(|&x| is_lit(s, x)).collect();
                 // Only literals, inferred, some not of the element type by themselves:
@@ -456,7 +504,7 @@ impl Printer<'_> {
                 // value, rather than the first one annotated).
                 if annotated_lits(s, t, checked) {
                     let d = self.doc_inner(t, true);
-                    return Self::annotated(d, ty);
+                    return self.annotated(d, ty);
                 }
                 // Checked: each element is checked against the element type (literals
                 // print bare); inferred: the elements are joined.
@@ -537,7 +585,7 @@ impl Printer<'_> {
             }
             Node::Weight(w, m) => self.call("weight", &[(*w, true), (*m, false)]),
             Node::Superpose(ms) => match ms.len() {
-                0 => Self::annotated(Doc::text("reject"), ty),
+                0 => self.annotated(Doc::text("reject"), ty),
                 1 => self.doc_inner(ms[0], false),
                 _ => {
                     let ops = ms
@@ -578,8 +626,11 @@ impl Printer<'_> {
     }
 
     /// `e. T`
-    fn annotated(d: Doc, ty: &Type) -> Doc {
-        Doc::concat(vec![d, Doc::text(format!(". {ty}"))])
+    fn annotated(&self, d: Doc, ty: &Type) -> Doc {
+        Doc::concat(vec![
+            d,
+            Doc::text(format!(". {}", self.prelude.type_text(ty))),
+        ])
     }
 
     /// `open d0, d1, ... close`, one element per line (aligned) if it does not fit.
@@ -723,7 +774,7 @@ impl Printer<'_> {
             for &v in &vars {
                 self.names.bind(v, self.store.var_name(v));
             }
-            let p = self.pattern(pat);
+            let p = self.pattern(pat, self.store.ty(e));
             let body = self.doc(body, P_BLOCK, c);
             for _ in &vars {
                 self.names.unbind();
@@ -738,16 +789,43 @@ impl Printer<'_> {
         Doc::concat(parts)
     }
 
-    fn pattern(&self, p: &Pattern) -> String {
+    /// A pattern against a value of type `ty` (which says where constructors of data
+    /// types are).
+    fn pattern(&self, p: &Pattern, ty: &Type) -> String {
+        if let Some((name, fields)) = self.prelude.ctor_pattern(ty, p) {
+            let Some(d) = self.prelude.named(ty) else {
+                return name;
+            };
+            let Some(c) = d.ctors.iter().find(|c| c.name == name) else {
+                return name;
+            };
+            if fields.is_empty() {
+                return name;
+            }
+            let parts: Vec<String> = fields
+                .iter()
+                .zip(&c.fields)
+                .map(|(f, t)| self.pattern(f, t))
+                .collect();
+            return format!("{name}({})", parts.join(", "));
+        }
+        let unit = Type::Unit;
+        let (a_ty, b_ty) = match ty {
+            Type::Pair(a, b) | Type::Either(a, b) => (&**a, &**b),
+            Type::Maybe(a) => (&**a, &unit),
+            _ => (&unit, &unit),
+        };
         match p {
             Pattern::Wild => "_".to_string(),
             Pattern::Var(v) => self.var_name(*v),
             Pattern::Unit => "()".to_string(),
             Pattern::Bool(b) => b.to_string(),
-            Pattern::Pair(a, b) => format!("({}, {})", self.pattern(a), self.pattern(b)),
-            Pattern::Left(a) => format!("left({})", self.pattern(a)),
-            Pattern::Right(a) => format!("right({})", self.pattern(a)),
-            Pattern::Just(a) => format!("just({})", self.pattern(a)),
+            Pattern::Pair(a, b) => {
+                format!("({}, {})", self.pattern(a, a_ty), self.pattern(b, b_ty))
+            }
+            Pattern::Left(a) => format!("left({})", self.pattern(a, a_ty)),
+            Pattern::Right(a) => format!("right({})", self.pattern(a, b_ty)),
+            Pattern::Just(a) => format!("just({})", self.pattern(a, a_ty)),
             Pattern::Nothing => "nothing".to_string(),
         }
     }
@@ -1012,7 +1090,10 @@ impl Printer<'_> {
                 Node::Lam(v, body) if file => {
                     self.comments_before(Anchor::Stmt(*v), &mut items);
                     let name = self.names.bind(*v, s.var_name(*v));
-                    let head = Doc::text(format!("fn {name} {}:", s.var_type(*v)));
+                    let head = Doc::text(format!(
+                        "fn {name} {}:",
+                        self.prelude.type_text(s.var_type(*v))
+                    ));
                     items.push(self.with_trailing(Anchor::Stmt(*v), head));
                     items.push(Doc::hard());
                     bound += 1;
@@ -1086,10 +1167,14 @@ impl Printer<'_> {
         let mut cur = lam;
         while let Node::Lam(v, body) = s.node(cur) {
             let p = self.names.bind(*v, s.var_name(*v));
-            params.push(format!("{p} {}", s.var_type(*v)));
+            params.push(format!("{p} {}", self.prelude.type_text(s.var_type(*v))));
             cur = *body;
         }
-        let head = Doc::text(format!("def {name}({}) {}", params.join(", "), s.ty(cur)));
+        let head = Doc::text(format!(
+            "def {name}({}) {}",
+            params.join(", "),
+            self.prelude.type_text(s.ty(cur))
+        ));
         // The body is checked against the result type written in the head.
         let d = self.header(head, self.at_check(cur), false);
         for _ in &params {

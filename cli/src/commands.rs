@@ -61,6 +61,9 @@ struct Source {
     name: String,
     bytes: Vec<u8>,
     spans: SpanMap,
+    /// The data types the program declares or imports, so that outputs can show their
+    /// constructors by name.
+    data: Vec<slic_algebra::elab::DataType>,
 }
 
 impl Source {
@@ -118,10 +121,30 @@ fn read_file(path: &Path) -> Result<(String, Vec<u8>), Failure> {
 }
 
 fn read_into(store: &mut Store, path: &Path) -> Result<(TermId, Source), Failure> {
+    let (name, bytes, program) = read_program(store, path)?;
+    Ok((
+        program.term,
+        Source {
+            name,
+            bytes,
+            spans: program.spans,
+            data: program.comments.prelude.data,
+        },
+    ))
+}
+
+/// Reads a program and the modules it imports (from the file system, beside it) into
+/// `store`; errors are rendered `file:line:col` diagnostics, in the imported file they
+/// are about.
+fn read_program(
+    store: &mut Store,
+    path: &Path,
+) -> Result<(String, Vec<u8>, front::FileProgram), Failure> {
     let (name, bytes) = read_file(path)?;
-    match front::load_bytes_with_spans(store, &bytes) {
-        Ok((term, spans)) => Ok((term, Source { name, bytes, spans })),
-        Err(diagnostics) => Err(Failure::User(report::render_bytes(
+    let mut read = |p: &Path| std::fs::read(p);
+    match front::load_file(store, path, &bytes, &mut read) {
+        Ok(program) => Ok((name, bytes, program)),
+        Err(diagnostics) => Err(Failure::User(report::render_all(
             &name,
             &bytes,
             &diagnostics,
@@ -129,21 +152,13 @@ fn read_into(store: &mut Store, path: &Path) -> Result<(TermId, Source), Failure
     }
 }
 
-/// Reads a file and runs `front` (a loader of the front end) on its bytes; errors are
-/// rendered `file:line:col` diagnostics.
-fn load_with<T>(
-    path: &Path,
-    front: impl FnOnce(&[u8]) -> Result<T, Vec<Diagnostic>>,
-) -> Result<T, Failure> {
-    let (name, bytes) = read_file(path)?;
-    front(&bytes)
-        .map_err(|diagnostics| Failure::User(report::render_bytes(&name, &bytes, &diagnostics)))
-}
-
+/// `slic-cas check`: the program's type, data types by their declared names.
 fn check(path: &Path) -> Result<(), Failure> {
-    let l = load(path)?;
+    let mut store = Store::new();
+    let (_, _, program) = read_program(&mut store, path)?;
+    let ty = program.comments.prelude.type_text(store.ty(program.term));
     let mut out = std::io::stdout().lock();
-    writeln!(out, "{}", l.store.ty(l.term))?;
+    writeln!(out, "{ty}")?;
     Ok(())
 }
 
@@ -151,9 +166,8 @@ fn check(path: &Path) -> Result<(), Failure> {
 /// `front::load_with_comments`), in canonical layout.
 fn fmt(a: &FmtArgs) -> Result<(), Failure> {
     let mut store = Store::new();
-    let (term, comments) = load_with(&a.file, |bytes| {
-        front::load_bytes_with_comments(&mut store, bytes)
-    })?;
+    let (_, _, program) = read_program(&mut store, &a.file)?;
+    let (term, comments) = (program.term, program.comments);
     let options = print::PrintOptions {
         ascii: a.ascii,
         ..print::PrintOptions::default()
@@ -193,7 +207,16 @@ fn simplify(a: &SimplifyArgs) -> Result<(), Failure> {
         ascii: a.ascii,
         ..print::PrintOptions::default()
     };
-    let text = print::print_with(&l.store, simplified, &options);
+    // the program's data types print by name, their declarations first (the imports'
+    // too: the simplified term has no import lines to bring them in)
+    let comments = print::Comments {
+        prelude: print::Prelude {
+            data: l.source.data.clone(),
+            ..print::Prelude::default()
+        },
+        ..print::Comments::default()
+    };
+    let text = print::print_with_comments(&l.store, simplified, &options, comments);
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     Ok(())

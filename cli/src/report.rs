@@ -87,6 +87,25 @@ pub fn render_bytes(file_name: &str, bytes: &[u8], diagnostics: &[Diagnostic]) -
     render(file_name, &text, &shown)
 }
 
+/// [`render_bytes`] for diagnostics about a program and the files it imports: each is
+/// shown in the file it names (`origin`), the program's own when it names none.
+pub fn render_all(file_name: &str, bytes: &[u8], diagnostics: &[Diagnostic]) -> String {
+    let mut out = String::new();
+    for d in diagnostics {
+        let one = std::slice::from_ref(d);
+        out.push_str(&match &d.origin {
+            Some(o) => {
+                let mut d = d.clone();
+                d.notes
+                    .push(format!("in a module imported while loading {file_name}"));
+                render_bytes(&o.path, &o.bytes, std::slice::from_ref(&d))
+            }
+            None => render_bytes(file_name, bytes, one),
+        });
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,6 +120,20 @@ mod tests {
         assert!(text.contains("t.hk:2:12"), "{text}");
         assert!(text.contains("return log(x)"), "{text}");
         assert!(text.contains('^'), "{text}");
+    }
+
+    #[test]
+    fn a_diagnostic_about_an_imported_file_is_shown_in_that_file() {
+        let origin = slic_algebra::Origin {
+            path: "d/helpers.hk".to_string(),
+            bytes: b"def f(x real) real:\n    log(x)\n".to_vec(),
+        };
+        let d =
+            Diagnostic::new(Span::new(28, 29), "'log' expects prob, found real").in_file(&origin);
+        let text = render_all("d/main.hk", b"import helpers\nf(1)\n", &[d]);
+        assert!(text.contains("d/helpers.hk:2:9"), "{text}");
+        assert!(text.contains("    log(x)"), "{text}");
+        assert!(text.contains("while loading d/main.hk"), "{text}");
     }
 
     #[test]

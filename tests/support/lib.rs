@@ -45,6 +45,17 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// A program as `slic-cas` reads it from `path`: `bytes` as if they were that file, with
+/// the modules its `import` lines name read from beside it.
+pub fn load_at(
+    store: &mut slic_algebra::Store,
+    path: &Path,
+    bytes: &[u8],
+) -> Result<slic_algebra::front::FileProgram, Vec<slic_algebra::Diagnostic>> {
+    let mut read = |p: &Path| std::fs::read(p);
+    slic_algebra::front::load_file(store, path, bytes, &mut read)
+}
+
 /// The value of a `# key: value` header comment in a corpus file, if present, with its
 /// continuation lines (`#` and at least three spaces, `corpus/README.md`) joined by spaces:
 /// an `# assume:` expression may span several lines.

@@ -72,6 +72,10 @@ impl Elab<'_> {
                     frames.push(Frame::Let(v, f));
                     cur = rest;
                 }
+                ExprKind::Import(_, rest) | ExprKind::Data(_, rest) => {
+                    self.declaration(cur)?;
+                    cur = rest;
+                }
                 ExprKind::Lam(x, t, body) => {
                     if needs_measure {
                         return Err(self.err(cur.span, "expected a measure, found a function"));
@@ -402,13 +406,27 @@ impl Elab<'_> {
 
     /// A pattern checked against the scrutinee type; its variables are bound in scope
     /// and recorded in `binds`.
-    fn pattern(&mut self, p: &Pat, ty: &Type, binds: &mut Vec<(String, VarId)>) -> R<Pattern> {
+    pub(super) fn pattern(
+        &mut self,
+        p: &Pat,
+        ty: &Type,
+        binds: &mut Vec<(String, VarId)>,
+    ) -> R<Pattern> {
         self.nested(p.span, |cx| cx.pattern_node(p, ty, binds))
     }
 
     fn pattern_node(&mut self, p: &Pat, ty: &Type, binds: &mut Vec<(String, VarId)>) -> R<Pattern> {
         Ok(match (&p.kind, ty) {
             (PatKind::Wild, _) => Pattern::Wild,
+            (PatKind::Ctor(c, pats), _) => self.ctor_pattern(c, pats, ty, binds)?,
+            // a bare name that is a constructor without fields (`point:`)
+            (PatKind::Var(name), _) if self.ctor_declared(name) => {
+                let c = crate::syntax::ast::Ident {
+                    name: name.clone(),
+                    span: p.span,
+                };
+                self.ctor_pattern(&c, &[], ty, binds)?
+            }
             (PatKind::Var(name), _) => {
                 if binds.iter().any(|(n, _)| n == name) {
                     return Err(self.err(p.span, format!("'{name}' is bound twice in one pattern")));
@@ -470,6 +488,17 @@ fn show_pattern(p: &Pat, out: &mut String, depth: usize) {
             show_pattern(a, out, depth + 1);
             out.push_str(", ");
             show_pattern(b, out, depth + 1);
+            out.push(')');
+        }
+        PatKind::Ctor(c, ps) => {
+            out.push_str(&c.name);
+            out.push('(');
+            for (i, x) in ps.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                show_pattern(x, out, depth + 1);
+            }
             out.push(')');
         }
         PatKind::Left(x) | PatKind::Right(x) | PatKind::Just(x) => {

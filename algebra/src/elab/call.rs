@@ -65,6 +65,9 @@ impl Elab<'_> {
             let t = self.store.var_term(v);
             return self.fit(t, expected, span);
         }
+        if self.is_ctor(name) {
+            return self.ctor_value(name, &[], expected, span);
+        }
         let t = match name {
             "true" | "false" => self.store.intern(Node::Bool(name == "true"), Type::Bool),
             "reject" => return match expected {
@@ -125,6 +128,9 @@ impl Elab<'_> {
         span: Span,
     ) -> R<TermId> {
         if let crate::syntax::ast::ExprKind::Var(name) = &f.kind {
+            if self.is_ctor(name) {
+                return self.ctor_value(name, args, expected, span);
+            }
             if !self.is_bound(name) {
                 return self.builtin_call(name, args, expected, span);
             }

@@ -37,6 +37,16 @@ pub(super) fn attach(
         return table;
     }
     let anchors = anchors(program, statements);
+    // comments among the leading `import` and `data` lines print above them
+    let mut body = program;
+    while let ExprKind::Import(_, rest) | ExprKind::Data(_, rest) = &body.kind {
+        body = rest;
+    }
+    let head_end = if std::ptr::eq(body, program) {
+        0
+    } else {
+        body.span.start
+    };
     for c in comments {
         let note = Note {
             pos: c.span.start,
@@ -46,6 +56,10 @@ pub(super) fn attach(
                 .trim_end()
                 .to_string(),
         };
+        if c.span.start < head_end {
+            table.top.push(note);
+            continue;
+        }
         // anchors are sorted by start: the first starting after the comment
         let after = anchors.partition_point(|&(start, _)| start <= c.span.start);
         if c.own_line {
@@ -72,6 +86,11 @@ fn anchors(program: &Expr, statements: &[(Span, VarId)]) -> Vec<(u32, Anchor)> {
         .map(|(s, v)| ((s.start, s.end), *v))
         .collect();
     let mut out = Vec::new();
+    // the leading `import` and `data` lines print as a header of their own (`Prelude`)
+    let mut program = program;
+    while let ExprKind::Import(_, rest) | ExprKind::Data(_, rest) = &program.kind {
+        program = rest;
+    }
     if statement(program, true).is_none() {
         out.push((program.span.start, Anchor::Top));
     }
@@ -98,6 +117,8 @@ fn statement(e: &Expr, top: bool) -> Option<(Span, &Expr)> {
     match &e.kind {
         ExprKind::Let(x, _, rest) | ExprKind::Bind(x, _, rest) => Some((x.span, rest)),
         ExprKind::Def { name, rest, .. } => Some((name.span, rest)),
+        ExprKind::Import(x, rest) => Some((x.span, rest)),
+        ExprKind::Data(d, rest) => Some((d.name.span, rest)),
         ExprKind::Lam(x, _, rest) if top => Some((x.span, rest)),
         _ => None,
     }
@@ -142,7 +163,7 @@ fn push_children<'e>(e: &'e Expr, top: bool, stack: &mut Vec<(&'e Expr, bool)>) 
             stack.push((body, false));
             stack.push((rest, spine));
         }
-        Lam(_, _, body) => stack.push((body, spine)),
+        Lam(_, _, body) | Import(_, body) | Data(_, body) => stack.push((body, spine)),
         Array(_, a, b) | Plate(_, a, b) | Expect(_, a, b) => {
             push(a);
             push(b);

@@ -44,11 +44,20 @@ pub struct Comments {
     pub trailing: FxHashMap<Anchor, Vec<Note>>,
     /// Comment lines after the last line of the program.
     pub end: Vec<Note>,
+    /// Comment lines before the first line of the program (among its `import` and
+    /// `data` lines, which print before the term).
+    pub top: Vec<Note>,
+    /// The `import` lines and `data` declarations to print before the term.
+    pub prelude: super::Prelude,
 }
 
 impl Comments {
     pub fn is_empty(&self) -> bool {
-        self.before.is_empty() && self.trailing.is_empty() && self.end.is_empty()
+        self.before.is_empty()
+            && self.trailing.is_empty()
+            && self.end.is_empty()
+            && self.top.is_empty()
+            && self.prelude.is_empty()
     }
 
     /// The comments to print before `a`, removed from the table.

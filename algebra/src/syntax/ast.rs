@@ -43,6 +43,9 @@
 //!   block; then a line at that column continues the branches only when it reads as a
 //!   pattern and `:` (names, `(`, `)`, `,` then `:`), and otherwise the enclosing block
 //!   goes on; flush branches may have flush bodies.
+//! - `import NAME` stands on its own line among the first statements of a file;
+//!   `data NAME():` (or `data NAME:`) is a statement whose constructors (`c(T, U)` or a
+//!   bare name `c`) follow the `:` on the same line or on lines indented more.
 //! - `def f():` has no parameters (a named value; the elaborator reads `f()` as it);
 //!   the pattern `nothing()` is `nothing`.
 //! - `else:` stands at the column of its `if` (or follows the then-branch on the same line:
@@ -120,6 +123,29 @@ pub enum PatKind {
     Just(Box<Pat>),
     /// `nothing`
     Nothing,
+    /// `c(p, ...)`: a constructor of a `data` declaration with its fields' patterns (a
+    /// constructor without fields is written as a bare name, which parses as `Var`: the
+    /// elaborator tells the two apart by the declarations in scope).
+    Ctor(Ident, Vec<Pat>),
+}
+
+/// `data name(): c1(T, ...) c2 ...`: a user type, the sum of its constructors, each the
+/// product of its fields (positional). Type parameters parse (Hakaru's grammar has
+/// them) so that the elaborator can refuse them by name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataDecl {
+    pub name: Ident,
+    pub params: Vec<Ident>,
+    pub ctors: Vec<CtorDecl>,
+    pub span: Span,
+}
+
+/// One constructor of a [`DataDecl`]: its name and the types of its fields.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CtorDecl {
+    pub name: Ident,
+    pub fields: Vec<TypeExpr>,
+    pub span: Span,
 }
 
 /// Binary operators that live in flat chains (all left-associative).
@@ -244,6 +270,12 @@ pub enum ExprKind {
     RSplit(Box<Expr>, Box<Expr>, Box<Expr>),
     /// Reducer `r_fanout r1 || r2`
     RFanout(Box<Expr>, Box<Expr>),
+    /// `import NAME` then the rest of the file: the definitions of module `NAME` in scope
+    /// (resolved by `front`; only the first statements of a file may be imports).
+    Import(Ident, Box<Expr>),
+    /// `data ...` (see [`DataDecl`]) then the rest of the block (only in a file's top
+    /// block; its type and constructors are in scope in the whole file).
+    Data(Box<DataDecl>, Box<Expr>),
     /// `expect x <~ m: e`: parsed so the elaborator can name it in its "not implemented"
     /// error.
     Expect(Ident, Box<Expr>, Box<Expr>),
@@ -272,7 +304,11 @@ impl Drop for Expr {
 /// Detach the rest of the block below a statement node, leaving `()` in its place.
 fn take_rest(kind: &mut ExprKind) -> Option<Expr> {
     match kind {
-        ExprKind::Let(_, _, rest) | ExprKind::Bind(_, _, rest) | ExprKind::Def { rest, .. } => {
+        ExprKind::Let(_, _, rest)
+        | ExprKind::Bind(_, _, rest)
+        | ExprKind::Def { rest, .. }
+        | ExprKind::Import(_, rest)
+        | ExprKind::Data(_, rest) => {
             let unit = Expr::new(ExprKind::Unit, Span::default());
             Some(std::mem::replace(&mut **rest, unit))
         }

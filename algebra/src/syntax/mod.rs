@@ -18,7 +18,7 @@ pub mod lexer;
 pub mod parser;
 
 pub use lexer::{is_reserved, Comment};
-pub use parser::{parse, parse_with_comments, MAX_DEPTH};
+pub use parser::{parse, parse_module, parse_with_comments, MAX_DEPTH};
 
 use crate::diag::{Diagnostic, Span};
 

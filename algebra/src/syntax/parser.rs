@@ -27,7 +27,8 @@ use num_rational::BigRational;
 use num_traits::One;
 
 use super::ast::{
-    ChainOp, CmpOp, Expr, ExprKind, Ident, Pat, PatKind, PowOp, TypeExpr, TypeExprKind,
+    ChainOp, CmpOp, CtorDecl, DataDecl, Expr, ExprKind, Ident, Pat, PatKind, PowOp, TypeExpr,
+    TypeExprKind,
 };
 use super::lexer::{self, Comment, Tok, Token};
 use crate::diag::{Diagnostic, Span};
@@ -58,6 +59,17 @@ pub fn parse(text: &str) -> Result<Expr, Vec<Diagnostic>> {
 /// [`parse`], also returning the program's `#` comments in source order (for `fmt`,
 /// which prints them back; the tree itself has no place for them).
 pub fn parse_with_comments(text: &str) -> Result<(Expr, Vec<Comment>), Vec<Diagnostic>> {
+    parse_file(text, false)
+}
+
+/// [`parse`] for a file read by `import`: its top block may hold only statements, with
+/// no final expression (which then reads as `()`; a final expression, which Hakaru's
+/// grammar needs, is allowed and ignored by the importer).
+pub fn parse_module(text: &str) -> Result<Expr, Vec<Diagnostic>> {
+    parse_file(text, true).map(|(e, _)| e)
+}
+
+fn parse_file(text: &str, module: bool) -> Result<(Expr, Vec<Comment>), Vec<Diagnostic>> {
     if u32::try_from(text.len()).is_err() {
         return Err(vec![Diagnostic::new(
             Span::default(),
@@ -73,6 +85,7 @@ pub fn parse_with_comments(text: &str) -> Result<(Expr, Vec<Comment>), Vec<Diagn
         line_ok: 0,
         in_final: false,
         depth: 0,
+        may_end: module,
     };
     let program = p.program().map_err(|d| vec![*d])?;
     Ok((program, comments))
@@ -162,6 +175,8 @@ enum Stmt {
         body: Expr,
         start: u32,
     },
+    Import(Ident, u32),
+    Data(DataDecl, u32),
 }
 
 struct Parser<'a> {
@@ -179,6 +194,9 @@ struct Parser<'a> {
     /// it (a block has nothing after its final expression), as Hakaru prints long sums.
     in_final: bool,
     depth: u32,
+    /// Set for a module's top block (see [`parse_module`]): it may end after its
+    /// statements, without a final expression. Taken by the first block parsed.
+    may_end: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -428,6 +446,7 @@ impl<'a> Parser<'a> {
     /// Statements and the final expression of a block; `open_end`: a line at the block's
     /// column after the final expression belongs to the enclosing block.
     fn block_items(&mut self, open_end: bool) -> PResult<Expr> {
+        let may_end = std::mem::take(&mut self.may_end);
         let mut stmts = Vec::new();
         loop {
             self.line_ok = self.pos;
@@ -437,6 +456,10 @@ impl<'a> Parser<'a> {
             stmts.push(self.statement()?);
             match self.look() {
                 Look::Sep => {}
+                Look::Eof if may_end => {
+                    let at = self.cur().span();
+                    return Ok(fold(stmts, Expr::new(ExprKind::Unit, at)));
+                }
                 Look::Tok(k) if !closer(k) => {
                     let t = self.cur();
                     return Err(if t.nl {
@@ -489,7 +512,7 @@ impl<'a> Parser<'a> {
     /// `x = e`, `x <~ m` (also with a reserved word for `x`, to report it) or `def`.
     fn at_statement(&self) -> bool {
         let k = self.cur().kind;
-        k == Tok::Def
+        matches!(k, Tok::Def | Tok::Import | Tok::Data)
             || ((k == Tok::Ident || k.is_keyword())
                 && matches!(self.kind_at(self.pos + 1), Tok::Assign | Tok::Bind))
     }
@@ -498,6 +521,14 @@ impl<'a> Parser<'a> {
         let start = self.cur().start;
         if self.at(Tok::Def) {
             return self.nested(Self::def);
+        }
+        if self.at(Tok::Import) {
+            let kw = self.bump();
+            let name = self.binder("of the module after", "import")?;
+            return Ok(Stmt::Import(name, kw.start));
+        }
+        if self.at(Tok::Data) {
+            return self.nested(Self::data);
         }
         let name = self.binder("", "")?;
         let op = self.bump();
@@ -569,6 +600,88 @@ impl<'a> Parser<'a> {
             body,
             start: kw.start,
         })
+    }
+
+    /// `data NAME(params): c1(T, ...) c2 ...`: the constructors follow the `:` on the
+    /// same line or on lines indented more than the statement, a bare name being a
+    /// constructor without fields.
+    fn data(&mut self) -> PResult<Stmt> {
+        let kw = self.bump();
+        let name = self.binder("of the type after", "data")?;
+        let mut params = Vec::new();
+        if self.at(Tok::LParen) {
+            let open = self.bump();
+            self.with_layout(FREE, |p| loop {
+                match p.look() {
+                    Look::Tok(Tok::RParen) => {
+                        p.bump();
+                        return Ok(());
+                    }
+                    Look::Tok(Tok::Comma) if !params.is_empty() => {
+                        p.bump();
+                    }
+                    Look::Eof => return Err(Self::unclosed(open)),
+                    _ => params.push(p.binder("for a type parameter of", "data")?),
+                }
+            })?;
+        }
+        self.expect(Tok::Colon, "after the name of the type in", "data")?;
+        let mut ctors = Vec::new();
+        while let Look::Tok(Tok::Ident) = self.look() {
+            let c = self.binder("for a constructor of", "data")?;
+            let mut fields = Vec::new();
+            let mut span = c.span;
+            if self.at(Tok::LParen) {
+                let open = self.bump();
+                let close = self.with_layout(FREE, |p| {
+                    if p.at(Tok::RParen) {
+                        return Ok(p.bump());
+                    }
+                    loop {
+                        fields.push(p.ty("for a field of a constructor")?);
+                        match p.look() {
+                            Look::Tok(Tok::Comma) => {
+                                p.bump();
+                            }
+                            Look::Tok(Tok::RParen) => return Ok(p.bump()),
+                            Look::Eof => return Err(Self::unclosed(open)),
+                            _ => {
+                                return Err(p.error(format!(
+                                    "expected ',' or ')' after a field type, found {}",
+                                    p.found()
+                                )))
+                            }
+                        }
+                    }
+                })?;
+                span = span.join(close.span());
+            }
+            ctors.push(CtorDecl {
+                name: c,
+                fields,
+                span,
+            });
+        }
+        let Some(last) = ctors.last() else {
+            return Err(self.error(format!(
+                "expected the constructors of '{}' after ':', found {}",
+                name.name,
+                self.found()
+            )));
+        };
+        let span = Span {
+            start: kw.start,
+            end: last.span.end,
+        };
+        Ok(Stmt::Data(
+            DataDecl {
+                name,
+                params,
+                ctors,
+                span,
+            },
+            kw.start,
+        ))
     }
 
     /// The body after a header's `:`: the rest of the line, or an indented block on the
@@ -870,7 +983,10 @@ impl<'a> Parser<'a> {
             Tok::Else => Err(Self::error_at(t.span(), "'else' without 'if'")),
             Tok::Import | Tok::Data => Err(Self::error_at(
                 t.span(),
-                format!("'{}' is not supported", self.text_of(t)),
+                format!(
+                    "'{}' is a statement: it needs a line of its own and something after it",
+                    self.text_of(t)
+                ),
             )),
             Tok::RAdd | Tok::RNop | Tok::RIndex | Tok::RSplit | Tok::RFanout => {
                 Err(Self::error_at(
@@ -1341,6 +1457,40 @@ impl<'a> Parser<'a> {
                         t.span(),
                         format!("'{name}' is reserved and cannot be used as a name"),
                     )),
+                    // `c(p, ...)`: a constructor of a `data` declaration
+                    _ if self.at(Tok::LParen) => {
+                        let open = self.bump();
+                        let (items, close) = self.with_layout(FREE, |p| {
+                            let mut items = Vec::new();
+                            if p.at(Tok::RParen) {
+                                return Ok((items, p.bump()));
+                            }
+                            loop {
+                                items.push(p.pat()?);
+                                match p.look() {
+                                    Look::Tok(Tok::Comma) => {
+                                        p.bump();
+                                    }
+                                    Look::Tok(Tok::RParen) => return Ok((items, p.bump())),
+                                    Look::Eof => return Err(Self::unclosed(open)),
+                                    _ => {
+                                        return Err(p.error(format!(
+                                            "expected ',' or ')' in a pattern, found {}",
+                                            p.found()
+                                        )))
+                                    }
+                                }
+                            }
+                        })?;
+                        let c = Ident {
+                            name: name.to_string(),
+                            span: t.span(),
+                        };
+                        Ok(Pat {
+                            kind: PatKind::Ctor(c, items),
+                            span: t.span().join(close.span()),
+                        })
+                    }
                     _ => leaf(PatKind::Var(name.to_string())),
                 }
             }
@@ -1420,6 +1570,8 @@ fn fold(stmts: Vec<Stmt>, last: Expr) -> Expr {
                 },
                 start,
             ),
+            Stmt::Import(name, start) => (ExprKind::Import(name, Box::new(acc)), start),
+            Stmt::Data(decl, start) => (ExprKind::Data(Box::new(decl), Box::new(acc)), start),
         };
         acc = Expr::new(kind, Span { start, end });
     }
@@ -1517,6 +1669,10 @@ mod tests {
             PatKind::Right(a) => format!("(right {})", pat_sx(a)),
             PatKind::Just(a) => format!("(just {})", pat_sx(a)),
             PatKind::Nothing => "nothing".into(),
+            PatKind::Ctor(c, ps) => {
+                let ps: Vec<String> = ps.iter().map(pat_sx).collect();
+                format!("({} {})", c.name, ps.join(" "))
+            }
         }
     }
 
@@ -1616,6 +1772,31 @@ mod tests {
                 let ret = ret.as_ref().map_or("_".to_string(), ty_sx);
                 write!(out, ") {ret} ").unwrap_or(());
                 expr_sx(out, body);
+                out.push(' ');
+                expr_sx(out, rest);
+                out.push(')');
+            }
+            Import(x, rest) => {
+                write!(out, "(import {} ", x.name).unwrap_or(());
+                expr_sx(out, rest);
+                out.push(')');
+            }
+            Data(d, rest) => {
+                write!(out, "(data {}", d.name.name).unwrap_or(());
+                for p in &d.params {
+                    write!(out, " '{}", p.name).unwrap_or(());
+                }
+                for c in &d.ctors {
+                    let fs: Vec<String> = c.fields.iter().map(ty_sx).collect();
+                    write!(
+                        out,
+                        " ({}{}{})",
+                        c.name.name,
+                        if fs.is_empty() { "" } else { " " },
+                        fs.join(" ")
+                    )
+                    .unwrap_or(());
+                }
                 out.push(' ');
                 expr_sx(out, rest);
                 out.push(')');
@@ -1858,6 +2039,37 @@ mod tests {
         }
     }
 
+    /// `import` lines and `data` declarations (issue 14, section 1), and constructor
+    /// patterns.
+    #[test]
+    fn imports_and_data() {
+        #[rustfmt::skip]
+        let cases: &[(&str, &str)] = &[
+            ("import a\nimport b\nx", "(import a (import b x))"),
+            ("data bit(): zero one\nzero", "(data bit (zero) (one) zero)"),
+            ("data bit: zero one\nzero", "(data bit (zero) (one) zero)"),
+            ("data shape():\n    circle(real)\n    rect(real, real)\n    point\npoint",
+             "(data shape (circle real) (rect real real) (point) point)"),
+            ("data box(a): full(a) empty\n1", "(data box 'a (full a) (empty) 1)"),
+            ("data t(): c(array(real), nat -> prob)\n1", "(data t (c array(real) (nat -> prob)) 1)"),
+            ("import m\ndata t(): a b\ndef f(x t) t: x\nf(a)",
+             "(import m (data t (a) (b) (def f ((x t)) t x (call f a))))"),
+            ("match s:\n  circle(r): r\n  rect(w, (h, _)): w\n  point: 0",
+             "(match s ((circle r) r) ((rect w (pair h _)) w) (point 0))"),
+            ("match s:\ncircle(r): r\npoint(): 0", "(match s ((circle r) r) ((point ) 0))"),
+        ];
+        for (i, e) in cases {
+            check(i, e);
+        }
+        // a module may end after its statements
+        let m = parse_module("def f(x real) real: x\ny = 2\n").map(|e| sx(&e));
+        assert_eq!(
+            m.as_deref().ok(),
+            Some("(def f ((x real)) real x (let y 2 ()))")
+        );
+        assert!(parse("def f(x real) real: x\n").is_err());
+    }
+
     /// The layouts of issue 14 (section 1): Hakaru's printed programs.
     #[test]
     fn hakaru_printed_layouts() {
@@ -1968,7 +2180,13 @@ mod tests {
             ("bucket j from 0 to n: x", "error 1:23: expected a reducer (r_add, r_nop, r_index, r_split or r_fanout), found identifier 'x'"),
             ("bucket j from 0 to n: r_fanout r_nop r_nop", "error 1:38: expected '||' between the reducers of 'r_fanout', found 'r_nop'"),
             ("summate i from 0 n: i", "error 1:18: expected 'to' after the lower bound of 'summate', found identifier 'n'"),
-            ("import foo", "error 1:1: 'import' is not supported"),
+            ("import foo", "error 1:11: expected an expression on the line after the statement, found end of file"),
+            ("1 + import foo", "error 1:5: 'import' is a statement: it needs a line of its own and something after it"),
+            ("import if\n1", "error 1:8: 'if' is reserved and cannot be used as a name"),
+            ("data t:\n1", "error 1:8: expected the constructors of 't' after ':', found newline"),
+            ("data t() a b\n1", "error 1:10: expected ':' after the name of the type in 'data', found identifier 'a'"),
+            ("data t(): a(real b\n1", "error 1:18: expected ',' or ')' after a field type, found identifier 'b'"),
+            ("data t(): nothing\n1", "error 1:11: 'nothing' is reserved and cannot be used as a name"),
             ("(a b)", "error 1:4: expected ',' or ')' after an element, found identifier 'b'"),
             ("f(a,)", "error 1:5: expected an expression after ',', found ')'"),
             ("x y", "error 1:3: expected an operator or end of line, found identifier 'y'"),
