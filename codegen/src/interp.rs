@@ -253,8 +253,14 @@ impl Enumerated {
             while j < leaves.len() && leaves[j].0.total_cmp(&leaves[k].0) == Ordering::Equal {
                 j += 1;
             }
-            let ls: Vec<f64> = leaves[k..j].iter().map(|(_, l)| *l).collect();
-            weights.push((leaves[k].0.clone(), log_sum_exp(&ls)));
+            // one leaf per value is the common case (a categorical's outcomes): no sum
+            let l = if j == k + 1 && !leaves[k].1.is_nan() {
+                leaves[k].1
+            } else {
+                let ls: Vec<f64> = leaves[k..j].iter().map(|(_, l)| *l).collect();
+                log_sum_exp(&ls)
+            };
+            weights.push((leaves[k].0.clone(), l));
             k = j;
         }
         let all: Vec<f64> = weights.iter().map(|(_, l)| *l).collect();
@@ -529,7 +535,8 @@ pub(crate) fn log_add(a: f64, b: f64) -> f64 {
     if m.is_infinite() {
         return m;
     }
-    m + ((a - m).exp() + (b - m).exp()).ln()
+    // the larger term is e^0 = 1: one exp and ln_1p of the smaller (as the kernels do)
+    m + (-(a - b).abs()).exp().ln_1p()
 }
 
 /// `ln Σ e^(l_i)`, scaled by the largest term so that nothing overflows; `-∞` when empty.
