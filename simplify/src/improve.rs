@@ -570,7 +570,7 @@ impl Simp<'_> {
     fn changed_variable(&mut self, t: LTerm) -> LTerm {
         match self.change_of_variable(&t) {
             Some(better) => better,
-            None => t,
+            None => self.monotone_change(t),
         }
     }
 
@@ -775,7 +775,7 @@ impl Simp<'_> {
 
     /// Step 3: every latent variable of `t` that can be integrated out, integrated out.
     /// `None` when the term turns out to be zero.
-    fn eliminate(&mut self, mut t: LTerm) -> Option<LTerm> {
+    pub(crate) fn eliminate(&mut self, mut t: LTerm) -> Option<LTerm> {
         let mut failed: Vec<(VarId, String)> = Vec::new();
         'rounds: for _ in 0..MAX_ROUNDS {
             // draws nothing depends on go first (last to first: dropping one can free an
