@@ -97,10 +97,12 @@ impl Simp<'_> {
             return None;
         }
         // no later draw's law may read x
-        if t.binds[i + 1..]
-            .iter()
-            .any(|b| b.base.terms().iter().any(|&m| vars::mentions(self.store, m, x)))
-        {
+        if t.binds[i + 1..].iter().any(|b| {
+            b.base
+                .terms()
+                .iter()
+                .any(|&m| vars::mentions(self.store, m, x))
+        }) {
             return None;
         }
         let (lo, hi, prior) = match t.binds[i].base {
@@ -138,7 +140,10 @@ impl Simp<'_> {
             Some(v) => Ext::Fin(terms::coerce(s.store, v, &Type::Real)),
             None => inf,
         };
-        let (mut lo, mut hi) = (to_real(self, lo, Ext::NegInf), to_real(self, hi, Ext::PosInf));
+        let (mut lo, mut hi) = (
+            to_real(self, lo, Ext::NegInf),
+            to_real(self, hi, Ext::PosInf),
+        );
         // a result even in x, x over the whole line: fold x onto |x|
         let fold = matches!((lo, hi), (Ext::NegInf, Ext::PosInf))
             && matches!(layers.last(), Some(Layer::Pow(p)) if p.is_positive() && is_even(p));
