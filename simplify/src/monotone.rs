@@ -216,7 +216,12 @@ impl Simp<'_> {
             let p2r = terms::coerce(self.store, xt, &Type::Real);
             for f in t2.factors.iter_mut() {
                 let c = canon::canonicalize(self.store, &Context::new(), f.term);
-                f.term = vars::replace_free(self.store, c, p2r, xreal);
+                let new = vars::replace_free(self.store, c, p2r, xreal);
+                if new != f.term {
+                    // no longer the density of x's primitive at x
+                    f.origin = crate::lin::Origin::Other;
+                    f.term = new;
+                }
             }
             for g in t2.guards.iter_mut() {
                 *g = vars::replace_free(self.store, *g, p2r, xreal);
