@@ -30,7 +30,10 @@
 //! 4. change of variable: a result `a·x + b` (a a non-zero rational, x the last
 //!    continuous draw) is drawn as `t = a·x + b` when that lets another variable be
 //!    integrated out (case 10: the sum of two exponentials), or when `t` is then the only
-//!    draw (`return 3 * x` of a normal is a normal).
+//!    draw (`return 3 * x` of a normal is a normal). Where it does not apply, a result
+//!    that is a chain of monotone maps of one continuous draw (`exp(-x)`, `-log(u)`,
+//!    `1 / g`, `z ^ 2` folded onto `|z|`) is drawn itself with the exact Jacobian
+//!    (`monotone.rs`, issue 14), so that rebuild can name its law.
 //! 5. terms equal up to a constant factor merge (their weights add); terms equal but
 //!    for a guard `g` in one and `not g` in the other are one term without it (the
 //!    branches of an `if` that simplified to the same measure, issue 14).
@@ -570,7 +573,7 @@ impl Simp<'_> {
     fn changed_variable(&mut self, t: LTerm) -> LTerm {
         match self.change_of_variable(&t) {
             Some(better) => better,
-            None => t,
+            None => self.monotone_change(t),
         }
     }
 
@@ -775,7 +778,7 @@ impl Simp<'_> {
 
     /// Step 3: every latent variable of `t` that can be integrated out, integrated out.
     /// `None` when the term turns out to be zero.
-    fn eliminate(&mut self, mut t: LTerm) -> Option<LTerm> {
+    pub(crate) fn eliminate(&mut self, mut t: LTerm) -> Option<LTerm> {
         let mut failed: Vec<(VarId, String)> = Vec::new();
         'rounds: for _ in 0..MAX_ROUNDS {
             // draws nothing depends on go first (last to first: dropping one can free an

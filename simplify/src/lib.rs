@@ -35,6 +35,7 @@ mod dirichlet;
 mod improve;
 mod integrate;
 mod lin;
+mod monotone;
 mod prepare;
 mod rebuild;
 mod support;
