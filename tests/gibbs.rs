@@ -116,6 +116,44 @@ fn draws_of_one_label_follow_the_exact_categorical() {
     );
 }
 
+/// The compiled kernels' weights of every label (one call each: the update's categorical
+/// is its last choice) equal the interpreter's enumeration at every point, also after
+/// labels have changed in place.
+#[test]
+fn compiled_update_weights_equal_the_interpreters() {
+    let (p, ty) = gmm_update();
+    let update = Update::new(&p, &ty, "z", "u").expect("case 18 is an update");
+    let text = r#"{"s": 2.0, "as": [1.0, 0.5, 2.0], "z": [0, 1, 2, 0, 1, 2, 3],
+                   "t": [-1.0, 0.0, 1.0, 0.5, -0.5, 0.2, 7.0], "u": 0}"#;
+    let data = dataset::from_json(text, Path::new(".")).expect("the data reads");
+    let bound = update.bind(&data, None).expect("the data binds");
+    let close = |a: f64, b: f64| a == b || (a - b).abs() <= 1e-9 * a.abs().max(1.0);
+    for target in [Target::C, Target::Rust] {
+        let mut interp = InterpKernel::new(p.clone(), 1000, &update);
+        interp.start(&bound.args).expect("the interpreter starts");
+        let mut k = CompiledKernel::build(&p, target, &update, &bound.args, 1000, &opts())
+            .expect("the update compiles");
+        k.start(&bound.args).expect("the kernel starts");
+        for round in 0..2 {
+            for u in 0..7 {
+                let a = interp.distribution(u).expect("the interpreter's weights");
+                let b = k.distribution(u).expect("the kernel's weights");
+                assert_eq!(a.len(), b.len(), "{target:?} u = {u}: {a:?} {b:?}");
+                for ((ka, la), (kb, lb)) in a.iter().zip(&b) {
+                    assert!(
+                        ka == kb && close(*la, *lb),
+                        "{target:?} u = {u}: {a:?} {b:?}"
+                    );
+                }
+            }
+            // move a label (the last point's 3 is out of range, so weights are 0 then)
+            let (u, label) = if round == 0 { (6, 1) } else { (0, 2) };
+            interp.commit(u, label).expect("commit");
+            k.commit(u, label).expect("commit");
+        }
+    }
+}
+
 /// 6,000 draws of label `u` from `kernel` (the state otherwise as in `args`), counted.
 fn draws_of(kernel: &mut impl UpdateKernel, update: &Update, args: &[Val], u: usize) -> [u64; 3] {
     let mut chain = Chain::new(update, args, 7, kernel).expect("the chain starts");

@@ -158,6 +158,10 @@ pub struct CompiledKernel {
     state: usize,
     index: usize,
     prepared: Option<Prepared>,
+    /// Set when an update's first call did not stop at a choice in tail position (or
+    /// weigh 0): from then on every update is enumerated, not read off one call
+    /// ([`Compiled::tail_weights_prepared`]).
+    enumerate_only: bool,
 }
 
 impl CompiledKernel {
@@ -169,6 +173,7 @@ impl CompiledKernel {
             state: update.state,
             index: update.index,
             prepared: None,
+            enumerate_only: false,
         }
     }
 
@@ -219,6 +224,16 @@ impl UpdateKernel for CompiledKernel {
             .prepared
             .as_ref()
             .ok_or_else(|| UpdateError::Backend("the kernel was not started".into()))?;
+        if !self.enumerate_only {
+            match self
+                .kernel
+                .tail_weights_prepared(p, max_paths)
+                .map_err(backend)?
+            {
+                Some(weights) => return Ok(weights),
+                None => self.enumerate_only = true,
+            }
+        }
         let e = self
             .kernel
             .enumerate_prepared(p, max_paths)

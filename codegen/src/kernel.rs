@@ -324,6 +324,45 @@ impl Compiled {
         self.enumerate_marshalled(&p.m, max_paths)
     }
 
+    /// The weights of a program whose first choice is its last, a categorical it returns
+    /// (a Gibbs update): one call, the label of each outcome of positive weight with its
+    /// log weight, exactly what [`Self::enumerate_prepared`] gives such a program, without
+    /// building its outcome list (none for a run of weight 0). `None` when the first call
+    /// returns a value or stops at a choice not in tail position (then use
+    /// [`Self::enumerate_prepared`]).
+    pub fn tail_weights_prepared(
+        &self,
+        p: &Prepared,
+        max_paths: u64,
+    ) -> Result<Option<Vec<(u64, f64)>>, KernelError> {
+        let (ln_w, ln_p, site) = match self.call(&p.m, &[], None)? {
+            Call::Stop {
+                ln_w,
+                ln_p,
+                tail: true,
+                site,
+            } => (ln_w, ln_p, site),
+            Call::Zero => return Ok(Some(Vec::new())),
+            _ => return Ok(None),
+        };
+        let mut out = Vec::with_capacity(ln_p.len());
+        for (k, &l) in ln_p.iter().enumerate() {
+            if l > f64::NEG_INFINITY {
+                // as enumeration's sum of a value's leaves, which reads NaN as no weight
+                let w = log_mul(ln_w, l);
+                out.push((k as u64, if w.is_nan() { f64::NEG_INFINITY } else { w }));
+            }
+        }
+        if out.len() as u64 > max_paths {
+            return Err(RunError::TooManyPaths {
+                max_paths,
+                at: self.site(site).at.clone(),
+            }
+            .into());
+        }
+        Ok(Some(out))
+    }
+
     fn enumerate_marshalled(
         &self,
         m: &Marshalled,
