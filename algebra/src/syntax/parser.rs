@@ -1406,6 +1406,33 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The patterns of a parenthesised list after its `(` (`open`), and the `)`: a
+    /// constructor's fields or a tuple's components.
+    fn pattern_items(&mut self, open: Token) -> PResult<(Vec<Pat>, Token)> {
+        self.with_layout(FREE, |p| {
+            let mut items = Vec::new();
+            if p.at(Tok::RParen) {
+                return Ok((items, p.bump()));
+            }
+            loop {
+                items.push(p.pat()?);
+                match p.look() {
+                    Look::Tok(Tok::Comma) => {
+                        p.bump();
+                    }
+                    Look::Tok(Tok::RParen) => return Ok((items, p.bump())),
+                    Look::Eof => return Err(Self::unclosed(open)),
+                    _ => {
+                        return Err(p.error(format!(
+                            "expected ',' or ')' in a pattern, found {}",
+                            p.found()
+                        )))
+                    }
+                }
+            }
+        })
+    }
+
     fn pat(&mut self) -> PResult<Pat> {
         self.nested(Self::pat_inner)
     }
@@ -1460,28 +1487,7 @@ impl<'a> Parser<'a> {
                     // `c(p, ...)`: a constructor of a `data` declaration
                     _ if self.at(Tok::LParen) => {
                         let open = self.bump();
-                        let (items, close) = self.with_layout(FREE, |p| {
-                            let mut items = Vec::new();
-                            if p.at(Tok::RParen) {
-                                return Ok((items, p.bump()));
-                            }
-                            loop {
-                                items.push(p.pat()?);
-                                match p.look() {
-                                    Look::Tok(Tok::Comma) => {
-                                        p.bump();
-                                    }
-                                    Look::Tok(Tok::RParen) => return Ok((items, p.bump())),
-                                    Look::Eof => return Err(Self::unclosed(open)),
-                                    _ => {
-                                        return Err(p.error(format!(
-                                            "expected ',' or ')' in a pattern, found {}",
-                                            p.found()
-                                        )))
-                                    }
-                                }
-                            }
-                        })?;
+                        let (items, close) = self.pattern_items(open)?;
                         let c = Ident {
                             name: name.to_string(),
                             span: t.span(),
@@ -1496,28 +1502,7 @@ impl<'a> Parser<'a> {
             }
             Look::Tok(Tok::LParen) => {
                 let open = self.bump();
-                let (mut items, close) = self.with_layout(FREE, |p| {
-                    let mut items = Vec::new();
-                    if p.at(Tok::RParen) {
-                        return Ok((items, p.bump()));
-                    }
-                    loop {
-                        items.push(p.pat()?);
-                        match p.look() {
-                            Look::Tok(Tok::Comma) => {
-                                p.bump();
-                            }
-                            Look::Tok(Tok::RParen) => return Ok((items, p.bump())),
-                            Look::Eof => return Err(Self::unclosed(open)),
-                            _ => {
-                                return Err(p.error(format!(
-                                    "expected ',' or ')' in a pattern, found {}",
-                                    p.found()
-                                )))
-                            }
-                        }
-                    }
-                })?;
+                let (mut items, close) = self.pattern_items(open)?;
                 let span = open.span().join(close.span());
                 let Some(mut acc) = items.pop() else {
                     return Ok(Pat {
