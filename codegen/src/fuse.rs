@@ -22,6 +22,7 @@
 //! original read would have, in the same iteration. This module changes no arithmetic:
 //! every accumulator sees the same values in the same order.
 
+use crate::ir::walk::{map_exprs, reads, rename_expr, Effects};
 use crate::ir::{AssignOp, Expr, Program, Stmt};
 use slic_algebra::Type;
 use std::collections::{HashMap, HashSet};
@@ -46,6 +47,7 @@ pub fn fuse(p: &Program) -> Program {
         body,
         result: p.result.clone(),
         measure: p.measure,
+        inout: p.inout.clone(),
     }
 }
 
@@ -54,122 +56,6 @@ struct Fuser {
     names: HashSet<String>,
     /// Element types of arrays (parameters and allocations), by name.
     types: HashMap<String, Type>,
-}
-
-/// What a statement (with everything nested in it) reads, writes and declares.
-#[derive(Default)]
-struct Effects {
-    reads: HashSet<String>,
-    writes: HashSet<String>,
-    decls: HashSet<String>,
-    /// It draws, weights or rejects.
-    measure: bool,
-}
-
-impl Effects {
-    fn of(stmts: &[Stmt]) -> Effects {
-        let mut e = Effects::default();
-        for s in stmts {
-            e.stmt(s);
-        }
-        e
-    }
-
-    fn stmt(&mut self, s: &Stmt) {
-        match s {
-            Stmt::Let { name, value, .. } => {
-                reads(value, &mut self.reads);
-                self.decls.insert(name.clone());
-            }
-            Stmt::Var { name, init, .. } => {
-                if let Some(e) = init {
-                    reads(e, &mut self.reads);
-                }
-                self.decls.insert(name.clone());
-            }
-            Stmt::Assign { name, value, .. } => {
-                reads(value, &mut self.reads);
-                self.writes.insert(name.clone());
-            }
-            Stmt::Alloc { name, size, .. } => {
-                reads(size, &mut self.reads);
-                self.decls.insert(name.clone());
-            }
-            Stmt::Store {
-                array,
-                index,
-                value,
-                ..
-            } => {
-                reads(index, &mut self.reads);
-                reads(value, &mut self.reads);
-                self.writes.insert(array.clone());
-            }
-            Stmt::For { var, lo, hi, body } => {
-                reads(lo, &mut self.reads);
-                reads(hi, &mut self.reads);
-                self.decls.insert(var.clone());
-                for s in body {
-                    self.stmt(s);
-                }
-            }
-            Stmt::If {
-                cond,
-                then,
-                otherwise,
-            } => {
-                reads(cond, &mut self.reads);
-                for s in then.iter().chain(otherwise) {
-                    self.stmt(s);
-                }
-            }
-            Stmt::Draw { name, args, .. } => {
-                for a in args {
-                    reads(a, &mut self.reads);
-                }
-                self.decls.insert(name.clone());
-                self.measure = true;
-            }
-            Stmt::Factor(w) => {
-                reads(w, &mut self.reads);
-                self.measure = true;
-            }
-            Stmt::Observe { args, value, .. } => {
-                for a in args {
-                    reads(a, &mut self.reads);
-                }
-                reads(value, &mut self.reads);
-                self.measure = true;
-            }
-            Stmt::Reject => self.measure = true,
-        }
-    }
-
-    /// Reads and writes of names declared outside (a statement's own locals removed).
-    fn free(mut self) -> Effects {
-        self.reads.retain(|x| !self.decls.contains(x));
-        self.writes.retain(|x| !self.decls.contains(x));
-        self
-    }
-}
-
-fn reads(e: &Expr, out: &mut HashSet<String>) {
-    match e {
-        Expr::Lit(_) => {}
-        Expr::Var(x) => {
-            out.insert(x.clone());
-        }
-        Expr::Prim(_, args) => args.iter().for_each(|a| reads(a, out)),
-        Expr::Index(a, i) => {
-            reads(a, out);
-            reads(i, out);
-        }
-        Expr::Convert(_, x) => reads(x, out),
-        Expr::Pair(a, b) => {
-            reads(a, out);
-            reads(b, out);
-        }
-    }
 }
 
 fn declared(stmts: &[Stmt], out: &mut HashSet<String>) {
@@ -196,70 +82,6 @@ fn array_types(stmts: &[Stmt], out: &mut HashMap<String, Type>) {
 
 fn disjoint(a: &HashSet<String>, b: &HashSet<String>) -> bool {
     a.is_disjoint(b)
-}
-
-/// `e` with the variable `from` renamed `to`.
-fn rename_expr(e: &Expr, from: &str, to: &str) -> Expr {
-    match e {
-        Expr::Var(x) if x == from => Expr::Var(to.to_string()),
-        Expr::Lit(_) | Expr::Var(_) => e.clone(),
-        Expr::Prim(p, args) => {
-            Expr::Prim(*p, args.iter().map(|a| rename_expr(a, from, to)).collect())
-        }
-        Expr::Index(a, i) => Expr::index(rename_expr(a, from, to), rename_expr(i, from, to)),
-        Expr::Convert(c, x) => Expr::convert(*c, rename_expr(x, from, to)),
-        Expr::Pair(a, b) => Expr::Pair(
-            Box::new(rename_expr(a, from, to)),
-            Box::new(rename_expr(b, from, to)),
-        ),
-    }
-}
-
-/// Every expression of `s` (and of what is nested in it) rewritten by `f`.
-fn map_exprs(s: &mut Stmt, f: &mut dyn FnMut(&Expr) -> Expr) {
-    match s {
-        Stmt::Let { value, .. } | Stmt::Assign { value, .. } => *value = f(value),
-        Stmt::Var { init, .. } => {
-            if let Some(e) = init {
-                *e = f(e);
-            }
-        }
-        Stmt::Alloc { size, .. } => *size = f(size),
-        Stmt::Store { index, value, .. } => {
-            *index = f(index);
-            *value = f(value);
-        }
-        Stmt::For { lo, hi, body, .. } => {
-            *lo = f(lo);
-            *hi = f(hi);
-            for s in body {
-                map_exprs(s, f);
-            }
-        }
-        Stmt::If {
-            cond,
-            then,
-            otherwise,
-        } => {
-            *cond = f(cond);
-            for s in then.iter_mut().chain(otherwise.iter_mut()) {
-                map_exprs(s, f);
-            }
-        }
-        Stmt::Draw { args, .. } => {
-            for a in args {
-                *a = f(a);
-            }
-        }
-        Stmt::Factor(w) => *w = f(w),
-        Stmt::Observe { args, value, .. } => {
-            for a in args {
-                *a = f(a);
-            }
-            *value = f(value);
-        }
-        Stmt::Reject => {}
-    }
 }
 
 impl Fuser {

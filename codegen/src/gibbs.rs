@@ -25,9 +25,11 @@
 //! `0..K`), else an error.
 
 mod data;
+mod incremental;
 mod matching;
 
 pub use data::{nats, Bound};
+pub use incremental::Checking;
 pub use matching::{accuracy, best_matching, MatchError, MAX_LABELS};
 
 use std::fmt;
@@ -38,10 +40,12 @@ use slic_algebra::Type;
 
 use crate::compile::CompileOptions;
 use crate::emit::{Specialise, Target};
+use crate::incremental::Incremental;
 use crate::interp::{enumerable, run_measure, Mode, Outcome, RunError, Val};
 use crate::ir::Program;
 use crate::kernel::{Compiled, Prepared};
 use crate::sampler::Rng;
+use incremental::{CompiledStats, InterpStats};
 
 /// What computes the exact conditional distribution of one label.
 ///
@@ -49,7 +53,8 @@ use crate::sampler::Rng;
 /// array holding the chain's first labels) once; [`Self::distribution`] answers for the
 /// label at `u` given the others: each label of non-zero weight with the natural
 /// logarithm of its weight, not necessarily normalised, in any order (labels of weight
-/// zero may be left out); [`Self::commit`] records that the label at `u` is now `k`. The
+/// zero may be left out); [`Self::commit`], called after every distribution of `u`,
+/// records that the label at `u` is now `k` (which may be the label it had). The
 /// interpreter is the reference; a compiled backend must give the same weights up to
 /// rounding.
 pub trait UpdateKernel {
@@ -67,6 +72,13 @@ pub enum UpdateError {
     NotALabel(String),
     /// A compiled backend failed, with its message.
     Backend(String),
+    /// An incremental statistic differs from its recomputation (`--check-incremental`).
+    Drift {
+        statistic: String,
+        element: usize,
+        kept: String,
+        recomputed: String,
+    },
 }
 
 impl fmt::Display for UpdateError {
@@ -75,6 +87,16 @@ impl fmt::Display for UpdateError {
             UpdateError::Interp(e) => write!(f, "{e}"),
             UpdateError::NotALabel(v) => write!(f, "the update returned {v}, not a nat label"),
             UpdateError::Backend(m) => write!(f, "{m}"),
+            UpdateError::Drift {
+                statistic,
+                element,
+                kept,
+                recomputed,
+            } => write!(
+                f,
+                "the incremental statistic `{statistic}` differs from its recomputation at \
+                 element {element}: {kept} kept, {recomputed} recomputed"
+            ),
         }
     }
 }
@@ -88,6 +110,8 @@ pub struct InterpKernel {
     state: usize,
     index: usize,
     args: Vec<Val>,
+    /// Incremental statistics, when the program is an update with them.
+    stats: Option<InterpStats>,
 }
 
 impl InterpKernel {
@@ -100,27 +124,41 @@ impl InterpKernel {
             state: update.state,
             index: update.index,
             args: Vec::new(),
+            stats: None,
+        }
+    }
+
+    /// The kernel of an update with incremental statistics (`inc.update`, its statistics
+    /// kept between updates by `inc`'s programs), checked as `checking` asks.
+    pub fn incremental(
+        inc: &Incremental,
+        max_paths: u64,
+        update: &Update,
+        checking: Checking,
+    ) -> InterpKernel {
+        InterpKernel {
+            stats: Some(InterpStats {
+                inc: inc.clone(),
+                checking,
+            }),
+            ..InterpKernel::new(inc.update.clone(), max_paths, update)
         }
     }
 }
 
 impl UpdateKernel for InterpKernel {
     fn start(&mut self, args: &[Val]) -> Result<(), UpdateError> {
-        self.args = args.to_vec();
+        self.args = match &self.stats {
+            Some(st) => st.start(args)?,
+            None => args.to_vec(),
+        };
         Ok(())
     }
 
     fn commit(&mut self, u: usize, k: u64) -> Result<(), UpdateError> {
-        if let Some(Val::Array(items)) = self.args.get_mut(self.state) {
-            // in place when no run kept a reference to the state (none does), else a copy
-            match Rc::get_mut(items) {
-                Some(slice) => slice[u] = Val::Nat(k),
-                None => {
-                    let mut copy = items.to_vec();
-                    copy[u] = Val::Nat(k);
-                    *items = copy.into();
-                }
-            }
+        self.set_label(u, k);
+        if let Some(st) = &self.stats {
+            st.add(&mut self.args)?;
         }
         Ok(())
     }
@@ -131,6 +169,9 @@ impl UpdateKernel for InterpKernel {
         };
         if let Some(slot) = self.args.get_mut(self.index) {
             *slot = Val::Nat(u as u64);
+        }
+        if let Some(st) = &self.stats {
+            st.remove(&mut self.args)?;
         }
         match run_measure(&self.program, &self.args, mode).map_err(UpdateError::Interp)? {
             Outcome::Exact(e) => e
@@ -149,6 +190,23 @@ impl UpdateKernel for InterpKernel {
     }
 }
 
+impl InterpKernel {
+    /// Stores label `k` at `u` in the state argument.
+    fn set_label(&mut self, u: usize, k: u64) {
+        if let Some(Val::Array(items)) = self.args.get_mut(self.state) {
+            // in place when no run kept a reference to the state (none does), else a copy
+            match Rc::get_mut(items) {
+                Some(slice) => slice[u] = Val::Nat(k),
+                None => {
+                    let mut copy = items.to_vec();
+                    copy[u] = Val::Nat(k);
+                    *items = copy.into();
+                }
+            }
+        }
+    }
+}
+
 /// A compiled C or Rust kernel as an [`UpdateKernel`]: the arguments are laid out once
 /// ([`Compiled::prepare`]); each update writes the index, each commit the changed label,
 /// in place, and the kernel enumerates the update's labels (a tail draw: one call).
@@ -162,6 +220,10 @@ pub struct CompiledKernel {
     /// weigh 0): from then on every update is enumerated, not read off one call
     /// ([`Compiled::tail_weights_prepared`]).
     enumerate_only: bool,
+    /// Incremental statistics, when the kernel is an update with them.
+    stats: Option<CompiledStats>,
+    /// The incremental programs, whose sizes program sizes the statistics at [`UpdateKernel::start`].
+    inc: Option<Incremental>,
 }
 
 impl CompiledKernel {
@@ -174,6 +236,8 @@ impl CompiledKernel {
             index: update.index,
             prepared: None,
             enumerate_only: false,
+            stats: None,
+            inc: None,
         }
     }
 
@@ -198,6 +262,33 @@ impl CompiledKernel {
         Ok(CompiledKernel::new(kernel, max_paths, update))
     }
 
+    /// [`Self::build`] for an update with incremental statistics: `inc.update` and the
+    /// statistics' programs compiled alike (the statistics' lengths baked in too, from
+    /// `args`), the statistics kept between updates and checked as `checking` asks.
+    pub fn build_incremental(
+        inc: &Incremental,
+        target: Target,
+        update: &Update,
+        args: &[Val],
+        max_paths: u64,
+        opts: &CompileOptions,
+        checking: Checking,
+    ) -> Result<CompiledKernel, crate::kernel::KernelError> {
+        let all = incremental::with_stats(inc, args)
+            .map_err(|e| crate::kernel::KernelError::Run(run_error(e)))?;
+        let mut spec = Specialise::all(inc.update.params.len());
+        if let Some(f) = spec.fixed.get_mut(update.index) {
+            *f = false;
+        }
+        let (kernel, mut stats) = CompiledStats::build(inc, target, &spec, &all, opts)?;
+        stats.checking = checking;
+        Ok(CompiledKernel {
+            stats: Some(stats),
+            inc: Some(inc.clone()),
+            ..CompiledKernel::new(kernel, max_paths, update)
+        })
+    }
+
     fn prepared(&mut self) -> Result<&mut Prepared, UpdateError> {
         self.prepared
             .as_mut()
@@ -207,19 +298,48 @@ impl CompiledKernel {
 
 impl UpdateKernel for CompiledKernel {
     fn start(&mut self, args: &[Val]) -> Result<(), UpdateError> {
-        let p = self.kernel.prepare(args).map_err(backend)?;
+        let mut p = match &self.inc {
+            Some(inc) => self
+                .kernel
+                .prepare(&incremental::with_stats(inc, args)?)
+                .map_err(backend)?,
+            None => self.kernel.prepare(args).map_err(backend)?,
+        };
+        if let Some(st) = &self.stats {
+            if !st.accepts(&p) {
+                return Err(UpdateError::Backend(
+                    "the statistics' kernels were built for other parameters".into(),
+                ));
+            }
+            st.init(&mut p).map_err(backend)?;
+        }
         self.prepared = Some(p);
         Ok(())
     }
 
     fn commit(&mut self, u: usize, k: u64) -> Result<(), UpdateError> {
         let state = self.state;
-        self.prepared()?.set_element(state, u, k).map_err(backend)
+        let p = self
+            .prepared
+            .as_mut()
+            .ok_or_else(|| UpdateError::Backend("the kernel was not started".into()))?;
+        p.set_element(state, u, k).map_err(backend)?;
+        if let Some(st) = &self.stats {
+            st.add(p)?;
+        }
+        Ok(())
     }
 
     fn distribution(&mut self, u: usize) -> Result<Vec<(u64, f64)>, UpdateError> {
         let (index, max_paths) = (self.index, self.max_paths);
         self.prepared()?.set_nat(index, u as u64).map_err(backend)?;
+        if let Some(st) = &self.stats {
+            let p = self
+                .prepared
+                .as_mut()
+                .ok_or_else(|| UpdateError::Backend("the kernel was not started".into()))?;
+            st.remove(p).map_err(backend)?;
+        }
         let p = self
             .prepared
             .as_ref()
@@ -250,6 +370,17 @@ impl UpdateKernel for CompiledKernel {
 
 fn backend(e: crate::kernel::KernelError) -> UpdateError {
     UpdateError::Backend(e.to_string())
+}
+
+/// An update error as a run error (the statistics' sizes failed while building).
+fn run_error(e: UpdateError) -> RunError {
+    match e {
+        UpdateError::Interp(r) => r,
+        other => RunError::Arith {
+            what: other.to_string(),
+            at: "the statistics' sizes".into(),
+        },
+    }
 }
 
 /// Why a Gibbs run could not start or stopped.
@@ -596,10 +727,8 @@ impl Chain {
             return Err(GibbsError::ZeroMass { index: u });
         };
         let changed = *slot != k;
-        if changed {
-            *slot = k;
-            kernel.commit(u, k).map_err(fail)?;
-        }
+        *slot = k;
+        kernel.commit(u, k).map_err(fail)?;
         Ok((k, changed))
     }
 

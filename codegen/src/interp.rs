@@ -308,6 +308,12 @@ pub struct Sample {
 /// Verifies `p`, a program that is not a measure, then runs it on `args` (one per
 /// parameter, in order).
 pub fn run(p: &Program, args: &[Val]) -> Result<(Val, Stats), RunError> {
+    execute(p, args).map(|(_, v, stats)| (v, stats))
+}
+
+/// Runs a program that is not a measure: its final state (for `inout` parameters), its
+/// result and its counts.
+fn execute<'p>(p: &'p Program, args: &[Val]) -> Result<(State<'p>, Val, Stats), RunError> {
     if p.measure {
         return Err(RunError::IsAMeasure);
     }
@@ -320,7 +326,19 @@ pub fn run(p: &Program, args: &[Val]) -> Result<(Val, Stats), RunError> {
         Event::Zero => return Err(RunError::IsAMeasure),
     }
     let v = ex.result(&st, p)?;
-    Ok((v, ex.stats))
+    Ok((st, v, ex.stats))
+}
+
+/// [`run`], then each `inout` parameter's final contents written back into `args`
+/// (nothing is written when the run fails).
+pub fn run_inout(p: &Program, args: &mut [Val]) -> Result<(Val, Stats), RunError> {
+    let (st, v, stats) = execute(p, args)?;
+    for (k, (name, _)) in p.params.iter().enumerate() {
+        if let (true, Some((_, Slot::Buf(buf)))) = (p.inout.contains(name), st.env.get(k)) {
+            args[k] = Val::Array(buf.as_slice().into());
+        }
+    }
+    Ok((v, stats))
 }
 
 /// Verifies `p`, then runs it as a measure on `args` in `mode`. A program that is not a
@@ -336,6 +354,7 @@ pub fn run(p: &Program, args: &[Val]) -> Result<(Val, Stats), RunError> {
 ///     body: vec![Stmt::draw("k", Type::Nat, Dist::Categorical, vec![Expr::var("w")])],
 ///     result: Expr::var("k"),
 ///     measure: true,
+///     inout: Vec::new(),
 /// };
 /// let w = Val::array(vec![Val::prob(1.0), Val::prob(0.0), Val::prob(3.0)]);
 /// let Ok(Outcome::Exact(e)) = run_measure(&p, &[w.clone()], Mode::Exact { max_paths: 10 })
@@ -407,7 +426,12 @@ fn start<'p>(p: &'p Program, args: &[Val]) -> Result<State<'p>, RunError> {
                 expected: ty.to_string(),
             });
         }
-        env.push((name.as_str(), Slot::Val(v.clone())));
+        let slot = match v {
+            // an inout array is a buffer the body stores into, as an allocation is
+            Val::Array(items) if p.inout.contains(name) => Slot::Buf(Rc::new(items.to_vec())),
+            _ => Slot::Val(v.clone()),
+        };
+        env.push((name.as_str(), slot));
     }
     Ok(State {
         stack: vec![Frame {

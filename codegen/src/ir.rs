@@ -18,6 +18,8 @@
 //! are built by lowering passes (and by hand in tests).
 
 use slic_algebra::{Coercion, Dist, Prim, Type};
+
+pub(crate) mod walk;
 use std::fmt;
 
 /// A literal. `Prob` holds the natural logarithm of the value (log space).
@@ -313,6 +315,11 @@ pub struct Program {
     pub body: Vec<Stmt>,
     pub result: Expr,
     pub measure: bool,
+    /// The array parameters the body may store into (`inout`): a caller's array is
+    /// changed in place (`interp::run_inout`, a kernel's prepared arguments). Empty for
+    /// every program a term lowers to; the incremental statistics of a Gibbs update
+    /// (`incremental.rs`) are kept in such arrays between calls.
+    pub inout: Vec<String>,
 }
 
 impl fmt::Display for Lit {
@@ -440,7 +447,11 @@ impl fmt::Display for Program {
             if k > 0 {
                 write!(f, ", ")?;
             }
-            write!(f, "{x}: {t}")?;
+            if self.inout.contains(x) {
+                write!(f, "{x}: inout {t}")?;
+            } else {
+                write!(f, "{x}: {t}")?;
+            }
         }
         if self.measure {
             writeln!(f, ") measure {{")?;

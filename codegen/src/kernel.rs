@@ -198,6 +198,53 @@ impl Prepared {
         }
     }
 
+    /// The current elements of array parameter `param` (an `inout` array's after the
+    /// calls that changed it); `None` for a scalar.
+    pub fn array(&self, param: usize) -> Option<Val> {
+        let b = self
+            .m
+            .buffers
+            .get(self.m.buffer_of.get(param).copied().flatten()?)?;
+        let elem = self.params.get(param)?.1.array_of()?;
+        let items: Vec<Val> = match (b, elem) {
+            (Buffer::U64(xs), _) => xs.iter().map(|&n| Val::Nat(n)).collect(),
+            (Buffer::I64(xs), _) => xs.iter().map(|&n| Val::Int(n)).collect(),
+            (Buffer::F64(xs), Type::Prob) => xs.iter().map(|&l| Val::Prob(l)).collect(),
+            (Buffer::F64(xs), _) => xs.iter().map(|&x| Val::Real(x)).collect(),
+            (Buffer::U8(xs), _) => xs.iter().map(|&b| Val::Bool(b != 0)).collect(),
+        };
+        Some(Val::array(items))
+    }
+
+    /// Sets every element of array parameter `param` from `v`, an array of its type and
+    /// length (the buffer stays where the kernel's records point).
+    pub fn set_array(&mut self, param: usize, v: &Val) -> Result<(), KernelError> {
+        let (Some(b), Some(ty), Val::Array(items)) = (
+            self.m.buffer_of.get(param).copied().flatten(),
+            self.params.get(param).and_then(|p| p.1.array_of()),
+            v,
+        ) else {
+            return Err(self.wrong(param));
+        };
+        let new = flat(items, ty).ok_or_else(|| self.wrong(param))?;
+        match (self.m.buffers.get_mut(b), new) {
+            (Some(Buffer::U64(xs)), Buffer::U64(ys)) if xs.len() == ys.len() => {
+                xs.copy_from_slice(&ys)
+            }
+            (Some(Buffer::I64(xs)), Buffer::I64(ys)) if xs.len() == ys.len() => {
+                xs.copy_from_slice(&ys)
+            }
+            (Some(Buffer::F64(xs)), Buffer::F64(ys)) if xs.len() == ys.len() => {
+                xs.copy_from_slice(&ys)
+            }
+            (Some(Buffer::U8(xs)), Buffer::U8(ys)) if xs.len() == ys.len() => {
+                xs.copy_from_slice(&ys)
+            }
+            _ => return Err(self.wrong(param)),
+        }
+        Ok(())
+    }
+
     /// May parameter `param` of type `ty` change? A specialised scalar may not (its value
     /// is in the code); a specialised array's elements may (only its length is).
     fn changeable(&self, param: usize, ty: &Type) -> Result<(), KernelError> {
@@ -313,6 +360,30 @@ impl Compiled {
             params: self.params.clone(),
             fixed,
         })
+    }
+
+    /// Can this kernel be called on `p`, arguments another kernel prepared? Yes when the
+    /// two have the same parameters, specialised alike (the kernels of one update's
+    /// incremental statistics share one set of arguments).
+    pub fn accepts(&self, p: &Prepared) -> bool {
+        p.params == self.params
+            && p.fixed.len() == self.params.len()
+            && (0..self.params.len())
+                .all(|k| p.fixed[k] == matches!(self.emitted.fixed.get(k), Some(Some(_))))
+    }
+
+    /// Runs a program that is not a measure on prepared arguments (see
+    /// [`Self::accepts`]), its `inout` arrays changed in place: `run`'s value, and
+    /// `interp::run_inout`'s changes. On an error the arrays may be partly changed.
+    pub fn run_prepared(&self, p: &mut Prepared) -> Result<Val, KernelError> {
+        if self.emitted.measure {
+            return Err(RunError::IsAMeasure.into());
+        }
+        // `&mut`: the kernel writes the inout buffers through the records' pointers
+        match self.call(&p.m, &[], None)? {
+            Call::Done(v, _) => Ok(v),
+            _ => Err(RunError::IsAMeasure.into()),
+        }
     }
 
     /// [`Self::enumerate`] on prepared arguments.
@@ -503,13 +574,14 @@ impl Compiled {
                 (Val::Bool(b), Type::Bool) => p.i = i64::from(*b),
                 (Val::Real(x), Type::Real) | (Val::Prob(x), Type::Prob) => p.f = *x,
                 (Val::Array(items), Type::Array(e)) => {
-                    let buf = flat(items, e).ok_or_else(wrong)?;
+                    let mut buf = flat(items, e).ok_or_else(wrong)?;
                     p.len = items.len() as u64;
-                    p.data = match &buf {
-                        Buffer::U64(b) => b.as_ptr() as *const c_void,
-                        Buffer::I64(b) => b.as_ptr() as *const c_void,
-                        Buffer::F64(b) => b.as_ptr() as *const c_void,
-                        Buffer::U8(b) => b.as_ptr() as *const c_void,
+                    // a mutable pointer: an inout parameter's kernel writes through it
+                    p.data = match &mut buf {
+                        Buffer::U64(b) => b.as_mut_ptr() as *const c_void,
+                        Buffer::I64(b) => b.as_mut_ptr() as *const c_void,
+                        Buffer::F64(b) => b.as_mut_ptr() as *const c_void,
+                        Buffer::U8(b) => b.as_mut_ptr() as *const c_void,
                     };
                     buffer_of[k] = Some(buffers.len());
                     buffers.push(buf);

@@ -19,8 +19,9 @@
 //! from tera templates, [`compile`] (the only module that spawns a compiler) builds and
 //! caches shared libraries, [`kernel`] calls them with the interpreter's meaning (exact
 //! enumeration by replaying choice scripts). [`gibbs`] is the collapsed Gibbs driver over
-//! an [`UpdateKernel`] (the interpreter's or a compiled kernel). This is the only crate
-//! that spawns a C compiler.
+//! an [`UpdateKernel`] (the interpreter's or a compiled kernel), with the statistics of
+//! the point loops kept between updates where [`incremental`] derives how (issue 13).
+//! This is the only crate that spawns a C compiler.
 //!
 //! ```
 //! use slic_algebra::Type;
@@ -37,6 +38,7 @@
 //!     ],
 //!     result: Expr::var("s"),
 //!     measure: false,
+//!     inout: Vec::new(),
 //! };
 //! assert_eq!(verify(&p), Ok(()));
 //! let x = Val::array(vec![Val::Real(1.0), Val::Real(2.5)]);
@@ -52,6 +54,7 @@ pub mod emit;
 pub mod fuse;
 pub mod gibbs;
 pub mod histogram;
+pub mod incremental;
 pub mod interp;
 pub mod ir;
 pub mod kernel;
@@ -72,7 +75,8 @@ pub use gibbs::{
 };
 pub use histogram::{summarize, Summarized};
 pub use interp::{
-    enumerable, run, run_measure, Enumerated, Mode, Outcome, RunError, Sample, Sampled, Stats, Val,
+    enumerable, run, run_inout, run_measure, Enumerated, Mode, Outcome, RunError, Sample, Sampled,
+    Stats, Val,
 };
 pub use ir::{AssignOp, Expr, Lit, Program, Stmt};
 pub use kernel::{Bench, Compiled, KernelError, Prepared};

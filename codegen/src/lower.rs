@@ -244,6 +244,7 @@ pub fn lower(store: &Store, term: TermId) -> std::result::Result<Program, LowerE
         body: l.block,
         result,
         measure,
+        inout: Vec::new(),
     })
 }
 

@@ -44,7 +44,8 @@ pub enum VerifyError {
     /// An accumulator read before it is written on every path to the read.
     ReadBeforeWrite { name: String, at: String },
     /// An assignment to a name that is not an accumulator, or an element store into an
-    /// array that was not allocated (parameters are read-only inputs).
+    /// array that was not allocated (parameters are read-only inputs unless `inout`);
+    /// also an `inout` name that is not an array parameter.
     NotWritable { name: String, at: String },
     /// A primitive applied to the wrong number of arguments.
     Arity {
@@ -159,6 +160,8 @@ enum Kind {
     Acc,
     Index,
     Alloc,
+    /// An `inout` array parameter: read as a parameter, written as an allocation.
+    InOut,
 }
 
 #[derive(Clone, Debug)]
@@ -201,7 +204,25 @@ pub fn verify(p: &Program) -> Result<(), VerifyError> {
                 at,
             });
         }
-        v.declare(name, ty.clone(), Kind::Param, &at)?;
+        let inout = p.inout.contains(name);
+        if inout && !ty.array_of().is_some_and(is_scalar) {
+            return Err(VerifyError::NotWritable {
+                name: name.clone(),
+                at,
+            });
+        }
+        let kind = if inout { Kind::InOut } else { Kind::Param };
+        v.declare(name, ty.clone(), kind, &at)?;
+    }
+    if let Some(name) = p
+        .inout
+        .iter()
+        .find(|x| !p.params.iter().any(|(n, _)| n == *x))
+    {
+        return Err(VerifyError::NotWritable {
+            name: name.clone(),
+            at: "the inout parameters".into(),
+        });
     }
     v.block(&p.body)?;
     let at = format!("return {}", p.result);
@@ -456,7 +477,7 @@ impl Verifier {
                         at: at.into(),
                     })?;
                 let elem = match (b.kind, b.ty.array_of()) {
-                    (Kind::Alloc, Some(t)) => t.clone(),
+                    (Kind::Alloc | Kind::InOut, Some(t)) => t.clone(),
                     _ => {
                         return Err(VerifyError::NotWritable {
                             name: array.clone(),

@@ -163,6 +163,7 @@ fn sums() -> Program {
         ],
         result: Expr::Pair(Box::new(v("s")), Box::new(v("m"))),
         measure: false,
+        inout: Vec::new(),
     }
 }
 
@@ -227,6 +228,7 @@ fn arith() -> Program {
         body: lets,
         result: v("r"),
         measure: false,
+        inout: Vec::new(),
     }
 }
 
@@ -264,6 +266,7 @@ fn two_draws() -> Program {
         ],
         result: prim(Prim::Add, vec![v("k"), v("j")]),
         measure: true,
+        inout: Vec::new(),
     }
 }
 
@@ -287,6 +290,7 @@ fn gibbs_shape() -> Program {
         ],
         result: v("r"),
         measure: true,
+        inout: Vec::new(),
     }
 }
 
@@ -333,6 +337,7 @@ fn too_many_paths_and_continuous_draws_are_errors_of_their_kind() {
             )],
             result: v("x"),
             measure: true,
+            inout: Vec::new(),
         };
         let k = build(&normal, t);
         match k.enumerate(&[Val::Real(0.0)], 20) {
@@ -415,6 +420,7 @@ fn hostile_names_never_reach_the_code() {
         body,
         result: v("acc"),
         measure: false,
+        inout: Vec::new(),
     };
     for t in TARGETS {
         let src = emit(&p, t).expect("emits").source;
@@ -523,6 +529,7 @@ fn lgamma_of_the_rust_prelude_agrees_with_libm() {
         ],
         result: v("g"),
         measure: false,
+        inout: Vec::new(),
     };
     let xs: Vec<f64> = [
         1e-300, 1e-10, 0.001, 0.3, 0.5, 0.999, 1.0, 1.0001, 1.5, 1.9999, 2.0, 2.5, 3.7, 9.9, 14.99,
@@ -569,6 +576,7 @@ fn emitted_source_compiles_warning_free_by_hand() {
         )],
         result: v("x"),
         measure: true,
+        inout: Vec::new(),
     };
     let programs = [
         sums(),
@@ -635,6 +643,7 @@ fn sampling_follows_the_interpreters_stream() {
         ],
         result: v("x"),
         measure: true,
+        inout: Vec::new(),
     };
     let programs = [
         draw(Dist::Uniform, vec![Expr::real(-1.0), Expr::real(2.0)]),
@@ -799,6 +808,7 @@ fn own_ranges() -> Program {
                 .collect(),
         ),
         measure: false,
+        inout: Vec::new(),
     }
 }
 
@@ -864,6 +874,7 @@ fn histogram(guarded: Vec<Stmt>) -> Program {
         ],
         result: v("h"),
         measure: false,
+        inout: Vec::new(),
     }
 }
 
@@ -896,6 +907,7 @@ fn kept_checks() -> Vec<(&'static str, Program, &'static str, Vec<Vec<Val>>)> {
         body,
         result: v(result),
         measure: false,
+        inout: Vec::new(),
     };
     let real_arr = || ("a".to_string(), Type::array(Type::Real));
     let nat_arr = || ("a".to_string(), Type::array(Type::Nat));
@@ -918,6 +930,7 @@ fn kept_checks() -> Vec<(&'static str, Program, &'static str, Vec<Vec<Val>>)> {
                 ],
                 result: v("s"),
                 measure: false,
+                inout: Vec::new(),
             },
             CHECKED_READ,
             vec![
@@ -941,6 +954,7 @@ fn kept_checks() -> Vec<(&'static str, Program, &'static str, Vec<Vec<Val>>)> {
                 ],
                 result: v("h"),
                 measure: false,
+                inout: Vec::new(),
             },
             CHECKED_INDEX,
             vec![
@@ -1152,6 +1166,7 @@ fn kept_checks() -> Vec<(&'static str, Program, &'static str, Vec<Vec<Val>>)> {
                 ],
                 result: v("h"),
                 measure: false,
+                inout: Vec::new(),
             },
             CHECKED_INDEX,
             vec![

@@ -105,6 +105,7 @@ fn sum_program() -> Program {
         ],
         result: v("s"),
         measure: false,
+        inout: Vec::new(),
     }
 }
 
@@ -149,6 +150,7 @@ fn histogram_program() -> Program {
         ],
         result: v("tot"),
         measure: false,
+        inout: Vec::new(),
     }
 }
 
@@ -175,6 +177,7 @@ fn lse_real_program() -> Program {
             Expr::prim(Prim::Log, vec![Expr::convert(Coercion::Real2Prob, v("s"))]),
         ),
         measure: false,
+        inout: Vec::new(),
     }
 }
 
@@ -198,6 +201,7 @@ fn lse_prob_program() -> Program {
         ],
         result: Expr::prim(Prim::Log, vec![v("p")]),
         measure: false,
+        inout: Vec::new(),
     }
 }
 
@@ -228,6 +232,7 @@ fn ragged_program() -> Program {
         ],
         result: v("s"),
         measure: false,
+        inout: Vec::new(),
     }
 }
 
@@ -257,6 +262,7 @@ fn inversions_program() -> Program {
         ],
         result: v("c"),
         measure: false,
+        inout: Vec::new(),
     }
 }
 
@@ -402,6 +408,7 @@ fn with_body(body: Vec<Stmt>) -> Program {
         body: all,
         result: v("s"),
         measure: false,
+        inout: Vec::new(),
     }
 }
 
@@ -548,6 +555,7 @@ fn rejects_type_mismatches() {
             ],
             result: v("s"),
             measure: false,
+            inout: Vec::new(),
         }
     };
     check_rejects(nat_into_real(false), nat_into_real(true), |e| {
@@ -599,6 +607,7 @@ fn rejects_a_read_before_write() {
             body: all,
             result: v("a"),
             measure: false,
+            inout: Vec::new(),
         }
     };
     let is_a =
@@ -698,6 +707,7 @@ fn run_time_failures_are_errors() {
         body: vec![],
         result: mul(Expr::nat(u64::MAX), Expr::nat(2)),
         measure: false,
+        inout: Vec::new(),
     };
     assert!(matches!(run(&big, &[]), Err(RunError::Arith { .. })));
 }
@@ -782,6 +792,7 @@ fn every_primitive_agrees_with_the_reference_interpreter() {
                     body: vec![],
                     result: call,
                     measure: false,
+                    inout: Vec::new(),
                 };
                 for _ in 0..40 {
                     let args: Vec<Val> = tys.iter().map(|t| random_scalar(t, &mut rng)).collect();
@@ -823,6 +834,7 @@ fn every_conversion_agrees_with_the_reference_interpreter() {
             body: vec![],
             result: Expr::convert(c, v("x")),
             measure: false,
+            inout: Vec::new(),
         };
         for _ in 0..40 {
             let x = random_scalar(&from, &mut rng);
@@ -846,6 +858,7 @@ fn rejects_types_the_ir_does_not_hold_and_wrong_arities() {
         body: vec![],
         result: Expr::real(0.0),
         measure: false,
+        inout: Vec::new(),
     };
     assert!(matches!(
         verify(&with_param(Type::measure(Type::Real))),

@@ -698,6 +698,7 @@ fn a_guarded_histogram_joins_the_loop_over_its_range() {
         ],
         result: Expr::prim(Prim::Add, vec![Expr::var("s1"), Expr::var("s2")]),
         measure: false,
+        inout: Vec::new(),
     };
     verify(&p).unwrap_or_else(|e| panic!("{e}\n{p}"));
     let f = slic_codegen::fuse(&p);
@@ -788,6 +789,7 @@ fn a_guarded_loop_before_the_full_one_joins_it() {
             ],
         ),
         measure: false,
+        inout: Vec::new(),
     };
     verify(&p).unwrap_or_else(|e| panic!("{e}\n{p}"));
     let text = slic_codegen::fuse(&p).to_string();
@@ -924,6 +926,7 @@ fn a_shadowing_declaration_does_not_move() {
             ],
         ),
         measure: false,
+        inout: Vec::new(),
     };
     verify(&p).expect("well formed");
     let f = slic_codegen::fuse(&p);

@@ -63,6 +63,7 @@ fn measure(params: Vec<(&str, Type)>, body: Vec<Stmt>, result: Expr) -> Program 
         body,
         result,
         measure: true,
+        inout: Vec::new(),
     }
 }
 

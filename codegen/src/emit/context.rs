@@ -224,6 +224,8 @@ pub(crate) struct Param {
     pub ty: &'static str,
     /// a specialised scalar's value, or a specialised array's length
     pub fixed: Option<Num>,
+    /// an `inout` array: the kernel stores into the caller's buffer
+    pub inout: bool,
 }
 
 /// The whole kernel's context.
@@ -383,6 +385,7 @@ impl<'a> Builder<'a> {
                         class: "finite",
                     },
                 }),
+                inout: p.inout.contains(name),
             });
         }
         let tails = tail_draws(p);

@@ -1,0 +1,200 @@
+//! The Gibbs kernels' side of incremental statistics (issue 13, deliverable 2): the
+//! programs `crate::incremental::derive` writes, run between updates by the interpreter
+//! ([`InterpStats`]) or as compiled kernels sharing the update's prepared arguments
+//! ([`CompiledStats`]).
+//!
+//! The protocol, for each update of the label at `u`: `remove` takes point `u`'s part out
+//! of the statistics, the update reads them (every point but `u`), the chain draws and
+//! stores the label, `add` puts `u`'s part back under it. Between updates the statistics
+//! are those of every point; a check ([`Checking::Every`]) recomputes them from scratch
+//! after every commit and stops at the first difference (exact for counts, 1e-12 relative
+//! for real sums), naming the statistic, the element and both values.
+
+use crate::compile::CompileOptions;
+use crate::emit::{Specialise, Target};
+use crate::incremental::{Incremental, Statistic};
+use crate::interp::{run, run_inout, Val};
+use crate::kernel::{Compiled, KernelError, Prepared};
+use slic_algebra::Type;
+
+use super::UpdateError;
+
+/// Whether a kernel with incremental statistics recomputes them to check itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Checking {
+    #[default]
+    Never,
+    /// After every commit (slow: a full recomputation per update).
+    Every,
+}
+
+/// `args` (the update's arguments) followed by every statistic, zero, of the length the
+/// sizes program gives on these arguments.
+pub(crate) fn with_stats(inc: &Incremental, args: &[Val]) -> Result<Vec<Val>, UpdateError> {
+    let mut all = args.to_vec();
+    all.extend(inc.stats.iter().map(|_| Val::array(Vec::new())));
+    let (lens, _) = run(&inc.sizes, &all).map_err(UpdateError::Interp)?;
+    let mut flat = Vec::new();
+    leaves(&lens, &mut flat);
+    if flat.len() != inc.stats.len() {
+        return Err(UpdateError::Backend(
+            "the statistics' sizes have another shape".into(),
+        ));
+    }
+    for (k, (s, n)) in inc.stats.iter().zip(flat).enumerate() {
+        let n = usize::try_from(n).map_err(|_| UpdateError::Backend("a size too large".into()))?;
+        all[inc.first_stat() + k] = Val::array(vec![zero(&s.elem); n]);
+    }
+    Ok(all)
+}
+
+fn leaves(v: &Val, out: &mut Vec<u64>) {
+    match v {
+        Val::Pair(p) => {
+            leaves(&p.0, out);
+            leaves(&p.1, out);
+        }
+        Val::Nat(n) => out.push(*n),
+        _ => {}
+    }
+}
+
+/// A placeholder element of type `t` (`init` writes every statistic's starting value).
+fn zero(t: &Type) -> Val {
+    match t {
+        Type::Int => Val::Int(0),
+        Type::Real => Val::Real(0.0),
+        Type::Prob => Val::Prob(f64::NEG_INFINITY),
+        Type::Bool => Val::Bool(false),
+        _ => Val::Nat(0),
+    }
+}
+
+/// Kept statistics equal recomputed ones: the first difference as an error.
+fn compare(stats: &[Statistic], kept: &[Val], fresh: &[Val]) -> Result<(), UpdateError> {
+    for ((s, a), b) in stats.iter().zip(kept).zip(fresh) {
+        let (Val::Array(a), Val::Array(b)) = (a, b) else {
+            continue;
+        };
+        for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
+            let same = match (x, y) {
+                (Val::Real(x), Val::Real(y)) => {
+                    (x - y).abs() <= 1e-12 * x.abs().max(y.abs()).max(1.0)
+                }
+                _ => x == y,
+            };
+            if !same {
+                return Err(UpdateError::Drift {
+                    statistic: s.of.clone(),
+                    element: i,
+                    kept: format!("{x:?}"),
+                    recomputed: format!("{y:?}"),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The statistics' programs run by the interpreter on the kernel's own arguments.
+#[derive(Clone, Debug)]
+pub(crate) struct InterpStats {
+    pub(crate) inc: Incremental,
+    pub(crate) checking: Checking,
+}
+
+impl InterpStats {
+    /// The arguments with the statistics of every point appended.
+    pub(crate) fn start(&self, args: &[Val]) -> Result<Vec<Val>, UpdateError> {
+        let mut all = with_stats(&self.inc, args)?;
+        run_inout(&self.inc.init, &mut all).map_err(UpdateError::Interp)?;
+        Ok(all)
+    }
+
+    pub(crate) fn remove(&self, args: &mut [Val]) -> Result<(), UpdateError> {
+        run_inout(&self.inc.remove, args).map_err(UpdateError::Interp)?;
+        Ok(())
+    }
+
+    pub(crate) fn add(&self, args: &mut [Val]) -> Result<(), UpdateError> {
+        run_inout(&self.inc.add, args).map_err(UpdateError::Interp)?;
+        if self.checking == Checking::Every {
+            let mut fresh = args.to_vec();
+            run_inout(&self.inc.init, &mut fresh).map_err(UpdateError::Interp)?;
+            let k = self.inc.first_stat();
+            compare(&self.inc.stats, &args[k..], &fresh[k..])?;
+        }
+        Ok(())
+    }
+}
+
+/// The statistics' programs as compiled kernels over the update kernel's prepared
+/// arguments (one parameter list, specialised alike).
+pub(crate) struct CompiledStats {
+    init: Compiled,
+    add: Compiled,
+    remove: Compiled,
+    stats: Vec<Statistic>,
+    first: usize,
+    pub(crate) checking: Checking,
+}
+
+impl CompiledStats {
+    /// Compiles the update and the statistics' programs for `target` over `all` (the
+    /// arguments with the statistics, [`with_stats`]) with `spec`: the update first.
+    pub(crate) fn build(
+        inc: &Incremental,
+        target: Target,
+        spec: &Specialise,
+        all: &[Val],
+        opts: &CompileOptions,
+    ) -> Result<(Compiled, CompiledStats), KernelError> {
+        let build = |p| Compiled::build(p, target, spec, Some(all), opts);
+        Ok((
+            build(&inc.update)?,
+            CompiledStats {
+                init: build(&inc.init)?,
+                add: build(&inc.add)?,
+                remove: build(&inc.remove)?,
+                stats: inc.stats.clone(),
+                first: inc.first_stat(),
+                checking: Checking::Never,
+            },
+        ))
+    }
+
+    /// Can these kernels run on `p` (the update kernel's prepared arguments)?
+    pub(crate) fn accepts(&self, p: &Prepared) -> bool {
+        self.init.accepts(p) && self.add.accepts(p) && self.remove.accepts(p)
+    }
+
+    pub(crate) fn init(&self, p: &mut Prepared) -> Result<(), KernelError> {
+        self.init.run_prepared(p).map(drop)
+    }
+
+    pub(crate) fn remove(&self, p: &mut Prepared) -> Result<(), KernelError> {
+        self.remove.run_prepared(p).map(drop)
+    }
+
+    /// Adds point `u` back (the index already set), then checks if asked.
+    pub(crate) fn add(&self, p: &mut Prepared) -> Result<(), UpdateError> {
+        self.add.run_prepared(p).map_err(super::backend)?;
+        if self.checking == Checking::Every {
+            let kept = self.current(p);
+            self.init.run_prepared(p).map_err(super::backend)?;
+            let fresh = self.current(p);
+            // the chain goes on with the kept statistics: the check must not repair them
+            for (k, v) in kept.iter().enumerate() {
+                p.set_array(self.first + k, v).map_err(super::backend)?;
+            }
+            compare(&self.stats, &kept, &fresh)?;
+        }
+        Ok(())
+    }
+
+    fn current(&self, p: &Prepared) -> Vec<Val> {
+        (0..self.stats.len())
+            .map(|k| p.array(self.first + k).unwrap_or(Val::Unit))
+            .collect()
+    }
+}

@@ -1,0 +1,1233 @@
+//! Incremental statistics of a Gibbs update (issue 13, deliverable 1): the loops of an
+//! update program that rebuild, at every update, sums over the points of the state, kept
+//! instead between updates and moved when one label changes.
+//!
+//! An update `fn ... z ... u: measure(nat)` lowered to the loop IR rebuilds its
+//! histograms in loops `for j in lo..hi { body }` over the points. Such a loop is made
+//! incremental when
+//! - it sits outside every other loop (under `if`s is fine, when their tests and the
+//!   `let`s it reads depend on neither the state nor the index),
+//! - its body writes only accumulators declared before it, each with `+=` on `nat`, `int`
+//!   or `real` (an array's element or a scalar: sums of counts, sums, sums of squares,
+//!   `r_add` under `r_index`), and reads none of them,
+//! - it reads the state only as `z[j]` and the index only in the tests `j /= u` and
+//!   `j == u` (the point split), and draws nothing.
+//!
+//! Then its accumulators equal `Σ_{j ≠ u} body₀(j) + [lo <= u < hi]·body(u)`, where
+//! `body₀` is the body with `j /= u` true (the body of every other point, reading `u`
+//! nowhere) and `body(u)` the body at `j = u`. The first sum is kept: a statistic per
+//! accumulator (an array parameter of the same element type, a scalar's of length 1).
+//!
+//! [`derive`] writes four programs over one parameter list, the update's parameters then
+//! the statistics:
+//! - `init` sets the statistics to `Σ_j body₀(j)` over every point (inout);
+//! - `remove` subtracts point `u`'s `body₀(u)` under its current label, `add` adds it
+//!   (inout; both do nothing when `u` is outside the loop's range);
+//! - `update` is the update with each such loop replaced by the statistics (copied into
+//!   its accumulators, O(classes)) plus `body(u)`, folded where `j == u` decides tests.
+//!
+//! The driver's protocol (`gibbs/incremental.rs`): `init` once; for each update of `u`,
+//! `remove`, `update` (which reads the statistics of every point but `u`), draw, store
+//! the label, `add`. Between updates the statistics are those of every point: `init` of
+//! the current state, exactly for counts, up to rounding for real sums.
+//!
+//! Exactness: every derived program is checked by the IR's verifier, and what cannot be
+//! shown to have the shape above keeps its loop (reported with the reason, in
+//! [`Incremental::loops`]); the programs never guess. A sum of `prob`s (log space) is not
+//! invertible and is never made incremental.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+use slic_algebra::{Coercion, Prim, Type};
+
+use crate::ir::walk::{map_exprs, reads, Effects};
+use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
+use crate::verify::verify;
+
+/// One kept statistic: an array parameter standing for an accumulator of the update.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Statistic {
+    /// The parameter's name in the derived programs.
+    pub param: String,
+    /// The accumulator of the update it keeps the other points' part of.
+    pub of: String,
+    /// Its element type (`nat`, `int` or `real`).
+    pub elem: Type,
+    /// Whether the accumulator is a scalar (the statistic then has length 1).
+    pub scalar: bool,
+    pub kind: StatKind,
+    /// A moving sum of terms that are never negative: `remove` clamps it at 0, so the
+    /// rounding of a subtraction never takes it below (where `real2prob` or `log` of it
+    /// would fail, or be NaN, though the exact value is 0).
+    pub nonnegative: bool,
+}
+
+/// How a statistic follows the chain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatKind {
+    /// A sum over the points that reads their labels: `remove` and `add` move point
+    /// `u`'s part (`+=` on `nat`, `int` or `real` only).
+    Moving,
+    /// A reduction (`+=` or `*=`, on any numeric type) that reads no label: computed once
+    /// by `init` over every point, never changed after (it includes point `u` already).
+    Constant(AssignOp),
+}
+
+/// What became of one loop over the points.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoopReport {
+    /// `for j in lo..hi`, as printed.
+    pub head: String,
+    /// The accumulators it kept, or why it is recomputed at every update.
+    pub verdict: Result<Vec<String>, String>,
+}
+
+impl fmt::Display for LoopReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.verdict {
+            Ok(accs) => write!(f, "{}: incremental ({})", self.head, accs.join(", ")),
+            Err(why) => write!(f, "{}: recomputed at every update ({why})", self.head),
+        }
+    }
+}
+
+/// The programs of an update with incremental statistics (see the module doc).
+#[derive(Clone, Debug)]
+pub struct Incremental {
+    pub update: Program,
+    pub init: Program,
+    pub add: Program,
+    pub remove: Program,
+    /// Each statistic's length, in order (a nat, or nested pairs of them), over the same
+    /// parameters: run it (on any statistics) to size them.
+    pub sizes: Program,
+    pub stats: Vec<Statistic>,
+    /// Every loop over the points that reads the state, made incremental or not.
+    pub loops: Vec<LoopReport>,
+}
+
+impl Incremental {
+    /// The number of the update's own parameters (the statistics follow them).
+    pub fn first_stat(&self) -> usize {
+        self.update.params.len() - self.stats.len()
+    }
+}
+
+/// Why no statistic could be kept: the report of every loop over the points (empty when
+/// no loop reads the state).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NotIncremental {
+    pub loops: Vec<LoopReport>,
+    /// A derived program failed the verifier (a bug here, reported rather than used).
+    pub invalid: Option<String>,
+}
+
+impl fmt::Display for NotIncremental {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(e) = &self.invalid {
+            return write!(f, "a derived program is ill-formed: {e}");
+        }
+        if self.loops.is_empty() {
+            return write!(f, "no loop over the points reads the state");
+        }
+        write!(f, "no loop over the points can keep its statistics: ")?;
+        let parts: Vec<String> = self.loops.iter().map(ToString::to_string).collect();
+        write!(f, "{}", parts.join("; "))
+    }
+}
+
+/// Where a statement sits: the index in each enclosing block, and for each enclosing
+/// `if` the branch (`true` for `then`).
+type Path = Vec<(usize, Option<bool>)>;
+
+/// A loop found to keep its statistics.
+struct Kept {
+    path: Path,
+    var: String,
+    lo: Expr,
+    hi: Expr,
+    body0: Vec<Stmt>,
+    body_u: Vec<Stmt>,
+    /// Per accumulator: its statistic's index in `stats`.
+    accs: Vec<(String, usize)>,
+    /// The context: `(level, position)` of each `let` it reads, outermost first.
+    slice: Vec<(usize, usize)>,
+    /// The size of each statistic of this loop (in the context).
+    sizes: Vec<(usize, Expr)>,
+}
+
+/// The incremental form of update `p` with state `state` and index `index` (see the
+/// module doc), or why there is none.
+pub fn derive(p: &Program, state: &str, index: &str) -> Result<Incremental, NotIncremental> {
+    let mut names: HashSet<String> = p.params.iter().map(|(x, _)| x.clone()).collect();
+    names.extend(Effects::of(&p.body).decls);
+    let params: HashSet<&str> = p.params.iter().map(|(x, _)| x.as_str()).collect();
+    let mut found = Vec::new();
+    loops(&p.body, &mut Vec::new(), &mut found);
+    let mut reports = Vec::new();
+    let mut kept = Vec::new();
+    let mut stats: Vec<Statistic> = Vec::new();
+    for path in found {
+        let Some(Stmt::For { var, lo, hi, body }) = at(&p.body, &path) else {
+            continue;
+        };
+        let mut uses = Effects::of(body).free().reads;
+        reads(lo, &mut uses);
+        reads(hi, &mut uses);
+        if !uses.contains(state) {
+            continue;
+        }
+        let head = format!("for {var} in {lo}..{hi}");
+        let cx = Cx {
+            p,
+            params: &params,
+            state,
+            index,
+        };
+        match cx.keep(&path, var, lo, hi, body) {
+            Ok((mut k, accs)) => {
+                let mut named = Vec::new();
+                for (acc, elem, scalar, kind, nonnegative) in accs {
+                    let param = fresh(&mut names, &format!("stat_{acc}"));
+                    named.push(acc.clone());
+                    k.accs.push((acc.clone(), stats.len()));
+                    stats.push(Statistic {
+                        param,
+                        of: acc,
+                        elem,
+                        scalar,
+                        kind,
+                        nonnegative,
+                    });
+                }
+                reports.push(LoopReport {
+                    head,
+                    verdict: Ok(named),
+                });
+                kept.push(k);
+            }
+            Err(why) => reports.push(LoopReport {
+                head,
+                verdict: Err(why),
+            }),
+        }
+    }
+    nested_reports(&p.body, state, false, &mut reports);
+    if kept.is_empty() {
+        return Err(NotIncremental {
+            loops: reports,
+            invalid: None,
+        });
+    }
+    let build = Builder {
+        p,
+        stats: &stats,
+        kept: &kept,
+        names: &mut names,
+        index,
+    };
+    build.programs(reports, stats.clone())
+}
+
+/// Every `for` outside every other loop, by path.
+fn loops(block: &[Stmt], path: &mut Path, out: &mut Vec<Path>) {
+    for (k, s) in block.iter().enumerate() {
+        match s {
+            Stmt::For { .. } => {
+                path.push((k, None));
+                out.push(path.clone());
+                path.pop();
+            }
+            Stmt::If {
+                then, otherwise, ..
+            } => {
+                path.push((k, Some(true)));
+                loops(then, path, out);
+                path.pop();
+                path.push((k, Some(false)));
+                loops(otherwise, path, out);
+                path.pop();
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Loops inside loops that read the state: recomputed, and said so.
+fn nested_reports(block: &[Stmt], state: &str, inside: bool, out: &mut Vec<LoopReport>) {
+    for s in block {
+        match s {
+            Stmt::For { var, lo, hi, body } => {
+                if inside && Effects::of(body).reads.contains(state) {
+                    out.push(LoopReport {
+                        head: format!("for {var} in {lo}..{hi}"),
+                        verdict: Err("inside another loop".into()),
+                    });
+                }
+                nested_reports(body, state, true, out);
+            }
+            Stmt::If {
+                then, otherwise, ..
+            } => {
+                nested_reports(then, state, inside, out);
+                nested_reports(otherwise, state, inside, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The statement at `path`.
+fn at<'a>(block: &'a [Stmt], path: &[(usize, Option<bool>)]) -> Option<&'a Stmt> {
+    let ((k, branch), rest) = path.split_first()?;
+    let s = block.get(*k)?;
+    match (branch, s) {
+        (None, _) if rest.is_empty() => Some(s),
+        (
+            Some(b),
+            Stmt::If {
+                then, otherwise, ..
+            },
+        ) => at(if *b { then } else { otherwise }, rest),
+        _ => None,
+    }
+}
+
+/// The blocks along `path`, outermost first: each block with the position of the
+/// statement the path goes through.
+fn levels<'a>(body: &'a [Stmt], path: &[(usize, Option<bool>)]) -> Vec<(&'a [Stmt], usize)> {
+    let mut out = Vec::new();
+    let mut block = body;
+    for (k, branch) in path {
+        out.push((block, *k));
+        match (branch, block.get(*k)) {
+            (
+                Some(b),
+                Some(Stmt::If {
+                    then, otherwise, ..
+                }),
+            ) => block = if *b { then } else { otherwise },
+            _ => break,
+        }
+    }
+    out
+}
+
+/// A name not yet used, from `base`.
+fn fresh(names: &mut HashSet<String>, base: &str) -> String {
+    let mut name = base.to_string();
+    let mut k = 1;
+    while names.contains(&name) {
+        name = format!("{base}_{k}");
+        k += 1;
+    }
+    names.insert(name.clone());
+    name
+}
+
+struct Cx<'a> {
+    p: &'a Program,
+    params: &'a HashSet<&'a str>,
+    state: &'a str,
+    index: &'a str,
+}
+
+/// An accumulator a loop keeps: its name, element type, whether it is a scalar, how it
+/// is kept, and whether its terms are never negative.
+type Acc = (String, Type, bool, StatKind, bool);
+
+impl Cx<'_> {
+    /// The loop at `path`, if its statistics can be kept (see the module doc).
+    fn keep(
+        &self,
+        path: &Path,
+        var: &str,
+        lo: &Expr,
+        hi: &Expr,
+        body: &[Stmt],
+    ) -> Result<(Kept, Vec<Acc>), String> {
+        let eff = Effects::of(body).free();
+        if eff.measure {
+            return Err("it draws or weights".into());
+        }
+        let lv = levels(&self.p.body, path);
+        let labelled = tainted(body, self.state, self.index);
+        // the accumulators: declared before the loop, never read; those reading a label
+        // written with += only
+        let mut accs: Vec<Acc> = Vec::new();
+        let mut sizes = Vec::new();
+        let mut writes: Vec<&String> = eff.writes.iter().collect();
+        writes.sort();
+        for w in writes {
+            if eff.reads.contains(w) {
+                return Err(format!("it reads `{w}`, which it also sums into"));
+            }
+            let Some(decl) = declaration(&lv, w) else {
+                return Err(format!("`{w}` is not declared before it"));
+            };
+            let (elem, scalar, size) = match decl {
+                Stmt::Alloc { elem, size, .. } => (elem.clone(), false, size.clone()),
+                Stmt::Var { ty, .. } => (ty.clone(), true, Expr::nat(1)),
+                _ => return Err(format!("`{w}` is not an accumulator")),
+            };
+            let kind = if !labelled.contains(w.as_str()) {
+                match ops(body, w).as_slice() {
+                    [op @ (AssignOp::Add | AssignOp::Mul)] => StatKind::Constant(*op),
+                    _ => return Err(format!("`{w}` is not only added to or multiplied by")),
+                }
+            } else if !matches!(elem, Type::Nat | Type::Int | Type::Real) {
+                return Err(format!(
+                    "`{w}` sums {elem} values over the labels, which subtraction cannot \
+                     undo exactly"
+                ));
+            } else if ops(body, w) != [AssignOp::Add] {
+                return Err(format!("`{w}` is not only added to"));
+            } else {
+                StatKind::Moving
+            };
+            let nonnegative = elem == Type::Real && terms_nonnegative(body, w);
+            sizes.push(size);
+            accs.push((w.clone(), elem, scalar, kind, nonnegative));
+        }
+        if accs.is_empty() {
+            return Err("it sums into nothing".into());
+        }
+        // the state only as `z[j]`, the index only in `j /= u` and `j == u`
+        let mut bad = None;
+        for s in body {
+            let mut s = s.clone();
+            map_exprs(&mut s, &mut |e| {
+                if bad.is_none() {
+                    bad = self.odd_use(e, var);
+                }
+                e.clone()
+            });
+        }
+        for e in [lo, hi] {
+            let mut r = HashSet::new();
+            reads(e, &mut r);
+            if r.contains(self.state) || r.contains(self.index) {
+                bad = Some("its bounds read the state or the index".into());
+            }
+        }
+        if let Some(why) = bad {
+            return Err(why);
+        }
+        let body0 = fold(&specialise(body, var, self.index, false));
+        if Effects::of(&body0).reads.contains(self.index) {
+            return Err(format!("it reads `{}` beyond the point split", self.index));
+        }
+        let body_u = fold(&specialise(body, var, self.index, true));
+        // the context: the lets the bounds, the sizes, the body and the tests on the path
+        // read, none of them reading the state or the index
+        let mut need: HashSet<String> = Effects::of(&body0).free().reads;
+        need.remove(var);
+        for e in sizes.iter().chain([lo, hi]) {
+            reads(e, &mut need);
+        }
+        for (block, k) in &lv[..lv.len().saturating_sub(1)] {
+            if let Some(Stmt::If { cond, .. }) = block.get(*k) {
+                reads(cond, &mut need);
+            }
+        }
+        let slice = self.slice(&lv, need)?;
+        let kept = Kept {
+            path: path.clone(),
+            var: var.to_string(),
+            lo: lo.clone(),
+            hi: hi.clone(),
+            body0,
+            body_u,
+            accs: Vec::new(),
+            slice,
+            sizes: Vec::new(),
+        };
+        let sizes = sizes.into_iter().enumerate().collect();
+        Ok((Kept { sizes, ..kept }, accs))
+    }
+
+    /// Why `e` (an expression of the loop's body, not inside another) reads the state or
+    /// the index other than as `z[j]` and in `j /= u`, `j == u`.
+    fn odd_use(&self, e: &Expr, j: &str) -> Option<String> {
+        match e {
+            Expr::Var(x) if x == self.state => Some(format!(
+                "it reads `{}` other than at its own point",
+                self.state
+            )),
+            Expr::Var(_) | Expr::Lit(_) => None,
+            Expr::Index(a, i) => match (a.as_ref(), i.as_ref()) {
+                (Expr::Var(z), Expr::Var(k)) if z == self.state && k == j => None,
+                (Expr::Var(z), _) if z == self.state => Some(format!(
+                    "it reads `{}` other than at its own point",
+                    self.state
+                )),
+                _ => self.odd_use(a, j).or_else(|| self.odd_use(i, j)),
+            },
+            Expr::Prim(Prim::Ne | Prim::Eq, args) if is_split(args, j, self.index) => None,
+            Expr::Prim(_, args) => args.iter().find_map(|a| self.odd_use(a, j)),
+            Expr::Convert(_, x) => self.odd_use(x, j),
+            Expr::Pair(a, b) => self.odd_use(a, j).or_else(|| self.odd_use(b, j)),
+        }
+    }
+
+    /// The `let`s (by level and position) defining `need`'s names that are not
+    /// parameters, and those they read, in program order; an error when one is not a
+    /// `let` before the loop or reads the state or the index.
+    fn slice(
+        &self,
+        lv: &[(&[Stmt], usize)],
+        mut need: HashSet<String>,
+    ) -> Result<Vec<(usize, usize)>, String> {
+        let mut out = Vec::new();
+        for (level, (block, k)) in lv.iter().enumerate().rev() {
+            for pos in (0..*k).rev() {
+                let s = &block[pos];
+                let declares = match s {
+                    Stmt::Let { name, .. }
+                    | Stmt::Var { name, .. }
+                    | Stmt::Alloc { name, .. }
+                    | Stmt::Draw { name, .. } => Some(name),
+                    _ => None,
+                };
+                let Some(name) = declares else { continue };
+                if !need.contains(name) {
+                    continue;
+                }
+                let Stmt::Let { value, .. } = s else {
+                    return Err(format!("it reads `{name}`, computed by the update itself"));
+                };
+                need.remove(name);
+                let mut r = HashSet::new();
+                reads(value, &mut r);
+                if r.contains(self.state) || r.contains(self.index) {
+                    return Err(format!(
+                        "it reads `{name}`, which depends on the state or the index"
+                    ));
+                }
+                need.extend(r);
+                out.push((level, pos));
+            }
+        }
+        need.retain(|x| !self.params.contains(x.as_str()));
+        if let Some(x) = need.iter().min() {
+            return Err(format!("it reads `{x}`, not a let of the data before it"));
+        }
+        out.reverse();
+        Ok(out)
+    }
+}
+
+/// Is `args` the point split's test `j ? u` (either way round)?
+fn is_split(args: &[Expr], j: &str, u: &str) -> bool {
+    matches!(args, [Expr::Var(a), Expr::Var(b)] if (a == j && b == u) || (a == u && b == j))
+}
+
+/// The declaration of `name` in the blocks on the path before the statement the path
+/// goes through.
+fn declaration<'a>(lv: &[(&'a [Stmt], usize)], name: &str) -> Option<&'a Stmt> {
+    lv.iter().rev().find_map(|(block, k)| {
+        block[..*k].iter().rev().find(|s| match s {
+            Stmt::Alloc { name: n, .. } | Stmt::Var { name: n, .. } => n == name,
+            _ => false,
+        })
+    })
+}
+
+/// The distinct operators `body` writes `acc` (or its elements) with.
+fn ops(body: &[Stmt], acc: &str) -> Vec<AssignOp> {
+    fn go(body: &[Stmt], acc: &str, out: &mut Vec<AssignOp>) {
+        for s in body {
+            match s {
+                Stmt::Assign { name: x, op, .. } | Stmt::Store { array: x, op, .. }
+                    if x == acc && !out.contains(op) =>
+                {
+                    out.push(*op)
+                }
+                Stmt::For { body, .. } => go(body, acc, out),
+                Stmt::If {
+                    then, otherwise, ..
+                } => {
+                    go(then, acc, out);
+                    go(otherwise, acc, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    go(body, acc, &mut out);
+    out
+}
+
+/// Is every term `body` adds to `acc` a real that is never negative? By shape: nat and
+/// prob values converted, even powers, literals, sums, products and `max` of such, and
+/// the body's own names all of whose values are such.
+fn terms_nonnegative(body: &[Stmt], acc: &str) -> bool {
+    fn defs<'a>(
+        body: &'a [Stmt],
+        out: &mut HashMap<&'a str, Vec<&'a Expr>>,
+        writes: &mut Vec<&'a Expr>,
+        acc: &str,
+    ) {
+        for s in body {
+            match s {
+                Stmt::Let { name, value, .. } => out.entry(name).or_default().push(value),
+                Stmt::Var { name, init, .. } => {
+                    let e = out.entry(name).or_default();
+                    e.extend(init.iter());
+                }
+                Stmt::Assign { name, value, .. } if name == acc => writes.push(value),
+                Stmt::Store { array, value, .. } if array == acc => writes.push(value),
+                Stmt::Assign { name, value, .. } => out.entry(name).or_default().push(value),
+                Stmt::For { body, .. } => defs(body, out, writes, acc),
+                Stmt::If {
+                    then, otherwise, ..
+                } => {
+                    defs(then, out, writes, acc);
+                    defs(otherwise, out, writes, acc);
+                }
+                _ => {}
+            }
+        }
+    }
+    fn nonneg(e: &Expr, d: &HashMap<&str, Vec<&Expr>>, seen: &mut HashSet<String>) -> bool {
+        match e {
+            Expr::Lit(Lit::Real(x)) => *x >= 0.0,
+            Expr::Lit(Lit::Nat(_) | Lit::Prob(_)) => true,
+            Expr::Convert(Coercion::Nat2Real | Coercion::Prob2Real, _) => true,
+            Expr::Var(x) => {
+                if !seen.insert(x.clone()) {
+                    return true; // a cycle through accumulations of such terms
+                }
+                let ok = d
+                    .get(x.as_str())
+                    .is_some_and(|vs| vs.iter().all(|v| nonneg(v, d, seen)));
+                seen.remove(x);
+                ok
+            }
+            Expr::Prim(Prim::Pow, args) => match args.as_slice() {
+                [b, Expr::Lit(Lit::Nat(k))] => k % 2 == 0 || nonneg(b, d, seen),
+                _ => false,
+            },
+            Expr::Prim(Prim::Add | Prim::Mul | Prim::Max, args) => {
+                args.iter().all(|a| nonneg(a, d, seen))
+            }
+            _ => false,
+        }
+    }
+    let mut d = HashMap::new();
+    let mut writes = Vec::new();
+    defs(body, &mut d, &mut writes, acc);
+    !writes.is_empty() && writes.iter().all(|w| nonneg(w, &d, &mut HashSet::new()))
+}
+
+/// The names `body` computes from a label or the index: written from an expression that
+/// reads the state, the index or such a name, or under a test that does (to a fixpoint,
+/// for what inner loops carry round).
+fn tainted<'a>(body: &'a [Stmt], state: &str, index: &str) -> HashSet<&'a str> {
+    fn reads_any(e: &Expr, t: &HashSet<&str>, state: &str, index: &str) -> bool {
+        let mut r = HashSet::new();
+        reads(e, &mut r);
+        r.iter()
+            .any(|x| x == state || x == index || t.contains(x.as_str()))
+    }
+    fn go<'a>(body: &'a [Stmt], under: bool, t: &mut HashSet<&'a str>, state: &str, index: &str) {
+        for s in body {
+            let hit = |e: &Expr, t: &HashSet<&str>| under || reads_any(e, t, state, index);
+            match s {
+                Stmt::Let { name, value, .. } | Stmt::Assign { name, value, .. } => {
+                    if hit(value, t) {
+                        t.insert(name);
+                    }
+                }
+                Stmt::Var { name, init, .. } => {
+                    if under || init.as_ref().is_some_and(|e| hit(e, t)) {
+                        t.insert(name);
+                    }
+                }
+                Stmt::Store {
+                    array,
+                    index: i,
+                    value,
+                    ..
+                } => {
+                    if hit(i, t) || hit(value, t) {
+                        t.insert(array);
+                    }
+                }
+                Stmt::Alloc { name, size, .. } => {
+                    if hit(size, t) {
+                        t.insert(name);
+                    }
+                }
+                Stmt::Draw { name, .. } => {
+                    t.insert(name);
+                }
+                Stmt::For { lo, hi, body, .. } => {
+                    let u = hit(lo, t) || hit(hi, t);
+                    go(body, u, t, state, index);
+                }
+                Stmt::If {
+                    cond,
+                    then,
+                    otherwise,
+                } => {
+                    let u = hit(cond, t);
+                    go(then, u, t, state, index);
+                    go(otherwise, u, t, state, index);
+                }
+                Stmt::Factor(_) | Stmt::Observe { .. } | Stmt::Reject => {}
+            }
+        }
+    }
+    let mut t = HashSet::new();
+    loop {
+        let before = t.len();
+        go(body, false, &mut t, state, index);
+        if t.len() == before {
+            return t;
+        }
+    }
+}
+
+/// `body` with the point split's tests decided: `j == u` is `at_u`, `j /= u` its negation.
+fn specialise(body: &[Stmt], j: &str, u: &str, at_u: bool) -> Vec<Stmt> {
+    fn go(e: &Expr, j: &str, u: &str, at_u: bool) -> Expr {
+        match e {
+            Expr::Prim(p @ (Prim::Ne | Prim::Eq), args) if is_split(args, j, u) => {
+                Expr::bool((*p == Prim::Eq) == at_u)
+            }
+            Expr::Lit(_) | Expr::Var(_) => e.clone(),
+            Expr::Prim(p, args) => Expr::Prim(*p, args.iter().map(|a| go(a, j, u, at_u)).collect()),
+            Expr::Index(a, i) => Expr::index(go(a, j, u, at_u), go(i, j, u, at_u)),
+            Expr::Convert(c, x) => Expr::convert(*c, go(x, j, u, at_u)),
+            Expr::Pair(a, b) => {
+                Expr::Pair(Box::new(go(a, j, u, at_u)), Box::new(go(b, j, u, at_u)))
+            }
+        }
+    }
+    body.iter()
+        .map(|s| {
+            let mut s = s.clone();
+            map_exprs(&mut s, &mut |e| go(e, j, u, at_u));
+            s
+        })
+        .collect()
+}
+
+/// `block` with boolean constants propagated through `let`s and accumulators and the
+/// branches they decide taken (names are unique in a lowered program, so a taken
+/// branch's statements join the enclosing block); an `if` left with two empty branches
+/// is dropped when its test cannot fail.
+fn fold(block: &[Stmt]) -> Vec<Stmt> {
+    let mut env = HashMap::new();
+    let mut out = Vec::new();
+    fold_into(block, &mut env, &mut out);
+    out
+}
+
+fn fold_into(block: &[Stmt], env: &mut HashMap<String, bool>, out: &mut Vec<Stmt>) {
+    for s in block {
+        match s {
+            Stmt::Let { name, ty, value } => {
+                let v = fold_expr(value, env);
+                if let Expr::Lit(Lit::Bool(b)) = v {
+                    env.insert(name.clone(), b);
+                }
+                out.push(Stmt::Let {
+                    name: name.clone(),
+                    ty: ty.clone(),
+                    value: v,
+                });
+            }
+            Stmt::Var { name, ty, init } => {
+                let init = init.as_ref().map(|e| fold_expr(e, env));
+                match init {
+                    Some(Expr::Lit(Lit::Bool(b))) => env.insert(name.clone(), b),
+                    _ => env.remove(name),
+                };
+                out.push(Stmt::Var {
+                    name: name.clone(),
+                    ty: ty.clone(),
+                    init,
+                });
+            }
+            Stmt::Assign { name, op, value } => {
+                let v = fold_expr(value, env);
+                match (op, &v) {
+                    (AssignOp::Set, Expr::Lit(Lit::Bool(b))) => env.insert(name.clone(), *b),
+                    _ => env.remove(name),
+                };
+                out.push(Stmt::Assign {
+                    name: name.clone(),
+                    op: *op,
+                    value: v,
+                });
+            }
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let c = fold_expr(cond, env);
+                if let Expr::Lit(Lit::Bool(b)) = c {
+                    fold_into(if b { then } else { otherwise }, env, out);
+                    continue;
+                }
+                let (mut e1, mut e2) = (env.clone(), env.clone());
+                let (mut t, mut o) = (Vec::new(), Vec::new());
+                fold_into(then, &mut e1, &mut t);
+                fold_into(otherwise, &mut e2, &mut o);
+                let changed = Effects::of(then)
+                    .writes
+                    .into_iter()
+                    .chain(Effects::of(otherwise).writes);
+                for x in changed {
+                    env.remove(&x);
+                }
+                if t.is_empty() && o.is_empty() && total(&c) {
+                    continue;
+                }
+                out.push(Stmt::If {
+                    cond: c,
+                    then: t,
+                    otherwise: o,
+                });
+            }
+            Stmt::For { var, lo, hi, body } => {
+                for x in Effects::of(body).writes {
+                    env.remove(&x);
+                }
+                let mut inner = env.clone();
+                let mut b = Vec::new();
+                fold_into(body, &mut inner, &mut b);
+                out.push(Stmt::For {
+                    var: var.clone(),
+                    lo: fold_expr(lo, env),
+                    hi: fold_expr(hi, env),
+                    body: b,
+                });
+            }
+            s => {
+                let mut s = s.clone();
+                map_exprs(&mut s, &mut |e| fold_expr(e, env));
+                out.push(s);
+            }
+        }
+    }
+}
+
+/// `e` with known booleans substituted and `&&`, `||`, `not` of constants decided.
+fn fold_expr(e: &Expr, env: &HashMap<String, bool>) -> Expr {
+    match e {
+        Expr::Var(x) => env.get(x).map_or_else(|| e.clone(), |b| Expr::bool(*b)),
+        Expr::Lit(_) => e.clone(),
+        Expr::Prim(p @ (Prim::And | Prim::Or), args) => {
+            // `&&`: false absorbs, true drops out; `||` the other way round
+            let absorb = *p == Prim::Or;
+            let mut kept = Vec::new();
+            for a in args {
+                match fold_expr(a, env) {
+                    Expr::Lit(Lit::Bool(b)) if b == absorb => return Expr::bool(absorb),
+                    Expr::Lit(Lit::Bool(_)) => {}
+                    a => kept.push(a),
+                }
+            }
+            match kept.len() {
+                0 => Expr::bool(!absorb),
+                1 => kept.pop().unwrap_or(Expr::bool(!absorb)),
+                _ => Expr::Prim(*p, kept),
+            }
+        }
+        Expr::Prim(Prim::Not, args) => match args.as_slice() {
+            [a] => match fold_expr(a, env) {
+                Expr::Lit(Lit::Bool(b)) => Expr::bool(!b),
+                a => Expr::Prim(Prim::Not, vec![a]),
+            },
+            _ => e.clone(),
+        },
+        Expr::Prim(p, args) => Expr::Prim(*p, args.iter().map(|a| fold_expr(a, env)).collect()),
+        Expr::Index(a, i) => Expr::index(fold_expr(a, env), fold_expr(i, env)),
+        Expr::Convert(c, x) => Expr::convert(*c, fold_expr(x, env)),
+        Expr::Pair(a, b) => Expr::Pair(Box::new(fold_expr(a, env)), Box::new(fold_expr(b, env))),
+    }
+}
+
+/// Can evaluating `e` never fail? (Names, literals, comparisons and logic of such.)
+fn total(e: &Expr) -> bool {
+    match e {
+        Expr::Var(_) | Expr::Lit(_) => true,
+        Expr::Prim(
+            Prim::Lt | Prim::Le | Prim::Eq | Prim::Ne | Prim::And | Prim::Or | Prim::Not,
+            args,
+        ) => args.iter().all(total),
+        _ => false,
+    }
+}
+
+struct Builder<'a> {
+    p: &'a Program,
+    stats: &'a [Statistic],
+    kept: &'a [Kept],
+    names: &'a mut HashSet<String>,
+    index: &'a str,
+}
+
+/// How a derived program changes the statistics: every one from scratch (`init`), or
+/// the moving ones by point `u`'s part.
+#[derive(Clone, Copy, PartialEq)]
+enum Sign {
+    Init,
+    Add,
+    Remove,
+}
+
+impl Builder<'_> {
+    fn programs(
+        mut self,
+        loops: Vec<LoopReport>,
+        stats: Vec<Statistic>,
+    ) -> Result<Incremental, NotIncremental> {
+        let mut params = self.p.params.clone();
+        for s in self.stats {
+            params.push((s.param.clone(), Type::array(s.elem.clone())));
+        }
+        let inout: Vec<String> = self.stats.iter().map(|s| s.param.clone()).collect();
+        let done = Expr::nat(0);
+        let program = |body, result, inout: &Vec<String>| Program {
+            params: params.clone(),
+            body,
+            result,
+            measure: false,
+            inout: inout.clone(),
+        };
+        // init: zero every statistic, then sum every point
+        let mut init = Vec::new();
+        for s in self.stats {
+            let c = fresh(self.names, "c");
+            init.push(Stmt::for_(
+                &c,
+                Expr::nat(0),
+                Expr::size(Expr::var(&s.param)),
+                vec![Stmt::store(
+                    &s.param,
+                    Expr::var(&c),
+                    AssignOp::Set,
+                    identity(s),
+                )],
+            ));
+        }
+        for k in self.kept {
+            let body = self.redirect(k, &k.body0, Sign::Init);
+            let inner = vec![Stmt::for_(&k.var, k.lo.clone(), k.hi.clone(), body)];
+            init.push(self.wrapped(k, inner));
+        }
+        let init = program(init, done.clone(), &inout);
+        // add and remove: point u alone
+        let point = |this: &mut Self, sign: Sign| {
+            let mut body = Vec::new();
+            for k in this.kept {
+                if k.accs
+                    .iter()
+                    .all(|(_, i)| this.stats[*i].kind != StatKind::Moving)
+                {
+                    continue;
+                }
+                let mut inner = vec![Stmt::let_(&k.var, Type::Nat, Expr::var(this.index))];
+                inner.extend(this.redirect(k, &k.body0, sign));
+                let guarded = vec![Stmt::if_(in_range(k, this.index), inner, Vec::new())];
+                body.push(this.wrapped(k, guarded));
+            }
+            body
+        };
+        let add = program(point(&mut self, Sign::Add), done.clone(), &inout);
+        let remove = program(point(&mut self, Sign::Remove), done.clone(), &inout);
+        // sizes: each statistic's length where its loop runs, 0 elsewhere
+        let mut sizes = Vec::new();
+        let mut size_vars = Vec::new();
+        for s in self.stats {
+            let v = fresh(self.names, &format!("len_{}", s.param));
+            sizes.push(Stmt::var(&v, Type::Nat, Some(Expr::nat(0))));
+            size_vars.push(v);
+        }
+        for k in self.kept {
+            let inner = k
+                .sizes
+                .iter()
+                .map(|(i, e)| {
+                    let stat = k.accs[*i].1;
+                    Stmt::assign(&size_vars[stat], AssignOp::Set, e.clone())
+                })
+                .collect();
+            sizes.push(self.wrapped(k, inner));
+        }
+        let result = size_vars
+            .iter()
+            .rev()
+            .map(|v| Expr::var(v))
+            .reduce(|acc, v| Expr::Pair(Box::new(v), Box::new(acc)))
+            .unwrap_or(Expr::nat(0));
+        let sizes = program(sizes, result, &Vec::new());
+        // the update: each kept loop replaced by its statistics and point u's own part
+        let mut body = self.p.body.clone();
+        // the last loop first, so the paths of the others stay true
+        let mut order: Vec<&Kept> = self.kept.iter().collect();
+        order.sort_by(|a, b| b.path.cmp(&a.path));
+        for k in order {
+            let mut with = Vec::new();
+            let mut constant = HashSet::new();
+            for (acc, stat) in &k.accs {
+                let s = &self.stats[*stat];
+                let op = match s.kind {
+                    StatKind::Moving => AssignOp::Add,
+                    StatKind::Constant(op) => {
+                        constant.insert(acc.as_str());
+                        op
+                    }
+                };
+                if s.scalar {
+                    with.push(Stmt::assign(
+                        acc,
+                        op,
+                        Expr::index(Expr::var(&s.param), Expr::nat(0)),
+                    ));
+                } else {
+                    let c = fresh(self.names, "c");
+                    with.push(Stmt::for_(
+                        &c,
+                        Expr::nat(0),
+                        Expr::size(Expr::var(&s.param)),
+                        vec![Stmt::store(
+                            acc,
+                            Expr::var(&c),
+                            op,
+                            Expr::index(Expr::var(&s.param), Expr::var(&c)),
+                        )],
+                    ));
+                }
+            }
+            // point u's own part, but of the constant statistics (which hold it already)
+            let body_u = fold(&drop_writes(&k.body_u, &constant));
+            if !body_u.is_empty() {
+                let mut inner = vec![Stmt::let_(&k.var, Type::Nat, Expr::var(self.index))];
+                inner.extend(body_u);
+                with.push(Stmt::if_(in_range(k, self.index), inner, Vec::new()));
+            }
+            replace_at(&mut body, &k.path, with);
+        }
+        let update = Program {
+            params: params.clone(),
+            body,
+            result: self.p.result.clone(),
+            measure: self.p.measure,
+            inout: Vec::new(),
+        };
+        for q in [&update, &init, &add, &remove, &sizes] {
+            if let Err(e) = verify(q) {
+                return Err(NotIncremental {
+                    loops,
+                    invalid: Some(e.to_string()),
+                });
+            }
+        }
+        Ok(Incremental {
+            update,
+            init,
+            add,
+            remove,
+            sizes,
+            stats,
+            loops,
+        })
+    }
+
+    /// `body` with its writes to the loop's accumulators made writes to their
+    /// statistics: every one for `init`; the moving ones' sums (or, removing,
+    /// subtractions) for `add` and `remove`, the constant ones' dropped.
+    fn redirect(&self, k: &Kept, body: &[Stmt], sign: Sign) -> Vec<Stmt> {
+        body.iter()
+            .filter_map(|s| match s {
+                Stmt::Assign {
+                    name, op, value, ..
+                } => match self.stat_of(k, name) {
+                    Some(st) => change(st, Expr::nat(0), *op, value.clone(), sign),
+                    None => Some(s.clone()),
+                },
+                Stmt::Store {
+                    array,
+                    index,
+                    op,
+                    value,
+                } => match self.stat_of(k, array) {
+                    Some(st) => change(st, index.clone(), *op, value.clone(), sign),
+                    None => Some(s.clone()),
+                },
+                Stmt::For { var, lo, hi, body } => Some(Stmt::for_(
+                    var,
+                    lo.clone(),
+                    hi.clone(),
+                    self.redirect(k, body, sign),
+                )),
+                Stmt::If {
+                    cond,
+                    then,
+                    otherwise,
+                } => Some(Stmt::if_(
+                    cond.clone(),
+                    self.redirect(k, then, sign),
+                    self.redirect(k, otherwise, sign),
+                )),
+                s => Some(s.clone()),
+            })
+            .collect()
+    }
+
+    fn stat_of(&self, k: &Kept, acc: &str) -> Option<&Statistic> {
+        k.accs
+            .iter()
+            .find(|(a, _)| a == acc)
+            .map(|(_, i)| &self.stats[*i])
+    }
+
+    /// `inner` inside the loop's context: the `let`s it reads and the `if`s it sits in,
+    /// all under an `if true` of its own so the lets of two loops never meet.
+    fn wrapped(&self, k: &Kept, inner: Vec<Stmt>) -> Stmt {
+        let lv = levels(&self.p.body, &k.path);
+        let mut block = inner;
+        for level in (0..lv.len()).rev() {
+            let (stmts, pos) = lv[level];
+            let mut here: Vec<Stmt> = k
+                .slice
+                .iter()
+                .filter(|(l, _)| *l == level)
+                .map(|(_, p)| stmts[*p].clone())
+                .collect();
+            if level + 1 < lv.len() {
+                // this level's statement on the path is an `if`: the block goes in its branch
+                if let (Some(Stmt::If { cond, .. }), (_, Some(b))) = (stmts.get(pos), k.path[level])
+                {
+                    let (t, o) = if b {
+                        (block, Vec::new())
+                    } else {
+                        (Vec::new(), block)
+                    };
+                    here.push(Stmt::if_(cond.clone(), t, o));
+                    block = here;
+                    continue;
+                }
+            }
+            here.extend(block);
+            block = here;
+        }
+        Stmt::if_(Expr::bool(true), block, Vec::new())
+    }
+}
+
+/// `lo <= u && u < hi` of a loop.
+fn in_range(k: &Kept, u: &str) -> Expr {
+    Expr::prim(
+        Prim::And,
+        vec![
+            Expr::prim(Prim::Le, vec![k.lo.clone(), Expr::var(u)]),
+            Expr::prim(Prim::Lt, vec![Expr::var(u), k.hi.clone()]),
+        ],
+    )
+}
+
+/// What a statistic starts from: the identity of its reduction.
+fn identity(s: &Statistic) -> Expr {
+    let one = s.kind == StatKind::Constant(AssignOp::Mul);
+    match (&s.elem, one) {
+        (Type::Int, false) => Expr::int(0),
+        (Type::Int, true) => Expr::int(1),
+        (Type::Real, false) => Expr::real(0.0),
+        (Type::Real, true) => Expr::real(1.0),
+        (Type::Prob, false) => Expr::prob(0.0),
+        (Type::Prob, true) => Expr::prob(1.0),
+        (_, false) => Expr::nat(0),
+        (_, true) => Expr::nat(1),
+    }
+}
+
+/// The write `stat[i] op= v` of `sign` (see [`Builder::redirect`]): a subtraction of a
+/// nat goes through int, failing if it would go below 0, which a statistic of every
+/// point never does.
+fn change(st: &Statistic, i: Expr, op: AssignOp, v: Expr, sign: Sign) -> Option<Stmt> {
+    let s = &st.param;
+    Some(match (sign, st.kind, &st.elem) {
+        (Sign::Init, _, _) => Stmt::store(s, i, op, v),
+        (_, StatKind::Constant(_), _) => return None,
+        (Sign::Add, StatKind::Moving, _) => Stmt::store(s, i, AssignOp::Add, v),
+        (Sign::Remove, StatKind::Moving, Type::Nat) => {
+            let old = Expr::convert(Coercion::Nat2Int, Expr::index(Expr::var(s), i.clone()));
+            let minus = Expr::prim(Prim::Neg, vec![Expr::convert(Coercion::Nat2Int, v)]);
+            let new = Expr::convert(Coercion::Int2Nat, Expr::prim(Prim::Add, vec![old, minus]));
+            Stmt::store(s, i, AssignOp::Set, new)
+        }
+        (Sign::Remove, StatKind::Moving, _) if st.nonnegative => {
+            let old = Expr::index(Expr::var(s), i.clone());
+            let new = Expr::prim(Prim::Add, vec![old, Expr::prim(Prim::Neg, vec![v])]);
+            Stmt::store(
+                s,
+                i,
+                AssignOp::Set,
+                Expr::prim(Prim::Max, vec![new, Expr::real(0.0)]),
+            )
+        }
+        (Sign::Remove, StatKind::Moving, _) => {
+            Stmt::store(s, i, AssignOp::Add, Expr::prim(Prim::Neg, vec![v]))
+        }
+    })
+}
+
+/// `body` without its writes to `names`.
+fn drop_writes(body: &[Stmt], names: &HashSet<&str>) -> Vec<Stmt> {
+    body.iter()
+        .filter_map(|s| match s {
+            Stmt::Assign { name: x, .. } | Stmt::Store { array: x, .. }
+                if names.contains(x.as_str()) =>
+            {
+                None
+            }
+            Stmt::For { var, lo, hi, body } => Some(Stmt::for_(
+                var,
+                lo.clone(),
+                hi.clone(),
+                drop_writes(body, names),
+            )),
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => Some(Stmt::if_(
+                cond.clone(),
+                drop_writes(then, names),
+                drop_writes(otherwise, names),
+            )),
+            s => Some(s.clone()),
+        })
+        .collect()
+}
+
+/// `body` with the statement at `path` replaced by `with`.
+fn replace_at(body: &mut Vec<Stmt>, path: &[(usize, Option<bool>)], with: Vec<Stmt>) {
+    let Some(((k, branch), rest)) = path.split_first() else {
+        return;
+    };
+    match branch {
+        None => {
+            if *k < body.len() {
+                body.splice(*k..=*k, with);
+            }
+        }
+        Some(b) => {
+            if let Some(Stmt::If {
+                then, otherwise, ..
+            }) = body.get_mut(*k)
+            {
+                replace_at(if *b { then } else { otherwise }, rest, with);
+            }
+        }
+    }
+}

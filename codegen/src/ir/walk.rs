@@ -1,0 +1,187 @@
+//! Walks over loop-IR statements and expressions shared by the passes that rewrite
+//! programs (fusion, incremental statistics): what a block reads, writes and declares
+//! ([`Effects`]), the names an expression reads, renaming a variable, and rewriting every
+//! expression of a statement in place. Data in, data out: no pass's policy lives here.
+
+use super::{Expr, Stmt};
+use std::collections::HashSet;
+
+/// What a statement (with everything nested in it) reads, writes and declares.
+#[derive(Default)]
+pub(crate) struct Effects {
+    pub(crate) reads: HashSet<String>,
+    pub(crate) writes: HashSet<String>,
+    pub(crate) decls: HashSet<String>,
+    /// It draws, weights or rejects.
+    pub(crate) measure: bool,
+}
+
+impl Effects {
+    pub(crate) fn of(stmts: &[Stmt]) -> Effects {
+        let mut e = Effects::default();
+        for s in stmts {
+            e.stmt(s);
+        }
+        e
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Let { name, value, .. } => {
+                reads(value, &mut self.reads);
+                self.decls.insert(name.clone());
+            }
+            Stmt::Var { name, init, .. } => {
+                if let Some(e) = init {
+                    reads(e, &mut self.reads);
+                }
+                self.decls.insert(name.clone());
+            }
+            Stmt::Assign { name, value, .. } => {
+                reads(value, &mut self.reads);
+                self.writes.insert(name.clone());
+            }
+            Stmt::Alloc { name, size, .. } => {
+                reads(size, &mut self.reads);
+                self.decls.insert(name.clone());
+            }
+            Stmt::Store {
+                array,
+                index,
+                value,
+                ..
+            } => {
+                reads(index, &mut self.reads);
+                reads(value, &mut self.reads);
+                self.writes.insert(array.clone());
+            }
+            Stmt::For { var, lo, hi, body } => {
+                reads(lo, &mut self.reads);
+                reads(hi, &mut self.reads);
+                self.decls.insert(var.clone());
+                for s in body {
+                    self.stmt(s);
+                }
+            }
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                reads(cond, &mut self.reads);
+                for s in then.iter().chain(otherwise) {
+                    self.stmt(s);
+                }
+            }
+            Stmt::Draw { name, args, .. } => {
+                for a in args {
+                    reads(a, &mut self.reads);
+                }
+                self.decls.insert(name.clone());
+                self.measure = true;
+            }
+            Stmt::Factor(w) => {
+                reads(w, &mut self.reads);
+                self.measure = true;
+            }
+            Stmt::Observe { args, value, .. } => {
+                for a in args {
+                    reads(a, &mut self.reads);
+                }
+                reads(value, &mut self.reads);
+                self.measure = true;
+            }
+            Stmt::Reject => self.measure = true,
+        }
+    }
+
+    /// Reads and writes of names declared outside (a statement's own locals removed).
+    pub(crate) fn free(mut self) -> Effects {
+        self.reads.retain(|x| !self.decls.contains(x));
+        self.writes.retain(|x| !self.decls.contains(x));
+        self
+    }
+}
+
+pub(crate) fn reads(e: &Expr, out: &mut HashSet<String>) {
+    match e {
+        Expr::Lit(_) => {}
+        Expr::Var(x) => {
+            out.insert(x.clone());
+        }
+        Expr::Prim(_, args) => args.iter().for_each(|a| reads(a, out)),
+        Expr::Index(a, i) => {
+            reads(a, out);
+            reads(i, out);
+        }
+        Expr::Convert(_, x) => reads(x, out),
+        Expr::Pair(a, b) => {
+            reads(a, out);
+            reads(b, out);
+        }
+    }
+}
+
+/// `e` with the variable `from` renamed `to`.
+pub(crate) fn rename_expr(e: &Expr, from: &str, to: &str) -> Expr {
+    match e {
+        Expr::Var(x) if x == from => Expr::Var(to.to_string()),
+        Expr::Lit(_) | Expr::Var(_) => e.clone(),
+        Expr::Prim(p, args) => {
+            Expr::Prim(*p, args.iter().map(|a| rename_expr(a, from, to)).collect())
+        }
+        Expr::Index(a, i) => Expr::index(rename_expr(a, from, to), rename_expr(i, from, to)),
+        Expr::Convert(c, x) => Expr::convert(*c, rename_expr(x, from, to)),
+        Expr::Pair(a, b) => Expr::Pair(
+            Box::new(rename_expr(a, from, to)),
+            Box::new(rename_expr(b, from, to)),
+        ),
+    }
+}
+
+/// Every expression of `s` (and of what is nested in it) rewritten by `f`.
+pub(crate) fn map_exprs(s: &mut Stmt, f: &mut dyn FnMut(&Expr) -> Expr) {
+    match s {
+        Stmt::Let { value, .. } | Stmt::Assign { value, .. } => *value = f(value),
+        Stmt::Var { init, .. } => {
+            if let Some(e) = init {
+                *e = f(e);
+            }
+        }
+        Stmt::Alloc { size, .. } => *size = f(size),
+        Stmt::Store { index, value, .. } => {
+            *index = f(index);
+            *value = f(value);
+        }
+        Stmt::For { lo, hi, body, .. } => {
+            *lo = f(lo);
+            *hi = f(hi);
+            for s in body {
+                map_exprs(s, f);
+            }
+        }
+        Stmt::If {
+            cond,
+            then,
+            otherwise,
+        } => {
+            *cond = f(cond);
+            for s in then.iter_mut().chain(otherwise.iter_mut()) {
+                map_exprs(s, f);
+            }
+        }
+        Stmt::Draw { args, .. } => {
+            for a in args {
+                *a = f(a);
+            }
+        }
+        Stmt::Factor(w) => *w = f(w),
+        Stmt::Observe { args, value, .. } => {
+            for a in args {
+                *a = f(a);
+            }
+            *value = f(value);
+        }
+        Stmt::Reject => {}
+    }
+}
