@@ -1,8 +1,9 @@
 //! Generated kernels beside the hand-written C baselines (issue 12's "Done when"), in one
 //! run, on the same seeded data of the arrays paper's shapes (`slic_suite::datagen`):
 //! - GMM sweep (n = 10,000, K = 50): `slic-cas gibbs`'s chain over the compiled C and Rust
-//!   kernels of `corpus/cases/18-gmm-gibbs.simplified.hk`, against `gmm_recompute.c` (what
-//!   the paper's generated code does) and `gmm_incremental.c`;
+//!   kernels of `corpus/cases/18-gmm-gibbs.simplified.hk`, recomputing and with
+//!   incremental statistics (issue 13), against `gmm_recompute.c` (what the paper's
+//!   generated code does) and `gmm_incremental.c`;
 //! - Naive Bayes update (20 Newsgroups shape) and LDA update (KOS shape, K = 50): one
 //!   update of the compiled kernels of cases 19 and 20 against one of the recomputing
 //!   baselines (the documents, or tokens, taken in turn);
@@ -18,7 +19,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use slic_algebra::{front, Store, Type};
-use slic_codegen::gibbs::Chain;
+use slic_codegen::gibbs::{Chain, Checking};
+use slic_codegen::incremental::derive;
 use slic_codegen::sampler::Rng;
 use slic_codegen::{
     lower_program, CompileOptions, Compiled, CompiledKernel, Passes, Program, Specialise, Target,
@@ -104,6 +106,24 @@ fn gmm(c: &mut Criterion) {
         let mut kern = kernel(&p, target, &update, &args);
         let mut chain = Chain::new(&update, &args, 1, &mut kern).expect("the chain starts");
         g.bench_function(format!("slic-cas {name}"), |b| {
+            b.iter(|| chain.sweep(&mut kern).expect("the sweep runs"))
+        });
+    }
+    // issue 13: the statistics of the point loop kept between updates
+    let inc = derive(&p, "z", "u").expect("the GMM update keeps its statistics");
+    for (target, name) in TARGETS {
+        let mut kern = CompiledKernel::build_incremental(
+            &inc,
+            target,
+            &update,
+            &args,
+            MAX_PATHS,
+            &CompileOptions::default(),
+            Checking::Never,
+        )
+        .expect("the incremental update compiles");
+        let mut chain = Chain::new(&update, &args, 1, &mut kern).expect("the chain starts");
+        g.bench_function(format!("slic-cas {name} incremental"), |b| {
             b.iter(|| chain.sweep(&mut kern).expect("the sweep runs"))
         });
     }

@@ -129,6 +129,11 @@ pub struct LowerArgs {
     /// Print `inf` instead of `∞` (plain ASCII output).
     #[arg(long)]
     pub ascii: bool,
+    /// With `--dump ir`: the update's incremental statistics, for the state and index
+    /// parameters named `STATE,INDEX` (which loops keep them, on stderr; the update,
+    /// init, remove and add programs, on stdout).
+    #[arg(long, value_name = "STATE,INDEX")]
+    pub incremental: Option<String>,
 }
 
 /// Where `slic-cas run` executes the lowered program.
@@ -245,6 +250,15 @@ pub struct GibbsArgs {
     /// Draw accuracy (or labels changed) against time as an SVG.
     #[arg(long)]
     pub plot: Option<PathBuf>,
+    /// Rebuild every statistic at every update (by default the statistics of the loops
+    /// over the points that allow it are kept between updates and moved with each label;
+    /// `slic-cas lower --incremental` shows which).
+    #[arg(long)]
+    pub recompute: bool,
+    /// Recompute the kept statistics after every update and stop at the first difference
+    /// from the kept ones (slow: for testing, and for users who doubt them).
+    #[arg(long, conflicts_with = "recompute")]
+    pub check_incremental: bool,
     #[command(flatten)]
     pub passes: PassFlags,
 }

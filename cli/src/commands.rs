@@ -280,10 +280,16 @@ fn lower(a: &LowerArgs) -> Result<(), Failure> {
             .map_err(|e| Failure::Internal(anyhow::anyhow!("{e}")))?;
         (stages, None)
     };
-    let text = match (a.dump, ir) {
-        (Stage::Summarized, _) => print::print_with(&l.store, stages.summarized, &options),
-        (_, Some(p)) => p.to_string(),
-        (_, None) => print::print_with(&l.store, stages.anf, &options),
+    let text = match (a.dump, ir, &a.incremental) {
+        (Stage::Ir, Some(p), Some(names)) => incremental_text(&name, &p, names)?,
+        (_, _, Some(_)) => {
+            return Err(Failure::User(
+                "error: --incremental needs --dump ir".to_string(),
+            ))
+        }
+        (Stage::Summarized, _, _) => print::print_with(&l.store, stages.summarized, &options),
+        (_, Some(p), _) => p.to_string(),
+        (_, None, _) => print::print_with(&l.store, stages.anf, &options),
     };
     eprintln!(
         "note: {} histogram(s) read by {} sum(s); {} binding(s), {} hoisted out of a loop or binder, {} shared",
@@ -292,6 +298,31 @@ fn lower(a: &LowerArgs) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     Ok(())
+}
+
+/// `lower --incremental STATE,INDEX`: which loops keep their statistics (notes on
+/// stderr), then the derived programs.
+fn incremental_text(name: &str, p: &slic_codegen::Program, names: &str) -> Result<String, Failure> {
+    let user = |m: String| Failure::User(format!("error: {name}: --incremental {names}: {m}"));
+    let Some((state, index)) = names.split_once(',') else {
+        return Err(user(
+            "expected the state and the index parameters, as z,u".into(),
+        ));
+    };
+    for who in [state, index] {
+        if !p.params.iter().any(|(x, _)| x == who) {
+            return Err(user(format!("the program has no parameter `{who}`")));
+        }
+    }
+    let inc =
+        slic_codegen::incremental::derive(p, state, index).map_err(|e| user(e.to_string()))?;
+    for l in &inc.loops {
+        eprintln!("note: {l}");
+    }
+    Ok(format!(
+        "# update\n{}\n# init\n{}\n# remove\n{}\n# add\n{}",
+        inc.update, inc.init, inc.remove, inc.add
+    ))
 }
 
 /// A program the pipeline cannot lower is the user's to know (exit 1); a broken pass is a

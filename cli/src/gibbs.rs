@@ -5,7 +5,9 @@
 //! CSV and the plot (`plot.rs`). No sampling, matching or data conversion happens here.
 //!
 //! `--backend c|rust` compiles the update once, specialised on the data (everything but
-//! the state and the index baked in), and sweeps with it.
+//! the state and the index baked in), and sweeps with it. The statistics of the loops
+//! over the points are kept between updates where `slic_codegen::incremental` derives
+//! how (unless `--recompute`), checked after every update with `--check-incremental`.
 
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
@@ -13,8 +15,9 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value as Json};
 use slic_codegen::gibbs::{
-    self, CompiledKernel, GibbsConfig, GibbsRun, Init, InterpKernel, Update, UpdateKernel,
+    self, Checking, CompiledKernel, GibbsConfig, GibbsRun, Init, InterpKernel, Update, UpdateKernel,
 };
+use slic_codegen::incremental::derive;
 use slic_codegen::{CompileOptions, Target};
 
 use crate::args::{Backend, GibbsArgs};
@@ -57,26 +60,60 @@ pub fn gibbs(a: &GibbsArgs) -> Result<(), Failure> {
         init,
         classes: a.classes,
     };
+    let inc = match derive(&lowered.program, &a.state, &a.index) {
+        _ if a.recompute => None,
+        Ok(inc) => Some(inc),
+        Err(e) if a.check_incremental => {
+            return Err(user(format!(
+                "{name}: --check-incremental: nothing to check: {e}"
+            )))
+        }
+        Err(e) => {
+            eprintln!("note: every statistic is rebuilt at every update: {e}");
+            None
+        }
+    };
+    let checking = if a.check_incremental {
+        Checking::Every
+    } else {
+        Checking::Never
+    };
     let bar = progress_bar((sweeps + warmup) as u64);
-    let result = match a.backend {
-        Backend::Interp => {
+    let result = match (a.backend, &inc) {
+        (Backend::Interp, Some(inc)) => {
+            let mut kernel = InterpKernel::incremental(inc, MAX_PATHS, &update, checking);
+            sweep(&mut kernel, &update, bound, &config, &bar)
+        }
+        (Backend::Interp, None) => {
             let mut kernel = InterpKernel::new(lowered.program, MAX_PATHS, &update);
             sweep(&mut kernel, &update, bound, &config, &bar)
         }
-        Backend::C | Backend::Rust => {
+        (Backend::C | Backend::Rust, _) => {
             let target = if a.backend == Backend::C {
                 Target::C
             } else {
                 Target::Rust
             };
-            let mut kernel = CompiledKernel::build(
-                &lowered.program,
-                target,
-                &update,
-                &bound.args,
-                MAX_PATHS,
-                &CompileOptions::default(),
-            )
+            let opts = CompileOptions::default();
+            let mut kernel = match &inc {
+                Some(inc) => CompiledKernel::build_incremental(
+                    inc,
+                    target,
+                    &update,
+                    &bound.args,
+                    MAX_PATHS,
+                    &opts,
+                    checking,
+                ),
+                None => CompiledKernel::build(
+                    &lowered.program,
+                    target,
+                    &update,
+                    &bound.args,
+                    MAX_PATHS,
+                    &opts,
+                ),
+            }
             .map_err(|e| kernel_failure(&name, e))?;
             sweep(&mut kernel, &update, bound, &config, &bar)
         }
@@ -91,7 +128,12 @@ pub fn gibbs(a: &GibbsArgs) -> Result<(), Failure> {
             .map_err(|e| Failure::Internal(anyhow::anyhow!("drawing the plot: {e}")))?;
         write_file(path, svg.as_bytes())?;
     }
-    let text = format!("{}\n", result_json(&run, &config, backend_name(a.backend)));
+    let mut json = result_json(&run, &config, backend_name(a.backend));
+    if let (Some(inc), Json::Object(obj)) = (&inc, &mut json) {
+        let loops: Vec<String> = inc.loops.iter().map(ToString::to_string).collect();
+        obj.insert("incremental".into(), json!(loops));
+    }
+    let text = format!("{json}\n");
     match &a.out {
         Some(path) => write_file(path, text.as_bytes())?,
         None => {
