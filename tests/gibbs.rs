@@ -6,6 +6,8 @@
 //!   purpose;
 //! - on well-separated generated data, 20 sweeps reach accuracy above 0.95 up to
 //!   relabelling;
+//! - both with the update's statistics recomputed and kept between updates (issue 13;
+//!   the draws checked against a recomputation after every commit);
 //! - the Hungarian matching equals brute force over all permutations (K <= 6);
 //! - bad data (missing and unknown keys, a bad `.npy` path, wrong types) and bad update
 //!   programs are typed errors, not panics.
@@ -14,7 +16,8 @@ use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use slic_algebra::{front, Store, Type};
-use slic_codegen::gibbs::{accuracy, best_matching, Chain};
+use slic_codegen::gibbs::{accuracy, best_matching, Chain, Checking};
+use slic_codegen::incremental::derive;
 use slic_codegen::{
     lower_program, run_gibbs, run_measure, CompileOptions, CompiledKernel, GibbsConfig, GibbsError,
     Init, InterpKernel, Mode, Outcome, Passes, Program, Target, Update, UpdateKernel, Val,
@@ -101,6 +104,34 @@ fn draws_of_one_label_follow_the_exact_categorical() {
         assert!(
             x2 < CHI2_2DF_999,
             "{target:?}: chi-square {x2}: {compiled:?} against {probs:?}"
+        );
+    }
+
+    // with incremental statistics (issue 13), checked after every draw
+    let inc = derive(&p, "z", "u").expect("the GMM update keeps its statistics");
+    let mut k = InterpKernel::incremental(&inc, 1000, &update, Checking::Every);
+    let counts_inc = draws_of(&mut k, &update, &bound.args, u);
+    let x2 = chi_square(&counts_inc, &probs);
+    assert!(
+        x2 < CHI2_2DF_999,
+        "incremental: chi-square {x2}: {counts_inc:?} against {probs:?}"
+    );
+    for target in [Target::C, Target::Rust] {
+        let mut k = CompiledKernel::build_incremental(
+            &inc,
+            target,
+            &update,
+            &bound.args,
+            1000,
+            &opts(),
+            Checking::Every,
+        )
+        .expect("the incremental update compiles");
+        let compiled = draws_of(&mut k, &update, &bound.args, u);
+        let x2 = chi_square(&compiled, &probs);
+        assert!(
+            x2 < CHI2_2DF_999,
+            "{target:?} incremental: chi-square {x2}: {compiled:?} against {probs:?}"
         );
     }
 
@@ -191,6 +222,11 @@ fn twenty_sweeps_recover_well_separated_classes() {
         init: Init::Random,
         classes: None,
     };
+    // the same seed with statistics kept between updates (issue 13) draws the same chain
+    // up to rounding; it is scored alike
+    let inc = derive(&p, "z", "u").expect("the GMM update keeps its statistics");
+    let mut kernel = InterpKernel::incremental(&inc, 1000, &update, Checking::Never);
+    let kept = run_gibbs(&mut kernel, &update, bound.clone(), &config, |_| {}).expect("runs");
     let mut kernel = InterpKernel::new(p, 1000, &update);
     let mut seen = 0;
     let run = run_gibbs(&mut kernel, &update, bound, &config, |_| seen += 1).expect("runs");
@@ -200,6 +236,11 @@ fn twenty_sweeps_recover_well_separated_classes() {
     assert!(
         last > 0.95,
         "accuracy {first} after one sweep, {last} after 20"
+    );
+    let last_kept = kept.records[19].accuracy.expect("scored");
+    assert!(
+        last_kept > 0.95,
+        "incremental: accuracy {last_kept} after 20"
     );
     let t = run.ms_per_sweep;
     assert!(
