@@ -13,12 +13,16 @@
 //!   22: its evidence, the residual measure's parameters, and one draw from it) at
 //!   n = 10,000, against `clinical.c` and `linreg.c`.
 //!
+//! - Metropolis-Hastings steps (issue 15): `slic-cas chain`'s steps of a random-walk
+//!   kernel, compiled C and Rust against the interpreter.
+//!
 //! Every kernel is specialised on the data (run-time specialisation), as `gibbs` and `run`
 //! build it. Quick with `-- --warm-up-time 1 --measurement-time 3`; the GMM sweeps take
 //! about 0.7 s each, so that group alone takes about half a minute.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use slic_algebra::{front, Store, Type};
+use slic_codegen::chain::{run_chain, CompiledStepper, InterpStepper};
 use slic_codegen::gibbs::{Chain, Checking};
 use slic_codegen::incremental::derive;
 use slic_codegen::sampler::Rng;
@@ -322,5 +326,39 @@ fn solves(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, solves, gmm, gmm_ablation, naive_bayes, lda);
+/// Issue 15: Metropolis-Hastings steps of a compiled kernel against the interpreter, in
+/// one run: 1,000 steps of a random-walk kernel for normal(0, 1) per iteration (the
+/// throughput `slic-cas chain` reports as steps per second).
+fn mh_steps(c: &mut Criterion) {
+    let mut g = c.benchmark_group("kernels/mh-steps 1000 (random walk, normal target)");
+    let text = "fn x real:\n    y <~ normal(x, 1)\n    b <~ bernoulli(min(1, exp((x * x - y * y) / 2)))\n    return if b: y else: x\n";
+    let mut store = Store::new();
+    let t = front::load(&mut store, text).expect("the kernel loads");
+    let p = lower_program(&mut store, t, Passes::default())
+        .expect("the kernel lowers")
+        .program;
+    let start = [Val::Real(0.5)];
+    let mut interp = InterpStepper::new(p.clone(), 1);
+    g.bench_function("slic-cas interp", |b| {
+        b.iter(|| run_chain(&mut interp, &start, 1000, 0).expect("the chain runs"))
+    });
+    for (target, name) in TARGETS {
+        let mut s = CompiledStepper::build(&p, target, &start, 1, &CompileOptions::default())
+            .expect("the kernel compiles");
+        g.bench_function(format!("slic-cas {name}"), |b| {
+            b.iter(|| run_chain(&mut s, &start, 1000, 0).expect("the chain runs"))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    solves,
+    gmm,
+    gmm_ablation,
+    naive_bayes,
+    lda,
+    mh_steps
+);
 criterion_main!(benches);

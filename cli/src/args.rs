@@ -47,6 +47,11 @@ pub enum Command {
     /// nat: measure(nat)` over a dataset, drawing each `z[u]` in turn from its exact
     /// conditional distribution, the state updated in place.
     Gibbs(GibbsArgs),
+    /// Run Markov chains of a kernel `fn ... fn x T: measure(T)` (a Metropolis-Hastings
+    /// step, any transition): each state drawn from the kernel at the one before, the
+    /// draws written as CSV, with acceptance, effective sample size per second and
+    /// split-R-hat.
+    Chain(ChainArgs),
     /// Draw weighted samples from a measure with the reference interpreter.
     Sample(SampleArgs),
     /// Decide whether two programs mean the same: symbolically (both simplify to the same
@@ -259,6 +264,40 @@ pub struct GibbsArgs {
     /// from the kept ones (slow: for testing, and for users who doubt them).
     #[arg(long, conflicts_with = "recompute")]
     pub check_incremental: bool,
+    #[command(flatten)]
+    pub passes: PassFlags,
+}
+
+#[derive(Args, Debug)]
+pub struct ChainArgs {
+    /// The kernel (.hk): a function whose last parameter is the state, returning a
+    /// measure over the state's type (a scalar or an array of scalars).
+    pub file: PathBuf,
+    /// The kernel's other parameters: a JSON object keyed by their names (as `gibbs`
+    /// reads its data: numbers, arrays, {"npy": "PATH"}).
+    #[arg(long)]
+    pub data: Option<PathBuf>,
+    /// The initial state, as JSON (a number, or an array of numbers).
+    #[arg(long)]
+    pub init: String,
+    /// Steps kept after the burn-in.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
+    pub steps: u64,
+    /// Steps run first and not kept.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1_000_000_000))]
+    pub burn: u64,
+    /// Seed of chain 1; chain c draws from seed + c - 1.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Independent chains from the same initial state.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub chains: u64,
+    /// What draws each step.
+    #[arg(long, value_enum, default_value_t = Backend::Interp)]
+    pub backend: Backend,
+    /// Write the draws here as CSV: `chain,step` then one column per scalar of the state.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
     #[command(flatten)]
     pub passes: PassFlags,
 }

@@ -43,6 +43,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Emit(a) => crate::run::emit(&a),
         Command::Run(a) => crate::run::run(&a),
         Command::Gibbs(a) => crate::gibbs::gibbs(&a),
+        Command::Chain(a) => crate::chain::chain(&a),
         Command::Sample(a) => sample(&a),
         Command::Equiv(a) => equiv(&a),
     }

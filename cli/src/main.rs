@@ -10,6 +10,7 @@
 //! length (a 10,000-line program is a 10,000-deep chain of binds).
 
 mod args;
+mod chain;
 mod commands;
 mod gibbs;
 mod plot;

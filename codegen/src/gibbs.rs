@@ -28,6 +28,7 @@ mod data;
 mod incremental;
 mod matching;
 
+pub(crate) use data::to_val;
 pub use data::{nats, Bound};
 pub use incremental::Checking;
 pub use matching::{accuracy, best_matching, MatchError, MAX_LABELS};

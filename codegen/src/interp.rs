@@ -392,6 +392,13 @@ pub fn run_measure(p: &Program, args: &[Val], mode: Mode) -> Result<Outcome, Run
     }
 }
 
+/// One run of measure program `p` on `args`, drawing from `rng` (advanced): one sample
+/// of [`Mode::Sample`], from a generator the caller keeps (a Markov chain's steps).
+pub fn sample_with(p: &Program, args: &[Val], rng: &mut Rng) -> Result<Sample, RunError> {
+    let st = start(p, args)?;
+    Exec::default().sample_once(p, st, rng)
+}
+
 /// Can [`Mode::Exact`] run `p`: are all its draws finite? (A caller picks the mode by
 /// this; a draw never reached is no obstacle to enumeration, so it is conservative.)
 pub fn enumerable(p: &Program) -> bool {

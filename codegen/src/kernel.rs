@@ -216,6 +216,34 @@ impl Prepared {
         Some(Val::array(items))
     }
 
+    /// Sets parameter `param` to `v`: a scalar of its type (which must not be
+    /// specialised), or an array of its type and length ([`Self::set_array`]).
+    pub fn set(&mut self, param: usize, v: &Val) -> Result<(), KernelError> {
+        if matches!(v, Val::Array(_)) {
+            return self.set_array(param, v);
+        }
+        let ty = self
+            .params
+            .get(param)
+            .map(|p| p.1.clone())
+            .unwrap_or(Type::Unit);
+        self.changeable(param, &ty)?;
+        let (i, f) = match (v, &ty) {
+            (Val::Nat(n), Type::Nat) => (i64::try_from(*n).ok(), None),
+            (Val::Int(n), Type::Int) => (Some(*n), None),
+            (Val::Bool(b), Type::Bool) => (Some(i64::from(*b)), None),
+            (Val::Real(x), Type::Real) | (Val::Prob(x), Type::Prob) => (None, Some(*x)),
+            _ => (None, None),
+        };
+        let rec = &mut self.m.params[param];
+        match (i, f) {
+            (Some(i), _) => rec.i = i,
+            (_, Some(f)) => rec.f = f,
+            _ => return Err(self.wrong(param)),
+        }
+        Ok(())
+    }
+
     /// Sets every element of array parameter `param` from `v`, an array of its type and
     /// length (the buffer stays where the kernel's records point).
     pub fn set_array(&mut self, param: usize, v: &Val) -> Result<(), KernelError> {
@@ -512,27 +540,37 @@ impl Compiled {
         let mut rng = Rng::seed_from_u64(seed).state();
         let mut samples = Vec::new();
         for _ in 0..n {
-            samples.push(match self.call(m, &[], Some(&mut rng))? {
-                Call::Done(v, ln_w) => Sample {
-                    value: Some(v),
-                    ln_w,
-                },
-                Call::Zero => Sample {
-                    value: None,
-                    ln_w: f64::NEG_INFINITY,
-                },
-                Call::Stop { site, .. } => {
-                    return Err(RunError::Arith {
-                        what: "the kernel stopped while sampling".into(),
-                        at: self.site(site).at.clone(),
-                    }
-                    .into())
-                }
-            });
+            samples.push(self.sample_once(m, &mut rng)?);
         }
         Ok(Sampled {
             samples,
             stats: Stats::default(),
+        })
+    }
+
+    /// One run in sampling mode on prepared arguments, drawing from the generator state
+    /// `rng` (advanced): a Markov chain's step, its generator kept between steps.
+    pub fn sample_step(&self, p: &Prepared, rng: &mut [u64; 4]) -> Result<Sample, KernelError> {
+        self.sample_once(&p.m, rng)
+    }
+
+    fn sample_once(&self, m: &Marshalled, rng: &mut [u64; 4]) -> Result<Sample, KernelError> {
+        Ok(match self.call(m, &[], Some(rng))? {
+            Call::Done(v, ln_w) => Sample {
+                value: Some(v),
+                ln_w,
+            },
+            Call::Zero => Sample {
+                value: None,
+                ln_w: f64::NEG_INFINITY,
+            },
+            Call::Stop { site, .. } => {
+                return Err(RunError::Arith {
+                    what: "the kernel stopped while sampling".into(),
+                    at: self.site(site).at.clone(),
+                }
+                .into())
+            }
         })
     }
 

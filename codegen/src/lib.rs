@@ -49,6 +49,7 @@
 //! ```
 
 pub mod anf;
+pub mod chain;
 pub mod compile;
 pub mod emit;
 pub mod fuse;
@@ -75,8 +76,8 @@ pub use gibbs::{
 };
 pub use histogram::{summarize, Summarized};
 pub use interp::{
-    enumerable, run, run_inout, run_measure, Enumerated, Mode, Outcome, RunError, Sample, Sampled,
-    Stats, Val,
+    enumerable, run, run_inout, run_measure, sample_with, Enumerated, Mode, Outcome, RunError,
+    Sample, Sampled, Stats, Val,
 };
 pub use ir::{AssignOp, Expr, Lit, Program, Stmt};
 pub use kernel::{Bench, Compiled, KernelError, Prepared};

@@ -145,7 +145,7 @@ fn prob(x: f64) -> Result<Val, String> {
 }
 
 /// An entry as a value of type `ty`.
-fn to_val(key: &str, e: &Entry, ty: &Type) -> Result<Val, GibbsError> {
+pub(crate) fn to_val(key: &str, e: &Entry, ty: &Type) -> Result<Val, GibbsError> {
     if let Some(v) = scalar(e, ty) {
         return v.map_err(|why| out_of_range(key, why));
     }
