@@ -30,7 +30,13 @@
 //! 4. change of variable: a result `a·x + b` (a a non-zero rational, x the last
 //!    continuous draw) is drawn as `t = a·x + b` when that lets another variable be
 //!    integrated out (case 10: the sum of two exponentials), or when `t` is then the only
-//!    draw (`return 3 * x` of a normal is a normal). Where it does not apply, a result
+//!    draw (`return 3 * x` of a normal is a normal). Where the other variable cannot be
+//!    integrated out whole because the order of its bounds depends on `t` (x between
+//!    `max(0, t - 1)` and `min(1, t)` for the sum of two uniforms), `t`'s range is cut
+//!    where that order changes and the variable integrated out of each piece (piecewise
+//!    integration, issue 14); pieces between rational bounds join into one draw of `t`
+//!    weighted by the piece it is in (the triangular density; a difference of
+//!    exponentials is the Laplace, half an exponential each side of 0). Where it does not apply, a result
 //!    that is a chain of monotone maps of one continuous draw (`exp(-x)`, `-log(u)`,
 //!    `1 / g`, `z ^ 2` folded onto `|z|`) is drawn itself with the exact Jacobian
 //!    (`monotone.rs`, issue 14), so that rebuild can name its law.
@@ -550,7 +556,7 @@ impl Simp<'_> {
             let t = self.sum_of_draws(t);
             if let Some(t) = self.eliminate(t) {
                 let t = self.sum_of_draws(t);
-                done.push(self.changed_variable(t));
+                self.changed_variable(t, &mut done);
             }
         }
         let n = done.len();
@@ -563,17 +569,17 @@ impl Simp<'_> {
         for t in merged {
             if let Some(t) = self.eliminate(t) {
                 let t = self.sum_of_draws(t);
-                again.push(self.changed_variable(t));
+                self.changed_variable(t, &mut again);
             }
         }
         again
     }
 
     /// `t` drawn through step 4's change of variable where that pays, else `t`.
-    fn changed_variable(&mut self, t: LTerm) -> LTerm {
+    fn changed_variable(&mut self, t: LTerm, out: &mut Vec<LTerm>) {
         match self.change_of_variable(&t) {
-            Some(better) => better,
-            None => self.monotone_change(t),
+            Some(better) => out.extend(better),
+            None => out.push(self.monotone_change(t)),
         }
     }
 
@@ -586,7 +592,18 @@ impl Simp<'_> {
             out.push(t);
             return;
         }
-        let Some(c) = self.case_condition(&t) else {
+        self.split_cases_on(t, &[], out, depth)
+    }
+
+    /// [`Self::split_cases`] where the conditions may also mention the variables `free`
+    /// (a new variable of a change of variable, whose range is then cut where the order
+    /// of another variable's bounds changes: piecewise integration).
+    fn split_cases_on(&mut self, t: LTerm, free: &[VarId], out: &mut Vec<LTerm>, depth: usize) {
+        if depth >= CASE_DEPTH || out.len() > crate::integrate::MAX_TERMS {
+            out.push(t);
+            return;
+        }
+        let Some(c) = self.case_condition(&t, free) else {
             out.push(t);
             return;
         };
@@ -595,20 +612,25 @@ impl Simp<'_> {
             let mut tc = t.clone();
             tc.guards.push(g);
             if let Some(tc) = self.normalise(tc) {
-                self.split_cases(tc, out, depth + 1);
+                self.split_cases_on(tc, free, out, depth + 1);
             }
         }
     }
 
-    /// The condition on parameters that orders two bounds of a variable of `t`.
-    fn case_condition(&mut self, t: &LTerm) -> Option<TermId> {
-        let bound = t.bound_vars();
+    /// The condition on parameters (and the variables `free`) that orders two bounds of
+    /// a variable of `t`.
+    fn case_condition(&mut self, t: &LTerm, free: &[VarId]) -> Option<TermId> {
+        let mut bound = t.bound_vars();
+        bound.retain(|v| !free.contains(v));
         for i in 0..t.binds.len() {
             let x = t.binds[i].var;
             let base = t.binds[i].base.clone();
             let Some(iv) = self.base_interval(x, &base) else {
                 continue;
             };
+            if free.contains(&x) {
+                continue;
+            }
             let mine: Vec<TermId> = t
                 .guards
                 .iter()
@@ -1120,7 +1142,7 @@ impl Simp<'_> {
     }
 
     /// Step 4 (see the module doc): `Some` only when the change let a variable go.
-    fn change_of_variable(&mut self, t: &LTerm) -> Option<LTerm> {
+    fn change_of_variable(&mut self, t: &LTerm) -> Option<Vec<LTerm>> {
         let ty = self.store.ty(t.result).clone();
         if !matches!(ty, Type::Real | Type::Prob) {
             return None;
@@ -1224,13 +1246,152 @@ impl Simp<'_> {
         });
         t2.result = tt;
         let before = t2.binds.len();
-        let t3 = self.normalise(t2)?;
-        let t3 = self.eliminate(t3)?;
+        let t3 = self.normalise(t2.clone())?;
+        let t4 = self.eliminate(t3)?;
         // worth it when a variable went, or when the result is now a draw itself (the
         // rebuild may recognise its density: `x <~ normal(1, 2); return 3 * x` is
         // `normal(3, 6)`; if it does not, the output ranking keeps the input)
-        let drawn = t3.binds.len() == 1 && t3.result == tt;
-        (t3.binds.len() < before || drawn).then_some(t3)
+        let drawn = t4.binds.len() == 1 && t4.result == tt;
+        if t4.binds.len() < before || drawn {
+            return Some(vec![t4]);
+        }
+        self.piecewise(t2, tv, before)
+    }
+
+    /// Piecewise integration after a change of variable to `t` (issue 14): with `t`'s
+    /// bounds and the other continuous draws' supports written as guards, the range of
+    /// `t` is cut where the order of another variable's bounds changes (`x` between
+    /// `max(0, t - 1)` and `min(1, t)` for the sum of two uniforms: at `t = 1`), one term
+    /// per piece, each with one interval per variable, and the other variables are then
+    /// integrated out of every piece. `None` unless each piece loses a variable.
+    fn piecewise(&mut self, mut t: LTerm, tv: VarId, before: usize) -> Option<Vec<LTerm>> {
+        for k in 0..t.binds.len() {
+            let x = t.binds[k].var;
+            match t.binds[k].base.clone() {
+                Base::Lebesgue { lo, hi } if x == tv => {
+                    let tt = self.store.var_term(tv);
+                    if let Some(lo) = lo {
+                        t.guards.push(terms::compare(self.store, Prim::Lt, lo, tt));
+                    }
+                    if let Some(hi) = hi {
+                        t.guards.push(terms::compare(self.store, Prim::Lt, tt, hi));
+                    }
+                    t.binds[k].base = Base::Lebesgue { lo: None, hi: None };
+                }
+                Base::Prim(d) => {
+                    let (base, f) = self.dens.open(self.store, d, x)?;
+                    if !matches!(base, Base::Lebesgue { .. }) {
+                        return None;
+                    }
+                    t.binds[k].base = base;
+                    if let Some(f) = f {
+                        t.factors.push(Factor::other(f));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let t = self.normalise(t)?;
+        let mut pieces = Vec::new();
+        self.split_cases_on(t, &[tv], &mut pieces, 0);
+        let mut out = Vec::new();
+        for piece in pieces {
+            // a piece whose integral is zero is no term
+            let Some(p) = self.eliminate(piece) else {
+                continue;
+            };
+            if p.binds.len() >= before {
+                return None;
+            }
+            out.push(p);
+        }
+        Some(match self.join_pieces(&out, tv) {
+            Some(one) => vec![one],
+            None => out,
+        })
+    }
+
+    /// Pieces equal but for `t`'s interval and their factors, the intervals between
+    /// rational bounds, as one term: `t` over the whole range, weighted by the piece it
+    /// is in (`if t < 1: t else: 2 - t` for the sum of two uniforms), zero in any gap. A
+    /// piece may hold `t` as a prob (its interval non-negative): its factors then read
+    /// `real2prob(t)`, defined where they are used.
+    fn join_pieces(&mut self, pieces: &[LTerm], tv: VarId) -> Option<LTerm> {
+        let first = pieces.first()?;
+        if pieces.len() < 2 || first.result != self.store.var_term(tv) {
+            return None;
+        }
+        let at = first.binds.iter().position(|b| b.var == tv)?;
+        let tt = self.store.var_term(tv);
+        let mut spans = Vec::new();
+        for p in pieces {
+            let b = p.binds.get(at)?;
+            let v = b.var;
+            let vt = self.store.var_term(v);
+            let reads_t = p.result == vt
+                || matches!(self.store.node(p.result), Node::Coerce(Coercion::Prob2Real, x) if *x == vt);
+            let same = reads_t
+                && p.binds.len() == first.binds.len()
+                && p.guards.is_empty()
+                && first.guards.is_empty()
+                && p.binds
+                    .iter()
+                    .zip(&first.binds)
+                    .enumerate()
+                    .all(|(k, (a, b))| k == at || a == b);
+            let Base::Lebesgue {
+                lo: Some(lo),
+                hi: Some(hi),
+            } = b.base
+            else {
+                return None;
+            };
+            let (l, h) = (
+                terms::lit_value(self.store, lo)?,
+                terms::lit_value(self.store, hi)?,
+            );
+            if !same || l >= h {
+                return None;
+            }
+            let fs: Vec<TermId> = p.factors.iter().map(|f| f.term).collect();
+            let w = terms::product(self.store, fs);
+            let vty = self.store.var_type(v).clone();
+            let mut map = FxHashMap::default();
+            map.insert(v, terms::coerce(self.store, tt, &vty));
+            let w = vars::substitute(self.store, w, &map);
+            let lo = terms::lit(self.store, &l, &Type::Real);
+            let hi = terms::lit(self.store, &h, &Type::Real);
+            spans.push((l, h, lo, hi, w));
+        }
+        spans.sort_by(|a, b| a.0.cmp(&b.0));
+        if spans.windows(2).any(|w| w[1].0 < w[0].1) {
+            return None;
+        }
+        // from the last piece back: `if t < hi_i: (if lo_i < t: w_i else: 0) else: rest`
+        let zero = terms::int(self.store, 0, &Type::Prob);
+        let mut weight = zero;
+        for (k, (_, _, lo, hi, w)) in spans.iter().enumerate().rev() {
+            let inside = if k == 0 || spans[k - 1].1 == spans[k].0 {
+                *w
+            } else {
+                let above = terms::compare(self.store, Prim::Lt, *lo, tt);
+                self.store.intern(Node::If(above, *w, zero), Type::Prob)
+            };
+            weight = if k + 1 == spans.len() {
+                inside
+            } else {
+                let below = terms::compare(self.store, Prim::Lt, tt, *hi);
+                self.store
+                    .intern(Node::If(below, inside, weight), Type::Prob)
+            };
+        }
+        let mut one = first.clone();
+        one.binds[at].base = Base::Lebesgue {
+            lo: Some(spans[0].2),
+            hi: Some(spans[spans.len() - 1].3),
+        };
+        one.factors = vec![Factor::other(weight)];
+        Some(one)
     }
 
     /// Step 5: terms with the same binds, guards, result and non-constant factors merge,
