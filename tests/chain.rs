@@ -11,21 +11,11 @@
 //! - kernels that are not probability measures (weighted, rejecting) and programs that
 //!   are not kernels are errors naming the step or the type.
 
-use slic_algebra::{front, Store, Type};
 use slic_codegen::chain::{
     self, columns, diagnostics, ChainError, CompiledStepper, InterpStepper, Markov, Stepper,
 };
-use slic_codegen::{
-    lower_program, run_measure, CompileOptions, Mode, Outcome, Passes, Program, Target, Val,
-};
-
-fn lowered(text: &str) -> (Program, Type) {
-    let mut store = Store::new();
-    let t = front::load(&mut store, text).expect("the program loads");
-    let ty = store.ty(t).clone();
-    let l = lower_program(&mut store, t, Passes::default()).expect("the program lowers");
-    (l.program, ty)
-}
+use slic_codegen::{run_measure, CompileOptions, Mode, Outcome, Target, Val};
+use slic_suite::lowered;
 
 /// `n` exact draws of a measure program without parameters.
 fn exact(target: &str, n: usize, seed: u64) -> Vec<Val> {

@@ -15,27 +15,19 @@
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
-use slic_algebra::{front, Store, Type};
+use slic_algebra::Type;
 use slic_codegen::gibbs::{accuracy, best_matching, Chain, Checking};
 use slic_codegen::incremental::derive;
 use slic_codegen::{
-    lower_program, run_gibbs, run_measure, CompileOptions, CompiledKernel, GibbsConfig, GibbsError,
-    Init, InterpKernel, Mode, Outcome, Passes, Program, Target, Update, UpdateKernel, Val,
+    run_gibbs, run_measure, CompileOptions, CompiledKernel, GibbsConfig, GibbsError, Init,
+    InterpKernel, Mode, Outcome, Program, Target, Update, UpdateKernel, Val,
 };
 use slic_data::dataset;
 use slic_suite::datagen::{Gmm, Means};
+use slic_suite::lowered;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
-}
-
-/// A program lowered with every pass, and its type.
-fn lowered(text: &str) -> (Program, Type) {
-    let mut store = Store::new();
-    let t = front::load(&mut store, text).expect("the program loads");
-    let ty = store.ty(t).clone();
-    let l = lower_program(&mut store, t, Passes::default()).expect("the program lowers");
-    (l.program, ty)
 }
 
 fn gmm_update() -> (Program, Type) {

@@ -41,7 +41,7 @@ use std::fmt;
 
 use slic_algebra::{Coercion, Prim, Type};
 
-use crate::ir::walk::{map_exprs, reads, Effects};
+use crate::ir::walk::{map_exprs, reads, rewrite_leaves, visit_leaves, Effects};
 use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
 use crate::verify::verify;
 
@@ -536,27 +536,15 @@ fn declaration<'a>(lv: &[(&'a [Stmt], usize)], name: &str) -> Option<&'a Stmt> {
 
 /// The distinct operators `body` writes `acc` (or its elements) with.
 fn ops(body: &[Stmt], acc: &str) -> Vec<AssignOp> {
-    fn go(body: &[Stmt], acc: &str, out: &mut Vec<AssignOp>) {
-        for s in body {
-            match s {
-                Stmt::Assign { name: x, op, .. } | Stmt::Store { array: x, op, .. }
-                    if x == acc && !out.contains(op) =>
-                {
-                    out.push(*op)
-                }
-                Stmt::For { body, .. } => go(body, acc, out),
-                Stmt::If {
-                    then, otherwise, ..
-                } => {
-                    go(then, acc, out);
-                    go(otherwise, acc, out);
-                }
-                _ => {}
-            }
-        }
-    }
     let mut out = Vec::new();
-    go(body, acc, &mut out);
+    visit_leaves(body, &mut |s| match s {
+        Stmt::Assign { name: x, op, .. } | Stmt::Store { array: x, op, .. }
+            if x == acc && !out.contains(op) =>
+        {
+            out.push(*op)
+        }
+        _ => {}
+    });
     out
 }
 
@@ -564,33 +552,6 @@ fn ops(body: &[Stmt], acc: &str) -> Vec<AssignOp> {
 /// prob values converted, even powers, literals, sums, products and `max` of such, and
 /// the body's own names all of whose values are such.
 fn terms_nonnegative(body: &[Stmt], acc: &str) -> bool {
-    fn defs<'a>(
-        body: &'a [Stmt],
-        out: &mut HashMap<&'a str, Vec<&'a Expr>>,
-        writes: &mut Vec<&'a Expr>,
-        acc: &str,
-    ) {
-        for s in body {
-            match s {
-                Stmt::Let { name, value, .. } => out.entry(name).or_default().push(value),
-                Stmt::Var { name, init, .. } => {
-                    let e = out.entry(name).or_default();
-                    e.extend(init.iter());
-                }
-                Stmt::Assign { name, value, .. } if name == acc => writes.push(value),
-                Stmt::Store { array, value, .. } if array == acc => writes.push(value),
-                Stmt::Assign { name, value, .. } => out.entry(name).or_default().push(value),
-                Stmt::For { body, .. } => defs(body, out, writes, acc),
-                Stmt::If {
-                    then, otherwise, ..
-                } => {
-                    defs(then, out, writes, acc);
-                    defs(otherwise, out, writes, acc);
-                }
-                _ => {}
-            }
-        }
-    }
     fn nonneg(e: &Expr, d: &HashMap<&str, Vec<&Expr>>, seen: &mut HashSet<String>) -> bool {
         match e {
             Expr::Lit(Lit::Real(x)) => *x >= 0.0,
@@ -616,9 +577,20 @@ fn terms_nonnegative(body: &[Stmt], acc: &str) -> bool {
             _ => false,
         }
     }
-    let mut d = HashMap::new();
+    // every value each name of the body takes, and every term added to `acc`
+    let mut d: HashMap<&str, Vec<&Expr>> = HashMap::new();
     let mut writes = Vec::new();
-    defs(body, &mut d, &mut writes, acc);
+    visit_leaves(body, &mut |s| match s {
+        Stmt::Assign { name, value, .. }
+        | Stmt::Store {
+            array: name, value, ..
+        } if name == acc => writes.push(value),
+        Stmt::Let { name, value, .. } | Stmt::Assign { name, value, .. } => {
+            d.entry(name).or_default().push(value)
+        }
+        Stmt::Var { name, init, .. } => d.entry(name).or_default().extend(init.iter()),
+        _ => {}
+    });
     !writes.is_empty() && writes.iter().all(|w| nonneg(w, &d, &mut HashSet::new()))
 }
 
@@ -1046,41 +1018,24 @@ impl Builder<'_> {
     /// statistics: every one for `init`; the moving ones' sums (or, removing,
     /// subtractions) for `add` and `remove`, the constant ones' dropped.
     fn redirect(&self, k: &Kept, body: &[Stmt], sign: Sign) -> Vec<Stmt> {
-        body.iter()
-            .filter_map(|s| match s {
-                Stmt::Assign {
-                    name, op, value, ..
-                } => match self.stat_of(k, name) {
-                    Some(st) => change(st, Expr::nat(0), *op, value.clone(), sign),
-                    None => Some(s.clone()),
-                },
-                Stmt::Store {
-                    array,
-                    index,
-                    op,
-                    value,
-                } => match self.stat_of(k, array) {
-                    Some(st) => change(st, index.clone(), *op, value.clone(), sign),
-                    None => Some(s.clone()),
-                },
-                Stmt::For { var, lo, hi, body } => Some(Stmt::for_(
-                    var,
-                    lo.clone(),
-                    hi.clone(),
-                    self.redirect(k, body, sign),
-                )),
-                Stmt::If {
-                    cond,
-                    then,
-                    otherwise,
-                } => Some(Stmt::if_(
-                    cond.clone(),
-                    self.redirect(k, then, sign),
-                    self.redirect(k, otherwise, sign),
-                )),
-                s => Some(s.clone()),
-            })
-            .collect()
+        rewrite_leaves(body, &mut |s| match s {
+            Stmt::Assign {
+                name, op, value, ..
+            } => match self.stat_of(k, name) {
+                Some(st) => change(st, Expr::nat(0), *op, value.clone(), sign),
+                None => Some(s.clone()),
+            },
+            Stmt::Store {
+                array,
+                index,
+                op,
+                value,
+            } => match self.stat_of(k, array) {
+                Some(st) => change(st, index.clone(), *op, value.clone(), sign),
+                None => Some(s.clone()),
+            },
+            s => Some(s.clone()),
+        })
     }
 
     fn stat_of(&self, k: &Kept, acc: &str) -> Option<&Statistic> {
@@ -1183,31 +1138,14 @@ fn change(st: &Statistic, i: Expr, op: AssignOp, v: Expr, sign: Sign) -> Option<
 
 /// `body` without its writes to `names`.
 fn drop_writes(body: &[Stmt], names: &HashSet<&str>) -> Vec<Stmt> {
-    body.iter()
-        .filter_map(|s| match s {
-            Stmt::Assign { name: x, .. } | Stmt::Store { array: x, .. }
-                if names.contains(x.as_str()) =>
-            {
-                None
-            }
-            Stmt::For { var, lo, hi, body } => Some(Stmt::for_(
-                var,
-                lo.clone(),
-                hi.clone(),
-                drop_writes(body, names),
-            )),
-            Stmt::If {
-                cond,
-                then,
-                otherwise,
-            } => Some(Stmt::if_(
-                cond.clone(),
-                drop_writes(then, names),
-                drop_writes(otherwise, names),
-            )),
-            s => Some(s.clone()),
-        })
-        .collect()
+    rewrite_leaves(body, &mut |s| match s {
+        Stmt::Assign { name: x, .. } | Stmt::Store { array: x, .. }
+            if names.contains(x.as_str()) =>
+        {
+            None
+        }
+        s => Some(s.clone()),
+    })
 }
 
 /// `body` with the statement at `path` replaced by `with`.

@@ -17,6 +17,17 @@ pub mod mutate;
 
 use std::path::{Path, PathBuf};
 
+/// A program's text loaded and lowered to the loop IR with every pass, with its type;
+/// panics (the caller is a test) when it does not load or lower.
+pub fn lowered(text: &str) -> (slic_codegen::Program, slic_algebra::Type) {
+    let mut store = slic_algebra::Store::new();
+    let t = slic_algebra::front::load(&mut store, text).expect("the program loads");
+    let ty = store.ty(t).clone();
+    let l = slic_codegen::lower_program(&mut store, t, slic_codegen::Passes::default())
+        .expect("the program lowers");
+    (l.program, ty)
+}
+
 /// The repository root (this package's manifest directory).
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

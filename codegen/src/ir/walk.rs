@@ -185,3 +185,46 @@ pub(crate) fn map_exprs(s: &mut Stmt, f: &mut dyn FnMut(&Expr) -> Expr) {
         Stmt::Reject => {}
     }
 }
+
+/// `body` with every statement that is not a `for` or an `if` passed through `f` (kept
+/// as it returns, or dropped on `None`), loops and branches rebuilt around their rewritten
+/// bodies.
+pub(crate) fn rewrite_leaves(body: &[Stmt], f: &mut dyn FnMut(&Stmt) -> Option<Stmt>) -> Vec<Stmt> {
+    body.iter()
+        .filter_map(|s| match s {
+            Stmt::For { var, lo, hi, body } => Some(Stmt::For {
+                var: var.clone(),
+                lo: lo.clone(),
+                hi: hi.clone(),
+                body: rewrite_leaves(body, f),
+            }),
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => Some(Stmt::If {
+                cond: cond.clone(),
+                then: rewrite_leaves(then, f),
+                otherwise: rewrite_leaves(otherwise, f),
+            }),
+            s => f(s),
+        })
+        .collect()
+}
+
+/// Every statement of `body` that is not a `for` or an `if`, nested ones included, in
+/// program order.
+pub(crate) fn visit_leaves<'a>(body: &'a [Stmt], f: &mut dyn FnMut(&'a Stmt)) {
+    for s in body {
+        match s {
+            Stmt::For { body, .. } => visit_leaves(body, f),
+            Stmt::If {
+                then, otherwise, ..
+            } => {
+                visit_leaves(then, f);
+                visit_leaves(otherwise, f);
+            }
+            s => f(s),
+        }
+    }
+}
