@@ -1,0 +1,113 @@
+//! Expanding the transforms that compute a new term (issue 15): every `disint(m)` is
+//! replaced by its kernel and every `density(m)` by its density ([`crate::disint`]), and
+//! every `observe(m, v)` of a measure the reference interpreter cannot observe (a `return`,
+//! a bind: anything but a primitive, a plate, weights and superpositions of them) by
+//! `weight(density(m)(v), return v)` when that density exists. The commands that give a
+//! program a meaning (`simplify`, `sample`, `equiv`) run this first, so the interpreter
+//! never meets a `disint` (it refuses one), and `simplify(disint(m))` simplifies the
+//! kernel.
+//!
+//! Why it is exact: each replacement is the transform's definition, computed exactly;
+//! `observe(m, v)` means `weight(f(v), return v)` for `f` the density of `m` with respect
+//! to the base measure (HAKARU.md, "Measures"), which for a primitive is the density the
+//! interpreter already uses. A transform that cannot be computed is a diagnostic at the
+//! span of its call, naming why; an `observe` whose density cannot be found is left as
+//! it was (the interpreter then reports that it cannot observe it, as before).
+
+use rustc_hash::FxHashMap;
+
+use slic_algebra::{Diagnostic, Node, SpanMap, Store, TermId, Transform};
+
+use crate::disint;
+
+/// `t` with every `disint`, `density` and unobservable `observe` expanded (see the module
+/// doc); the first transform that cannot be computed is an error at its span in `spans`.
+pub fn expand_transforms(store: &mut Store, t: TermId, spans: &SpanMap) -> Result<TermId, Diagnostic> {
+    if !store.subterms(t).any(|s| needs_expanding(store, s)) {
+        return Ok(t);
+    }
+    let mut e = Expander {
+        store,
+        spans,
+        memo: FxHashMap::default(),
+    };
+    e.expand(t)
+}
+
+/// Is `s` a node this pass replaces?
+fn needs_expanding(store: &Store, s: TermId) -> bool {
+    match store.node(s) {
+        Node::Transform(tr, _) => !tr.keeps_meaning(),
+        Node::Observe(m, _) => !observable(store, *m),
+        _ => false,
+    }
+}
+
+/// Can the reference interpreter observe `m` directly (it reads primitives, plates,
+/// weights, `reject`, superpositions and meaning-keeping transforms of them, and takes
+/// `let`, `if` and applications apart first)?
+fn observable(store: &Store, m: TermId) -> bool {
+    match store.node(m) {
+        Node::Dist(..) | Node::Plate(..) | Node::Reject => true,
+        Node::Weight(_, inner) => observable(store, *inner),
+        Node::Superpose(ms) => ms.iter().all(|&x| observable(store, x)),
+        Node::Transform(tr, inner) => tr.keeps_meaning() && observable(store, *inner),
+        Node::Let(_, _, body) => observable(store, *body),
+        Node::If(_, a, b) => observable(store, *a) && observable(store, *b),
+        Node::Dirac(_) | Node::Bind(..) | Node::Observe(..) | Node::Chain(..) => false,
+        // applications, variables, matches: whatever they reduce to, left as written
+        _ => true,
+    }
+}
+
+struct Expander<'a, 's> {
+    store: &'s mut Store,
+    spans: &'a SpanMap,
+    memo: FxHashMap<TermId, TermId>,
+}
+
+impl Expander<'_, '_> {
+    fn expand(&mut self, t: TermId) -> Result<TermId, Diagnostic> {
+        if let Some(&r) = self.memo.get(&t) {
+            return Ok(r);
+        }
+        let node = self.store.node(t).clone();
+        let ch = node.children();
+        let mut new = Vec::with_capacity(ch.len());
+        for &c in &ch {
+            new.push(slic_algebra::stack::grow(|| self.expand(c))?);
+        }
+        let ty = self.store.ty(t).clone();
+        let rebuilt = if new == ch {
+            t
+        } else {
+            self.store.intern(node.with_children(&new), ty.clone())
+        };
+        let r = match self.store.node(rebuilt).clone() {
+            Node::Transform(tr @ (Transform::Disint | Transform::Density), m) => {
+                let got = if tr == Transform::Disint {
+                    disint::disint(self.store, m)
+                } else {
+                    disint::density(self.store, m)
+                };
+                got.map_err(|e| {
+                    let span = self.spans.get(t).unwrap_or_default();
+                    Diagnostic::new(span, format!("cannot compute {}: {}", tr.name(), e.message))
+                })?
+            }
+            Node::Observe(m, v) if !observable(self.store, m) => {
+                match disint::density_at(self.store, m, v) {
+                    Ok(w) => {
+                        let ret = self.store.intern(Node::Dirac(v), ty.clone());
+                        self.store.intern(Node::Weight(w, ret), ty)
+                    }
+                    Err(_) => rebuilt,
+                }
+            }
+            _ => rebuilt,
+        };
+        debug_assert_eq!(self.store.ty(r), self.store.ty(t));
+        self.memo.insert(t, r);
+        Ok(r)
+    }
+}
