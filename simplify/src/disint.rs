@@ -73,11 +73,14 @@ pub fn disint(store: &mut Store, m: TermId) -> R<TermId> {
     let (a, b) = ((*a).clone(), (*b).clone());
     let dens = Densities::new(store);
     let lin = linear(store, &dens, m)?;
-    let hint = lin
-        .first()
-        .and_then(|t| observation_hint(store, t.result))
+    let observed = lin.first().and_then(|t| match store.node(t.result) {
+        Node::Pair(o, _) => Some(*o),
+        _ => None,
+    });
+    let hint = observed
+        .and_then(|o| var_name(store, o))
         .unwrap_or_else(|| "t".to_string());
-    let (param, pattern, leaves) = parameter(store, &a, &hint);
+    let (param, pattern, leaves) = parameter(store, &a, &hint, observed);
     let mty = Type::measure(b);
     let mut parts = Vec::new();
     for term in lin {
@@ -96,14 +99,11 @@ pub fn density(store: &mut Store, m: TermId) -> R<TermId> {
     };
     let dens = Densities::new(store);
     let lin = linear(store, &dens, m)?;
-    let hint = lin
-        .first()
-        .and_then(|t| match store.node(t.result) {
-            Node::Var(v) => Some(store.var_name(*v).to_string()),
-            _ => None,
-        })
+    let observed = lin.first().map(|t| t.result);
+    let hint = observed
+        .and_then(|o| var_name(store, o))
         .unwrap_or_else(|| "t".to_string());
-    let (param, pattern, leaves) = parameter(store, &a, &hint);
+    let (param, pattern, leaves) = parameter(store, &a, &hint, observed);
     let mut parts = Vec::new();
     for mut term in lin {
         // the whole outcome is the observation; the rest is ()
@@ -120,12 +120,26 @@ pub fn density(store: &mut Store, m: TermId) -> R<TermId> {
     Ok(build::lambda(store, param, pattern, body, Type::Prob))
 }
 
-/// `observe(m, v)` for any measure `m` with a density: `weight(density(m)(v), return v)`,
-/// as the density term at `v` (the caller weights).
-pub fn density_at(store: &mut Store, m: TermId, v: TermId) -> R<TermId> {
-    let f = density(store, m)?;
-    let app = store.intern(Node::App(f, v), Type::Prob);
-    Ok(prepare::reduce(store, app))
+/// `observe(m, v)` for any measure `m` with a density `f`: `weight(f(v), return v)`,
+/// written `_ <~ k(v); return v` for `k` the kernel of `x <~ m; return (x, ())` (its mass
+/// at `v` is `f(v)`), so that the simplifier can integrate the kernel's draws out as it
+/// does any other draws, and no sum or integral need be written.
+pub fn observe(store: &mut Store, m: TermId, v: TermId) -> R<TermId> {
+    let Some(a) = store.ty(m).measure_of().cloned() else {
+        return Err(DisintError::new("observe needs a measure"));
+    };
+    let pair_ty = Type::pair(a.clone(), Type::Unit);
+    let x = store.fresh_var("x", a.clone());
+    let xt = store.var_term(x);
+    let unit = store.intern(Node::Unit, Type::Unit);
+    let p = store.intern(Node::Pair(xt, unit), pair_ty.clone());
+    let ret = store.intern(Node::Dirac(p), Type::measure(pair_ty.clone()));
+    let joint = store.intern(Node::Bind(x, m, ret), Type::measure(pair_ty));
+    let k = disint(store, joint)?;
+    let kv = store.intern(Node::App(k, v), Type::measure(Type::Unit));
+    let u = store.fresh_var("u", Type::Unit);
+    let back = store.intern(Node::Dirac(v), Type::measure(a.clone()));
+    Ok(store.intern(Node::Bind(u, kv, back), Type::measure(a)))
 }
 
 /// `m` inlined and read into the linear normal form.
@@ -138,12 +152,10 @@ fn linear(store: &mut Store, dens: &Densities, m: TermId) -> R<Lin> {
         .map_err(|stop| DisintError::new(format!("{stop}")))
 }
 
-/// The observation's variable name, when the first term observes a draw directly.
-fn observation_hint(store: &Store, result: TermId) -> Option<String> {
-    let Node::Pair(o, _) = store.node(result) else {
-        return None;
-    };
-    match store.node(*o) {
+/// The name of the variable `t` is, if it is one (the kernel's parameter is named after
+/// the draw it observes).
+fn var_name(store: &Store, t: TermId) -> Option<String> {
+    match store.node(t) {
         Node::Var(v) => Some(store.var_name(*v).to_string()),
         _ => None,
     }
@@ -151,13 +163,18 @@ fn observation_hint(store: &Store, result: TermId) -> Option<String> {
 
 /// The kernel's parameter of type `a`: a variable, and for a pair a pattern naming its
 /// components; `leaves` pairs each component's path with its variable's term.
-fn parameter(store: &mut Store, a: &Type, hint: &str) -> (VarId, Option<Pattern>, Leaves) {
+fn parameter(
+    store: &mut Store,
+    a: &Type,
+    hint: &str,
+    observed: Option<TermId>,
+) -> (VarId, Option<Pattern>, Leaves) {
     let p = store.fresh_var(hint, a.clone());
     if !matches!(a, Type::Pair(..)) {
         let pt = store.var_term(p);
         return (p, None, Leaves::Leaf(pt));
     }
-    let (pattern, leaves) = split_pattern(store, a, hint);
+    let (pattern, leaves) = split_pattern(store, a, hint, observed);
     (p, Some(pattern), leaves)
 }
 
@@ -168,18 +185,30 @@ enum Leaves {
     Pair(Box<Leaves>, Box<Leaves>),
 }
 
-fn split_pattern(store: &mut Store, a: &Type, hint: &str) -> (Pattern, Leaves) {
+fn split_pattern(
+    store: &mut Store,
+    a: &Type,
+    hint: &str,
+    observed: Option<TermId>,
+) -> (Pattern, Leaves) {
+    let hint = observed
+        .and_then(|o| var_name(store, o))
+        .unwrap_or_else(|| hint.to_string());
+    let (o1, o2) = match observed.map(|o| store.node(o).clone()) {
+        Some(Node::Pair(o1, o2)) => (Some(o1), Some(o2)),
+        _ => (None, None),
+    };
     match a {
         Type::Pair(x, y) => {
-            let (px, lx) = split_pattern(store, x, &format!("{hint}1"));
-            let (py, ly) = split_pattern(store, y, &format!("{hint}2"));
+            let (px, lx) = split_pattern(store, x, &format!("{hint}1"), o1);
+            let (py, ly) = split_pattern(store, y, &format!("{hint}2"), o2);
             (
                 Pattern::Pair(Box::new(px), Box::new(py)),
                 Leaves::Pair(Box::new(lx), Box::new(ly)),
             )
         }
         _ => {
-            let v = store.fresh_var(hint, a.clone());
+            let v = store.fresh_var(&hint, a.clone());
             let vt = store.var_term(v);
             (Pattern::Var(v), Leaves::Leaf(vt))
         }

@@ -2,7 +2,8 @@
 //! replaced by its kernel and every `density(m)` by its density ([`crate::disint`]), and
 //! every `observe(m, v)` of a measure the reference interpreter cannot observe (a `return`,
 //! a bind: anything but a primitive, a plate, weights and superpositions of them) by
-//! `weight(density(m)(v), return v)` when that density exists. The commands that give a
+//! `weight(density(m)(v), return v)` when that density exists, written through the
+//! kernel as `_ <~ k(v); return v` (`crate::disint::observe`). The commands that give a
 //! program a meaning (`simplify`, `sample`, `equiv`) run this first, so the interpreter
 //! never meets a `disint` (it refuses one), and `simplify(disint(m))` simplifies the
 //! kernel.
@@ -16,7 +17,8 @@
 
 use rustc_hash::FxHashMap;
 
-use slic_algebra::{Diagnostic, Node, SpanMap, Store, TermId, Transform};
+use slic_algebra::vars;
+use slic_algebra::{Diagnostic, Node, SpanMap, Store, TermId, Transform, Type, VarId};
 
 use crate::disint;
 
@@ -30,6 +32,7 @@ pub fn expand_transforms(store: &mut Store, t: TermId, spans: &SpanMap) -> Resul
         store,
         spans,
         memo: FxHashMap::default(),
+        lets: FxHashMap::default(),
     };
     e.expand(t)
 }
@@ -38,7 +41,8 @@ pub fn expand_transforms(store: &mut Store, t: TermId, spans: &SpanMap) -> Resul
 fn needs_expanding(store: &Store, s: TermId) -> bool {
     match store.node(s) {
         Node::Transform(tr, _) => !tr.keeps_meaning(),
-        Node::Observe(m, _) => !observable(store, *m),
+        // an observation of a variable: what the `let` binds decides
+        Node::Observe(..) => true,
         _ => false,
     }
 }
@@ -63,19 +67,42 @@ fn observable(store: &Store, m: TermId) -> bool {
 struct Expander<'a, 's> {
     store: &'s mut Store,
     spans: &'a SpanMap,
+    /// Expanded terms, for terms expanded outside every `let` of a measure or function
+    /// (inside one, the result depends on `lets`).
     memo: FxHashMap<TermId, TermId>,
+    /// The measures and functions bound by the `let`s (and nullary `def`s) around the
+    /// current term: a transform's argument reads them, and they are inlined into it, as
+    /// the simplifier inlines them.
+    lets: FxHashMap<VarId, TermId>,
 }
 
 impl Expander<'_, '_> {
     fn expand(&mut self, t: TermId) -> Result<TermId, Diagnostic> {
-        if let Some(&r) = self.memo.get(&t) {
-            return Ok(r);
+        if self.lets.is_empty() {
+            if let Some(&r) = self.memo.get(&t) {
+                return Ok(r);
+            }
         }
         let node = self.store.node(t).clone();
         let ch = node.children();
         let mut new = Vec::with_capacity(ch.len());
-        for &c in &ch {
-            new.push(slic_algebra::stack::grow(|| self.expand(c))?);
+        for (k, &c) in ch.iter().enumerate() {
+            // the body of a `let` of a measure or function sees its definition
+            let bound = match &node {
+                Node::Let(x, e, _) if k == 1 && matches!(self.store.ty(*e), Type::Fun(..) | Type::Measure(_)) => {
+                    Some((*x, new[0]))
+                }
+                _ => None,
+            };
+            let before = bound.map(|(x, e)| (x, self.lets.insert(x, e)));
+            let r = slic_algebra::stack::grow(|| self.expand(c));
+            if let Some((x, old)) = before {
+                match old {
+                    Some(o) => self.lets.insert(x, o),
+                    None => self.lets.remove(&x),
+                };
+            }
+            new.push(r?);
         }
         let ty = self.store.ty(t).clone();
         let rebuilt = if new == ch {
@@ -85,6 +112,7 @@ impl Expander<'_, '_> {
         };
         let r = match self.store.node(rebuilt).clone() {
             Node::Transform(tr @ (Transform::Disint | Transform::Density), m) => {
+                let m = self.inlined(m);
                 let got = if tr == Transform::Disint {
                     disint::disint(self.store, m)
                 } else {
@@ -95,19 +123,39 @@ impl Expander<'_, '_> {
                     Diagnostic::new(span, format!("cannot compute {}: {}", tr.name(), e.message))
                 })?
             }
-            Node::Observe(m, v) if !observable(self.store, m) => {
-                match disint::density_at(self.store, m, v) {
-                    Ok(w) => {
-                        let ret = self.store.intern(Node::Dirac(v), ty.clone());
-                        self.store.intern(Node::Weight(w, ret), ty)
-                    }
-                    Err(_) => rebuilt,
+            Node::Observe(m, v) => {
+                let m = self.inlined(m);
+                if observable(self.store, m) {
+                    rebuilt
+                } else {
+                    disint::observe(self.store, m, v).unwrap_or(rebuilt)
                 }
             }
+            // a kernel or density applied where it was computed: applied now
+            Node::App(f, a) if f != ch[0] => match *self.store.node(f) {
+                Node::Lam(x, body) => vars::substitute1(self.store, body, x, a),
+                _ => rebuilt,
+            },
             _ => rebuilt,
         };
         debug_assert_eq!(self.store.ty(r), self.store.ty(t));
-        self.memo.insert(t, r);
+        if self.lets.is_empty() {
+            self.memo.insert(t, r);
+        }
         Ok(r)
+    }
+
+    /// `m` with the definitions of the enclosing `let`s it reads substituted (to a fixed
+    /// point: a definition may read an earlier one).
+    fn inlined(&mut self, m: TermId) -> TermId {
+        let mut cur = m;
+        for _ in 0..=self.lets.len() {
+            let next = vars::substitute(self.store, cur, &self.lets);
+            if next == cur {
+                break;
+            }
+            cur = next;
+        }
+        cur
     }
 }

@@ -51,7 +51,7 @@ use slic_algebra::{alpha, canon, Node, Store, TermId, VarId};
 
 use density::Densities;
 
-pub use disint::{density, density_at, disint, DisintError};
+pub use disint::{density, disint, observe, DisintError};
 pub use expand::expand_transforms;
 
 /// Limits of one simplification.
