@@ -44,7 +44,6 @@ use crate::integrate::Integrator;
 use crate::lin::{Base, Factor, LTerm, Lin};
 use crate::{prepare, terms};
 
-
 /// Why a disintegration or a density could not be found, in the user's words.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DisintError {
@@ -108,7 +107,10 @@ pub fn density(store: &mut Store, m: TermId) -> R<TermId> {
     for mut term in lin {
         // the whole outcome is the observation; the rest is ()
         let unit = store.intern(Node::Unit, Type::Unit);
-        term.result = store.intern(Node::Pair(term.result, unit), Type::pair(a.clone(), Type::Unit));
+        term.result = store.intern(
+            Node::Pair(term.result, unit),
+            Type::pair(a.clone(), Type::Unit),
+        );
         let t = constrain_term(store, &dens, term, &leaves)?;
         parts.push(build::mass(store, &dens, &t)?);
     }
@@ -243,7 +245,12 @@ fn constrain_term(store: &mut Store, dens: &Densities, term: LTerm, leaves: &Lea
 }
 
 /// The observation's components matched with the parameter's.
-fn flatten(store: &mut Store, o: TermId, leaves: &Leaves, out: &mut Vec<(TermId, TermId)>) -> R<()> {
+fn flatten(
+    store: &mut Store,
+    o: TermId,
+    leaves: &Leaves,
+    out: &mut Vec<(TermId, TermId)>,
+) -> R<()> {
     match leaves {
         Leaves::Leaf(y) => {
             out.push((o, *y));
@@ -317,7 +324,9 @@ impl Constrainer<'_, '_> {
             .iter()
             .filter(|b| match &b.base {
                 Base::Lebesgue { .. } => true,
-                Base::Prim(d) => matches!(self.store.node(*d), Node::Dist(d, _) if continuous_dist(*d)),
+                Base::Prim(d) => {
+                    matches!(self.store.node(*d), Node::Dist(d, _) if continuous_dist(*d))
+                }
                 _ => false,
             })
             .map(|b| b.var)
@@ -389,7 +398,12 @@ impl Constrainer<'_, '_> {
             .collect();
         if !later_read.is_empty() {
             for j in i + 1..term.binds.len() {
-                if !term.binds[j].base.terms().iter().any(|&t| vars::mentions(self.store, t, x)) {
+                if !term.binds[j]
+                    .base
+                    .terms()
+                    .iter()
+                    .any(|&t| vars::mentions(self.store, t, x))
+                {
                     continue;
                 }
                 if !self.detach(&mut term, j, x) {
@@ -446,13 +460,15 @@ impl Constrainer<'_, '_> {
         };
         let vt = self.store.var_term(v);
         let nat = *self.store.var_type(v) == Type::Nat;
-        let mentions = |store: &Store, t: &Option<TermId>| t.is_some_and(|t| vars::mentions(store, t, x));
+        let mentions =
+            |store: &Store, t: &Option<TermId>| t.is_some_and(|t| vars::mentions(store, t, x));
         let new = match base {
             Base::Lebesgue { lo, hi } => {
                 let (mut lo2, mut hi2) = (lo, hi);
                 if mentions(self.store, &lo) {
                     let l = lo.unwrap_or(vt);
-                    term.guards.push(terms::compare(self.store, Prim::Lt, l, vt));
+                    term.guards
+                        .push(terms::compare(self.store, Prim::Lt, l, vt));
                     lo2 = None;
                     if *self.store.var_type(v) == Type::Prob {
                         return false;
@@ -460,7 +476,8 @@ impl Constrainer<'_, '_> {
                 }
                 if mentions(self.store, &hi) {
                     let h = hi.unwrap_or(vt);
-                    term.guards.push(terms::compare(self.store, Prim::Lt, vt, h));
+                    term.guards
+                        .push(terms::compare(self.store, Prim::Lt, vt, h));
                     hi2 = None;
                 }
                 Base::Lebesgue { lo: lo2, hi: hi2 }
@@ -472,12 +489,14 @@ impl Constrainer<'_, '_> {
                         return false;
                     }
                     let l = lo.unwrap_or(vt);
-                    term.guards.push(terms::compare(self.store, Prim::Le, l, vt));
+                    term.guards
+                        .push(terms::compare(self.store, Prim::Le, l, vt));
                     lo2 = None;
                 }
                 if mentions(self.store, &hi) {
                     let h = hi.unwrap_or(vt);
-                    term.guards.push(terms::compare(self.store, Prim::Lt, vt, h));
+                    term.guards
+                        .push(terms::compare(self.store, Prim::Lt, vt, h));
                     hi2 = None;
                 }
                 Base::Counting { lo: lo2, hi: hi2 }

@@ -24,7 +24,11 @@ use crate::disint;
 
 /// `t` with every `disint`, `density` and unobservable `observe` expanded (see the module
 /// doc); the first transform that cannot be computed is an error at its span in `spans`.
-pub fn expand_transforms(store: &mut Store, t: TermId, spans: &SpanMap) -> Result<TermId, Diagnostic> {
+pub fn expand_transforms(
+    store: &mut Store,
+    t: TermId,
+    spans: &SpanMap,
+) -> Result<TermId, Diagnostic> {
     if !store.subterms(t).any(|s| needs_expanding(store, s)) {
         return Ok(t);
     }
@@ -89,7 +93,9 @@ impl Expander<'_, '_> {
         for (k, &c) in ch.iter().enumerate() {
             // the body of a `let` of a measure or function sees its definition
             let bound = match &node {
-                Node::Let(x, e, _) if k == 1 && matches!(self.store.ty(*e), Type::Fun(..) | Type::Measure(_)) => {
+                Node::Let(x, e, _)
+                    if k == 1 && matches!(self.store.ty(*e), Type::Fun(..) | Type::Measure(_)) =>
+                {
                     Some((*x, new[0]))
                 }
                 _ => None,

@@ -62,21 +62,36 @@ fn recombine(store: &mut Store, k: TermId, a: &Type, b: &Type) -> TermId {
 }
 
 /// `t <~ base(a); body` for the variable `t : a`.
-fn over_base(store: &mut Store, t: slic_algebra::VarId, a: &Type, body: TermId, out: &Type) -> TermId {
+fn over_base(
+    store: &mut Store,
+    t: slic_algebra::VarId,
+    a: &Type,
+    body: TermId,
+    out: &Type,
+) -> TermId {
     let inf = store.prim(Prim::Infinity, vec![], Type::Prob);
-    let inf = store.intern(Node::Coerce(slic_algebra::Coercion::Prob2Real, inf), Type::Real);
+    let inf = store.intern(
+        Node::Coerce(slic_algebra::Coercion::Prob2Real, inf),
+        Type::Real,
+    );
     let ninf = store.prim(Prim::Neg, vec![inf], Type::Real);
     let zero = store.int_lit(0, Type::Real);
     match a {
         Type::Real | Type::Prob => {
             let lo = if *a == Type::Real { ninf } else { zero };
-            let leb = store.intern(Node::Dist(Dist::Lebesgue, vec![lo, inf]), Type::measure(Type::Real));
+            let leb = store.intern(
+                Node::Dist(Dist::Lebesgue, vec![lo, inf]),
+                Type::measure(Type::Real),
+            );
             if *a == Type::Real {
                 return store.intern(Node::Bind(t, leb, body), out.clone());
             }
             let x = store.fresh_var("x", Type::Real);
             let xt = store.var_term(x);
-            let p = store.intern(Node::Coerce(slic_algebra::Coercion::Real2Prob, xt), Type::Prob);
+            let p = store.intern(
+                Node::Coerce(slic_algebra::Coercion::Real2Prob, xt),
+                Type::Prob,
+            );
             let body = store.intern(Node::Let(t, p, body), out.clone());
             store.intern(Node::Bind(x, leb, body), out.clone())
         }
@@ -180,8 +195,18 @@ fn every_kernel_recombines_into_its_model() {
 #[test]
 fn simplified_kernels_keep_their_meaning() {
     // a few: simplification is tested elsewhere, this checks the kernels are its input
-    for name in ["normal-normal", "sum with normal noise", "exp of a draw", "bernoulli", "categorical"] {
-        let src = MODELS.iter().find(|m| m.0 == name).map(|m| m.1).unwrap_or_default();
+    for name in [
+        "normal-normal",
+        "sum with normal noise",
+        "exp of a draw",
+        "bernoulli",
+        "categorical",
+    ] {
+        let src = MODELS
+            .iter()
+            .find(|m| m.0 == name)
+            .map(|m| m.1)
+            .unwrap_or_default();
         let mut store = Store::new();
         let m = load(&mut store, src);
         let k = disint(&mut store, m).unwrap_or_else(|e| panic!("{name}: {}", e.message));
@@ -211,7 +236,10 @@ fn models_without_a_disintegration_are_errors_naming_the_observation() {
         let mut store = Store::new();
         let m = load(&mut store, src);
         match disint(&mut store, m) {
-            Ok(k) => panic!("a kernel for a model without one:\n{src}\n{}", print::print_term(&store, k)),
+            Ok(k) => panic!(
+                "a kernel for a model without one:\n{src}\n{}",
+                print::print_term(&store, k)
+            ),
             Err(e) => assert!(
                 e.message.contains("cannot constrain the observation") && e.message.contains(names),
                 "{src}: {}",
@@ -235,7 +263,10 @@ fn a_wrong_jacobian_is_caught() {
         "fn y real:\nx = (y - 1) / 2\nweight(exp(-x * x / 2) / sqrt(2 * pi), return x)",
     );
     recombines(&mut store, m, right).unwrap_or_else(|e| panic!("the right kernel: {e}"));
-    assert!(recombines(&mut store, m, wrong).is_err(), "a wrong Jacobian was not seen");
+    assert!(
+        recombines(&mut store, m, wrong).is_err(),
+        "a wrong Jacobian was not seen"
+    );
     // and the computed kernel, made wrong by a factor of 2
     let k = disint(&mut store, m).unwrap_or_else(|e| panic!("{}", e.message));
     let Node::Lam(y, body) = *store.node(k) else {
@@ -245,7 +276,10 @@ fn a_wrong_jacobian_is_caught() {
     let ty = store.ty(body).clone();
     let doubled = store.intern(Node::Weight(two, body), ty.clone());
     let mutant = store.intern(Node::Lam(y, doubled), store.ty(k).clone());
-    assert!(recombines(&mut store, m, mutant).is_err(), "a doubled kernel was not seen");
+    assert!(
+        recombines(&mut store, m, mutant).is_err(),
+        "a doubled kernel was not seen"
+    );
 }
 
 #[test]
@@ -273,13 +307,22 @@ fn densities_integrate_the_measure() {
         let unit = store.intern(Node::Unit, Type::Unit);
         let ret = store.intern(Node::Dirac(unit), Type::measure(Type::Unit));
         let w = store.intern(Node::Weight(ft, ret), Type::measure(Type::Unit));
-        let k = store.intern(Node::Lam(t, w), Type::fun(a.clone(), Type::measure(Type::Unit)));
+        let k = store.intern(
+            Node::Lam(t, w),
+            Type::fun(a.clone(), Type::measure(Type::Unit)),
+        );
         // m as a measure of (value, ())
         let x = store.fresh_var("x", a.clone());
         let xt = store.var_term(x);
         let p = store.intern(Node::Pair(xt, unit), Type::pair(a.clone(), Type::Unit));
-        let ret = store.intern(Node::Dirac(p), Type::measure(Type::pair(a.clone(), Type::Unit)));
-        let mp = store.intern(Node::Bind(x, m, ret), Type::measure(Type::pair(a, Type::Unit)));
+        let ret = store.intern(
+            Node::Dirac(p),
+            Type::measure(Type::pair(a.clone(), Type::Unit)),
+        );
+        let mp = store.intern(
+            Node::Bind(x, m, ret),
+            Type::measure(Type::pair(a, Type::Unit)),
+        );
         recombines(&mut store, mp, k)
             .unwrap_or_else(|e| panic!("{src}: {e}\n{}", print::print_term(&store, f)));
     }

@@ -106,7 +106,8 @@ fn inner(
             }
             let rc = store.prim(Prim::Recip, vec![c], real.clone());
             let w2 = store.prim(Prim::Mul, vec![w, rc], real);
-            sol.jacobian.push(store.prim(Prim::Abs, vec![rc], Type::Prob));
+            sol.jacobian
+                .push(store.prim(Prim::Abs, vec![rc], Type::Prob));
             inner(store, mine, x, w2, nonzero, sol)
         }
         Node::Prim(Prim::Recip, args) if args.len() == 1 => {
@@ -116,7 +117,8 @@ fn inner(
                 .push(store.prim(Prim::Ne, vec![w, zero], Type::Bool));
             let rw = store.prim(Prim::Recip, vec![w], real.clone());
             let sq = store.prim(Prim::Mul, vec![rw, rw], real);
-            sol.jacobian.push(store.prim(Prim::Abs, vec![sq], Type::Prob));
+            sol.jacobian
+                .push(store.prim(Prim::Abs, vec![sq], Type::Prob));
             inner(store, args[0], x, rw, nonzero, sol)
         }
         Node::Prim(Prim::Exp, args) if args.len() == 1 => {
