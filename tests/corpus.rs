@@ -12,8 +12,13 @@ fn load_file(path: &std::path::Path) -> (Store, Result<slic_algebra::TermId, Str
     let mut store = Store::new();
     // an error's notes (hints such as "did you mean ...") count as part of its text
     // as `slic-cas` loads it: an `import` finds the module beside the file
+    // and as the commands that give it a meaning load it: `disint` and `density`
+    // computed, their errors the file's (issue 15)
     let r = slic_suite::load_at(&mut store, path, &bytes)
-        .map(|p| p.term)
+        .and_then(|p| {
+            slic_simplify::expand_transforms(&mut store, p.term, &p.spans).map_err(|d| vec![d])?;
+            Ok(p.term)
+        })
         .map_err(|ds| {
             ds.iter()
                 .map(|d| {
@@ -267,4 +272,50 @@ fn the_meaning_check_can_fail() {
             assert!(same.agrees(), "{a} is not equal to itself: {same}");
         }
     });
+}
+
+/// `corpus/disint/` (issue 15): every program's transforms expand, the expansion verifies
+/// and keeps its type, and simplifying it keeps its meaning on the file's `# args:`.
+#[test]
+fn every_disintegration_example_expands_and_simplifies_to_its_meaning() {
+    let files = corpus_files("disint");
+    assert!(files.len() >= 5, "corpus/disint has {} files", files.len());
+    let failures = with_big_stack(move || {
+        let mut failures = Vec::new();
+        for f in &files {
+            let bytes = std::fs::read(f).expect("read");
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            let mut store = Store::new();
+            let p = match slic_suite::load_at(&mut store, f, &bytes) {
+                Ok(p) => p,
+                Err(ds) => {
+                    failures.push(format!("{}: does not load: {}", f.display(), ds[0].message));
+                    continue;
+                }
+            };
+            let e = match slic_simplify::expand_transforms(&mut store, p.term, &p.spans) {
+                Ok(e) => e,
+                Err(d) => {
+                    failures.push(format!("{}: does not expand: {}", f.display(), d.message));
+                    continue;
+                }
+            };
+            if let Err(err) = verify::verify(&store, e) {
+                failures.push(format!(
+                    "{}: the expansion does not verify: {err}",
+                    f.display()
+                ));
+                continue;
+            }
+            assert_eq!(store.ty(e), store.ty(p.term), "{}", f.display());
+            let s = slic_simplify::simplify(&mut store, e, &Default::default());
+            let args = header(&text, "args").unwrap_or_else(|| "[]".to_string());
+            match same_meaning(&store, e, s.term, &args) {
+                v if v.agrees() => {}
+                v => failures.push(format!("{}: simplified: {v}", f.display())),
+            }
+        }
+        failures
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -245,8 +245,9 @@ impl<'s, D: Domain> Eval<'s, D> {
                 let sum = matches!(store.node(t), Node::Summate(..));
                 self.fold(*v, *lo, *hi, *body, sum, store.ty(t))
             }
-            // simplify and summarize preserve meaning
-            Node::Transform(_, e) => self.eval(*e),
+            // simplify and summarize preserve meaning; disint and density are computed
+            // by the simplifier's expansion first
+            Node::Transform(tr, e) if tr.keeps_meaning() => self.eval(*e),
             _ => None,
         }
     }

@@ -357,13 +357,19 @@ impl Dist {
 }
 
 /// Program transformations that a user may write inside a term. Only the ones slic-cas
-/// implements exist here; the elaborator rejects the others (`disint`, `mh`, ...) by name.
+/// implements exist here; the elaborator rejects the others (`mh`, `mcmc`, ...) by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Transform {
     /// `simplify(e)`: meaning-preserving; expanded by the simplifier.
     Simplify,
     /// `summarize(e)`: the histogram transform; meaning-preserving.
     Summarize,
+    /// `disint(m)` for `m : measure(pair(a, b))`: a kernel `a -> measure(b)` (issue 15),
+    /// computed by `slic_simplify::expand_transforms` before a term is given a meaning.
+    Disint,
+    /// `density(m)` for `m : measure(a)`: its density `a -> prob` with respect to the
+    /// base measure of `a` (issue 15), computed like `disint`.
+    Density,
 }
 
 impl Transform {
@@ -371,6 +377,29 @@ impl Transform {
         match self {
             Transform::Simplify => "simplify",
             Transform::Summarize => "summarize",
+            Transform::Disint => "disint",
+            Transform::Density => "density",
+        }
+    }
+
+    /// Is `tr(e)` `e` itself as far as meaning goes (so that an interpreter may read
+    /// through it)? `disint` and `density` are not: their result is another term, of
+    /// another type, that must be computed first.
+    pub fn keeps_meaning(self) -> bool {
+        matches!(self, Transform::Simplify | Transform::Summarize)
+    }
+
+    /// The type of `tr(e)` for `e : arg`, `None` when `e` does not fit: `disint` takes a
+    /// `measure(pair(a, b))` to `a -> measure(b)`, `density` a `measure(a)` to
+    /// `a -> prob`; the others keep their argument's type.
+    pub fn result_type(self, arg: &Type) -> Option<Type> {
+        match self {
+            Transform::Simplify | Transform::Summarize => Some(arg.clone()),
+            Transform::Disint => match arg.measure_of()? {
+                Type::Pair(a, b) => Some(Type::fun((**a).clone(), Type::measure((**b).clone()))),
+                _ => None,
+            },
+            Transform::Density => Some(Type::fun(arg.measure_of()?.clone(), Type::Prob)),
         }
     }
 }

@@ -417,7 +417,10 @@ impl Checker<'_> {
                 self.child("value", *v, elem)?;
                 self.result(s.ty(*m))
             }
-            Node::Transform(_, e) => self.result(s.ty(*e)),
+            Node::Transform(tr, e) => match tr.result_type(s.ty(*e)) {
+                Some(ty) => self.result(&ty),
+                None => Err(self.mismatch("argument", Expected::Measure, s.ty(*e))),
+            },
         }
     }
 

@@ -2,7 +2,8 @@
 //! back as [`Failure::User`] with a rendered message (exit 1); anything else is a bug
 //! ([`Failure::Internal`], exit 2). The commands that give a program a meaning
 //! (`simplify`, `sample`, `equiv`) refuse a transform that is not implemented yet
-//! (`slic_algebra::unsupported`); `sample` renders a run-time error at the term where it
+//! (`slic_algebra::unsupported`) and expand `disint` and `density` (`slic_simplify::
+//! expand_transforms`); `sample` renders a run-time error at the term where it
 //! happened, through the span map the front end returns.
 
 use std::io::Write;
@@ -92,8 +93,9 @@ fn load(path: &Path) -> Result<Loaded, Failure> {
 /// Like [`load`], for the commands that give the program a meaning (`simplify`,
 /// `sample`): a transform slic-cas does not implement yet is an error, not skipped.
 pub(crate) fn load_runnable(path: &Path) -> Result<Loaded, Failure> {
-    let l = load(path)?;
+    let mut l = load(path)?;
     refuse_unimplemented(&l.store, l.term, &l.source)?;
+    l.term = expand(&mut l.store, l.term, &l.source)?;
     Ok(l)
 }
 
@@ -103,7 +105,13 @@ pub(crate) fn load_runnable(path: &Path) -> Result<Loaded, Failure> {
 fn load_into(store: &mut Store, path: &Path) -> Result<TermId, Failure> {
     let (term, source) = read_into(store, path)?;
     refuse_unimplemented(store, term, &source)?;
-    Ok(term)
+    expand(store, term, &source)
+}
+
+/// `disint(m)` and `density(m)` replaced by what they compute (issue 15), an error at the
+/// call that cannot be computed.
+fn expand(store: &mut Store, term: TermId, source: &Source) -> Result<TermId, Failure> {
+    slic_simplify::expand_transforms(store, term, &source.spans).map_err(|d| source.render(&d))
 }
 
 fn refuse_unimplemented(store: &Store, term: TermId, source: &Source) -> Result<(), Failure> {

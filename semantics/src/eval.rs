@@ -543,7 +543,11 @@ impl<'s> Interp<'s> {
                 Node::App(f, a) => self.step_app(*f, *a, &env),
                 Node::If(c, a, b) => self.step_if(*c, *a, *b, &env),
                 Node::Match(e, arms) => self.step_match(*e, arms, &env),
-                Node::Transform(_, e) => Ok((env.clone(), *e)),
+                Node::Transform(tr, e) if tr.keeps_meaning() => Ok((env.clone(), *e)),
+                Node::Transform(tr, _) => Err(bad_arg(
+                    tr.name(),
+                    "the transform must be expanded before evaluation (slic_simplify::expand_transforms)",
+                )),
                 _ => return self.ev_node(t, &env),
             };
             let (env2, t2) = step?;

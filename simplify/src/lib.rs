@@ -32,6 +32,8 @@ mod arrays;
 mod convolve;
 mod density;
 mod dirichlet;
+mod disint;
+mod expand;
 mod improve;
 mod integrate;
 mod lin;
@@ -48,6 +50,9 @@ use slic_algebra::assume::Context;
 use slic_algebra::{alpha, canon, Node, Store, TermId, VarId};
 
 use density::Densities;
+
+pub use disint::{density, disint, observe, DisintError};
+pub use expand::expand_transforms;
 
 /// Limits of one simplification.
 #[derive(Clone, Debug, Default)]
@@ -71,6 +76,19 @@ pub struct Simplified {
 /// Simplify every measure in `t` (the whole program, `fn` parameters being free symbols
 /// whose types are assumptions), and canonicalise every other expression.
 pub fn simplify(store: &mut Store, t: TermId, config: &SimplifyConfig) -> Simplified {
+    // `disint`, `density` and observations of compound measures are computed first (the
+    // commands do this before, with the program's spans for their errors; a caller that
+    // did not gets the term kept as it is, with the reason as a note)
+    let t = match expand_transforms(store, t, &slic_algebra::SpanMap::default()) {
+        Ok(t) => t,
+        Err(d) => {
+            let term = canon::canonicalize(store, &Context::new(), t);
+            return Simplified {
+                term,
+                notes: vec![format!("stopped: {}", d.message)],
+            };
+        }
+    };
     let prepared = match prepare::Prepare::new(store).run(t) {
         Ok(p) => p,
         Err(prepare::TooBig) => {

@@ -12,10 +12,10 @@ use crate::term::{Dist, Node, Prim, TermId, Transform};
 use crate::types::{Coercion, Type};
 
 /// Transforms that Hakaru has and slic-cas does not implement: named in an error.
-const NOT_IMPLEMENTED: [&str; 6] = ["expect", "disint", "disint_m", "mh", "mcmc", "reparam"];
+const NOT_IMPLEMENTED: [&str; 5] = ["expect", "disint_m", "mh", "mcmc", "reparam"];
 
 /// Built-in names handled here rather than through `Prim`/`Dist`/`Coercion`, with arity.
-pub(super) const CONSTRUCTORS: [(&str, usize); 9] = [
+pub(super) const CONSTRUCTORS: [(&str, usize); 11] = [
     ("dirac", 1),
     ("weight", 2),
     ("factor", 1),
@@ -25,6 +25,8 @@ pub(super) const CONSTRUCTORS: [(&str, usize); 9] = [
     ("just", 1),
     ("simplify", 1),
     ("summarize", 1),
+    ("disint", 1),
+    ("density", 1),
 ];
 
 /// The result type of a one-argument primitive given its (raised) operand type.
@@ -332,6 +334,25 @@ impl Elab<'_> {
                 let x = self.elab(x, expected)?;
                 let ty = self.ty(x);
                 Ok(self.store.intern(Node::Transform(tr, x), ty))
+            }
+            ("disint" | "density", [m]) => {
+                let tr = if name == "disint" {
+                    Transform::Disint
+                } else {
+                    Transform::Density
+                };
+                let (m, elem) = self.infer_measure(m)?;
+                let mty = Type::measure(elem.clone());
+                let Some(ty) = tr.result_type(&mty) else {
+                    return Err(self.err(
+                        span,
+                        format!(
+                            "'disint' needs a measure of pairs (observation, rest), found {mty}"
+                        ),
+                    ));
+                };
+                let t = self.store.intern(Node::Transform(tr, m), ty);
+                self.fit(t, expected, span)
             }
             _ => Err(self.arity_error(span, name, args.len(), args.len())),
         }

@@ -45,6 +45,7 @@ const RESERVED: &[&str] = &[
     "mh",
     "mcmc",
     "disint",
+    "density",
     "disint_m",
     "summarize",
     "simplify",
