@@ -48,6 +48,17 @@ pub enum Family {
     /// `categorical(weights)` on `0..size(weights)` (`weights`: an array(prob) term, not
     /// necessarily normalised).
     Categorical { weights: TermId },
+    /// Weibull of whole shape `k >= 2` and scale `lambda` on `(0, ∞)`: density
+    /// `k/lambda (u/lambda)^(k-1) exp(-(u/lambda)^k)`. No primitive: the standard
+    /// library's `weibull(k, lambda)`, or `rayleigh(lambda / sqrt(2))` when `k` is 2.
+    Weibull { k: TermId, lambda: TermId },
+    /// Pareto of least value `xm > 0` and shape `alpha` on `(xm, ∞)`: density
+    /// `alpha xm^alpha / u^(alpha + 1)`. No primitive: the standard library's `pareto`.
+    Pareto { xm: TermId, alpha: TermId },
+    /// The power `u^k` (a rational `k`) on `(lo, hi)`, `0 < lo`, normalised: no law of the
+    /// language or its library is this, so it is integrated out but never named (the
+    /// product of two uniforms has its log density through it).
+    Power { k: TermId, lo: TermId, hi: TermId },
 }
 
 /// The affine map `x = shift + scale · u` from the family's variable `u` to the
@@ -105,6 +116,21 @@ impl Family {
             Family::NegBinomial { r, p } => {
                 ("pascal", vec![terms::prob(store, r), terms::prob(store, p)])
             }
+            Family::Weibull { k, lambda } if terms::is_literal(store, k, 2) => {
+                let two = terms::int(store, 2, Type::Prob);
+                let root = terms::sqrt(store, two);
+                let sigma = terms::div(store, lambda, root, &Type::Prob);
+                let sigma = canon::canonicalize(store, &Context::new(), sigma);
+                ("rayleigh", vec![sigma])
+            }
+            Family::Weibull { k, lambda } => (
+                "weibull",
+                vec![terms::prob(store, k), terms::prob(store, lambda)],
+            ),
+            Family::Pareto { xm, alpha } => (
+                "pareto",
+                vec![terms::prob(store, xm), terms::prob(store, alpha)],
+            ),
             _ => return None,
         };
         let v = stdlib::var(store, name).ok()??;
@@ -131,6 +157,9 @@ impl Family {
             Family::Poisson { rate } => ("poisson", vec![rate]),
             Family::NegBinomial { r, p } => ("negBinomial", vec![r, p]),
             Family::Categorical { weights } => ("categorical", vec![weights]),
+            Family::Weibull { k, lambda } => ("weibull", vec![k, lambda]),
+            Family::Pareto { xm, alpha } => ("pareto", vec![xm, alpha]),
+            Family::Power { .. } => return None,
         };
         let t = table::at(store, row, u, &args)?;
         Some(canon::canonicalize(store, &Context::new(), t))
@@ -185,6 +214,20 @@ mod tests {
             ),
             (Family::NegBinomial { r: one, p: half }, "geometric(1/2)\n"),
             (
+                Family::Weibull {
+                    k: three,
+                    lambda: three,
+                },
+                "weibull(3, 3)\n",
+            ),
+            (
+                Family::Pareto {
+                    xm: three,
+                    alpha: half,
+                },
+                "pareto(3, 1/2)\n",
+            ),
+            (
                 Family::Gamma {
                     shape: three,
                     scale: half,
@@ -192,6 +235,16 @@ mod tests {
                 "gamma(3, 1/2)\n",
             ),
         ];
+        // a Weibull of shape 2 is the library's rayleigh, its scale over sqrt(2)
+        let two = lit(&mut store, 2, Type::Prob);
+        let root2 = terms::sqrt(&mut store, two);
+        let cases = cases.into_iter().chain([(
+            Family::Weibull {
+                k: two,
+                lambda: root2,
+            },
+            "rayleigh(1)\n",
+        )]);
         for (family, want) in cases {
             let t = family.measure_term(&mut store).expect("a measure term");
             let text = print_term(&store, t);

@@ -1147,9 +1147,13 @@ impl Simp<'_> {
         if !matches!(ty, Type::Real | Type::Prob) {
             return None;
         }
-        // the last continuous draw
-        let (i, x) = t.binds.iter().enumerate().rev().find_map(|(i, b)| {
-            let continuous = match &b.base {
+        // the continuous draws, last first: the first the result is affine in wins
+        let drawn: Vec<(usize, VarId)> = t
+            .binds
+            .iter()
+            .enumerate()
+            .rev()
+            .filter(|(_, b)| match &b.base {
                 Base::Lebesgue { .. } => true,
                 Base::Prim(d) => matches!(
                     self.store.node(*d),
@@ -1162,9 +1166,31 @@ impl Simp<'_> {
                     )
                 ),
                 _ => false,
-            };
-            continuous.then_some((i, b.var))
-        })?;
+            })
+            .map(|(i, b)| (i, b.var))
+            .collect();
+        drawn
+            .into_iter()
+            .find_map(|(i, x)| self.change_of_variable_at(t, i, x, &ty))
+    }
+
+    /// [`Self::change_of_variable`] drawing `t = a·x + b` for the draw `x` at `i`.
+    fn change_of_variable_at(
+        &mut self,
+        t: &LTerm,
+        i: usize,
+        x: VarId,
+        ty: &Type,
+    ) -> Option<Vec<LTerm>> {
+        // no later draw's law may read x (it is replaced by a function of t, drawn last)
+        if t.binds[i + 1..].iter().any(|b| {
+            b.base
+                .terms()
+                .iter()
+                .any(|&m| vars::mentions(self.store, m, x))
+        }) {
+            return None;
+        }
         // result = a·x + b, a rational, b free of x
         let xt = self.store.var_term(x);
         let result_real = terms::coerce(self.store, t.result, &Type::Real);
@@ -1179,20 +1205,31 @@ impl Simp<'_> {
                 _ => return None,
             }
         }
-        let a = terms::lit_value(self.store, a?)?;
-        if a.is_zero() {
-            return None;
-        }
+        let a_t = a?;
         let b0 = b0.unwrap_or_else(|| terms::int(self.store, 0, &Type::Real));
-        let identity = a.is_one() && terms::lit_value(self.store, b0).is_some_and(|v| v.is_zero());
-        if identity {
-            return None;
-        }
-        // b must mention only variables bound before x
-        let later: Vec<VarId> = t.binds[i..].iter().map(|b| b.var).collect();
-        if vars::mentions_any(self.store, b0, &later) {
-            return None;
-        }
+        // a and b are free of x (they are its coefficients) and may read any other draw:
+        // t is drawn after all of them
+        // a rational a of either sign; otherwise a term proved positive (a product
+        // `x·y` of draws on positive supports: t = x·y, dy = dt / x)
+        let negative = match terms::lit_value(self.store, a_t) {
+            Some(a) if a.is_zero() => return None,
+            Some(a) => {
+                let b_zero = terms::lit_value(self.store, b0).is_some_and(|v| v.is_zero());
+                if a.is_one() && b_zero {
+                    return None;
+                }
+                a.is_negative()
+            }
+            None => {
+                let ctx = self.facts(t, true);
+                let zero = terms::int(self.store, 0, &Type::Real);
+                let c = terms::compare(self.store, Prim::Lt, zero, a_t);
+                if cond::decide(self.store, &ctx, c) != Tri::True {
+                    return None;
+                }
+                false
+            }
+        };
         let base = t.binds[i].base.clone();
         let (opened, prior) = match base {
             Base::Prim(d) => {
@@ -1210,19 +1247,18 @@ impl Simp<'_> {
         let treal = terms::coerce(self.store, tt, &Type::Real);
         let map_bound = |s: &mut Simp, bound: Option<TermId>| -> Option<TermId> {
             bound.map(|v| {
-                let alit = terms::lit(s.store, &a, &Type::Real);
-                let av = s.store.prim(Prim::Mul, vec![alit, v], Type::Real);
+                let av = s.store.prim(Prim::Mul, vec![a_t, v], Type::Real);
                 let sum = s.store.prim(Prim::Add, vec![av, b0], Type::Real);
                 canon::canonicalize(s.store, &Context::new(), sum)
             })
         };
         let (mut new_lo, mut new_hi) = (map_bound(self, lo), map_bound(self, hi));
-        if a.is_negative() {
+        if negative {
             std::mem::swap(&mut new_lo, &mut new_hi);
         }
         let neg_b = self.store.prim(Prim::Neg, vec![b0], Type::Real);
         let diff = self.store.prim(Prim::Add, vec![treal, neg_b], Type::Real);
-        let inv_a = terms::lit(self.store, &a.recip()?, &Type::Real);
+        let inv_a = self.store.prim(Prim::Recip, vec![a_t], Type::Real);
         let xval = self.store.prim(Prim::Mul, vec![inv_a, diff], Type::Real);
         let xval = canon::canonicalize(self.store, &Context::new(), xval);
         let xty = self.store.var_type(x).clone();
@@ -1232,7 +1268,15 @@ impl Simp<'_> {
         if let Some((f, _)) = prior {
             t2.factors.push(Factor::other(f));
         }
-        let jac = terms::lit(self.store, &a.abs().recip()?, &Type::Prob);
+        // dx = dt / |a|
+        let abs_a = if negative {
+            self.store.prim(Prim::Neg, vec![a_t], Type::Real)
+        } else {
+            a_t
+        };
+        let abs_a = terms::coerce(self.store, abs_a, &Type::Prob);
+        let jac = self.store.prim(Prim::Recip, vec![abs_a], Type::Prob);
+        let jac = canon::canonicalize(self.store, &Context::new(), jac);
         t2.factors.push(Factor::other(jac));
         let mut map = FxHashMap::default();
         map.insert(x, xval);

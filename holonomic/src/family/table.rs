@@ -20,7 +20,7 @@ use crate::terms;
 /// `(row name, fn x T: fn p1 T1: ...: density)`; a row of a primitive is named as the
 /// primitive is.
 #[rustfmt::skip]
-const DENSITIES: [(&str, &str); 8] = [
+const DENSITIES: [(&str, &str); 10] = [
     ("normal",
      "fn x real: fn m real: fn s prob: exp(-(x - m) ^ 2 / (2 * s ^ 2)) / (s * sqrt(2 * pi))"),
     ("uniform",
@@ -38,6 +38,13 @@ const DENSITIES: [(&str, &str); 8] = [
      "fn x real: fn nu prob: fn loc real: fn s prob:
         real2prob(1 + ((x - loc) / s) ^ 2 / nu) ** (-(nu + 1) / 2)
           / (s * sqrt(nu) * betaFunc(1/2, nu / 2))"),
+    // the standard library's `weibull(k, lambda)` (of which `rayleigh(s)` is k = 2,
+    // lambda = s sqrt(2))
+    ("weibull",
+     "fn x prob: fn k prob: fn l prob: k / l * (x / l) ** (k - 1) * exp(-(x / l) ** k)"),
+    // the standard library's `pareto(xm, alpha)`, on (xm, ∞)
+    ("pareto",
+     "fn x prob: fn xm prob: fn a prob: a * xm ** a / x ** (a + 1)"),
     // the standard library's `pascal(r, p)`: failures before the r-th success
     ("negBinomial",
      "fn k nat: fn r prob: fn p prob:

@@ -147,9 +147,10 @@ fn budget<T>(r: Result<T, slic_algebra::canon::Overflow>) -> Result<T, Miss> {
     r.map_err(|_| Miss::Budget)
 }
 
-/// The highest degree in the variable any family's operator has (Student-t's
-/// denominator); a higher one fits no family and is never expanded into a dense list.
-const MAX_DEGREE: u32 = 2;
+/// The highest degree in the variable any family's operator has (a Weibull's of shape
+/// 8, `r u = 7 - c u^8`); a higher one fits no family and is never expanded into a dense
+/// list.
+const MAX_DEGREE: u32 = 8;
 
 /// The coefficients of `p` in kernel `x`, lowest degree first (dense), or `None` above
 /// [`MAX_DEGREE`].
@@ -310,6 +311,12 @@ impl Session<'_> {
     fn gamma(&mut self, bound: TermId, reflected: bool) -> Result<Candidate, Miss> {
         let bound = terms::real(self.store(), bound);
         let bound = self.canonical(bound);
+        if !reflected {
+            if let Some(c) = self.pareto(bound)? {
+                return Ok(c);
+            }
+        }
+        let at_zero = !reflected && terms::is_literal(self.store(), bound, 0);
         let bn = self.canon.normal(bound).map_err(|_| Miss::NotHolonomic)?;
         let sigma = Normal::constant(slic_algebra::Rational::from_integer(if reflected {
             -1
@@ -321,6 +328,9 @@ impl Session<'_> {
         let cs = self.coefficients(&q)?.ok_or(Miss::NoFamily)?;
         let (c0, c1) = match cs.as_slice() {
             [c0, c1] => (c0.clone(), c1.clone()),
+            [q0, mid @ .., qk] if at_zero && mid.iter().all(Normal::is_zero) => {
+                return self.weibull(&q0.clone(), &qk.clone(), cs.len() - 1)
+            }
             _ => return Err(Miss::NoFamily),
         };
         let c1t = self.term(&c1, &Type::Real)?;
@@ -360,6 +370,131 @@ impl Session<'_> {
         })
     }
 
+    /// On `(xm, ∞)`, `xm > 0`: `r = c0/x`, a power of `x` itself, with `c0 < -1` is
+    /// pareto(xm, -c0 - 1), kernel `x^c0`, integral `xm^(c0 + 1) / (-c0 - 1)`. `Ok(None)`
+    /// when `r x` mentions `x` or `xm > 0` is not proved (then it is no pareto, and the
+    /// gamma shapes are tried).
+    fn pareto(&mut self, xm: TermId) -> Result<Option<Candidate>, Miss> {
+        let q = diff::mul(&self.op.r.clone(), &Normal::kernel(self.op.x))?;
+        if q.is_zero() || !diff::free_of(&self.canon, &q, self.x) {
+            return Ok(None);
+        }
+        if self.require_positive(xm).is_err() {
+            return Ok(None);
+        }
+        let c0 = self.term(&q, &Type::Real)?;
+        let one = terms::int(self.store(), 1, Type::Real);
+        let neg = terms::neg(self.store(), c0);
+        let alpha_r = terms::sub(self.store(), neg, one);
+        let alpha_r = self.canonical(alpha_r);
+        self.require_positive(alpha_r)?;
+        let alpha = terms::prob(self.store(), alpha_r);
+        let alpha = self.canonical(alpha);
+        let xm_p = terms::prob(self.store(), xm);
+        let xm_p = self.canonical(xm_p);
+        let xr = self.var_real();
+        let factor = terms::real_pow(self.store(), xr, c0);
+        let minus_alpha = terms::neg(self.store(), alpha_r);
+        let top = terms::real_pow(self.store(), xm_p, minus_alpha);
+        let z = terms::div(self.store(), top, alpha, &Type::Prob);
+        let point = terms::add(self.store(), vec![xm, one], &Type::Real);
+        Ok(Some(Candidate {
+            family: Family::Pareto { xm: xm_p, alpha },
+            map: Affine::default(),
+            kernel: Unnormalised {
+                factor,
+                exponent: None,
+                z,
+                z_exponent: None,
+            },
+            point,
+        }))
+    }
+
+    /// On `(0, ∞)`: `r(u) = q0/u + qk u^(k-1)` with `q0 = k - 1` (a whole `k >= 2`) and
+    /// `qk < 0` is weibull(k, (k / -qk)^(1/k)), kernel `u^(k-1) exp(qk u^k / k)`, integral
+    /// `1 / -qk` (by `v = u^k`).
+    fn weibull(&mut self, q0: &Normal, qk: &Normal, k: usize) -> Result<Candidate, Miss> {
+        let kk = i64::try_from(k).map_err(|_| Miss::NoFamily)?;
+        if q0.as_constant() != Some(Rational::from_integer(kk - 1)) {
+            return Err(Miss::NoFamily);
+        }
+        let qkt = self.term(qk, &Type::Real)?;
+        let c = terms::neg(self.store(), qkt);
+        let c = self.canonical(c);
+        self.require_positive(c)?;
+        let cp = terms::prob(self.store(), c);
+        let xr = self.var_real();
+        let factor = terms::pow(self.store(), xr, kk - 1);
+        let factor = terms::prob(self.store(), factor);
+        let xk = terms::pow(self.store(), xr, kk);
+        let inv_k = terms::ratio(self.store(), 1, kk, Type::Real);
+        let exponent = terms::mul(self.store(), vec![qkt, xk, inv_k], &Type::Real);
+        let z = terms::recip(self.store(), cp, &Type::Prob);
+        let kp = terms::int(self.store(), kk, Type::Prob);
+        let base = terms::div(self.store(), kp, cp, &Type::Prob);
+        let lambda = terms::real_pow(self.store(), base, inv_k);
+        let lambda = self.canonical(lambda);
+        let point = terms::int(self.store(), 1, Type::Real);
+        Ok(Candidate {
+            family: Family::Weibull { k: kp, lambda },
+            map: Affine::default(),
+            kernel: Unnormalised {
+                factor,
+                exponent: Some(exponent),
+                z,
+                z_exponent: None,
+            },
+            point,
+        })
+    }
+
+    /// On `(lo, hi)`, `lo > 0` (not the literal 0, where the beta takes it): `r = k/x` for
+    /// a non-zero rational `k` is the power `x^k`, integral `(hi^(k+1) - lo^(k+1))/(k+1)`,
+    /// or `log(hi) - log(lo)` for `k = -1`. `Ok(None)` for any other shape.
+    fn power(&mut self, lo: TermId, hi: TermId, point: TermId) -> Result<Option<Candidate>, Miss> {
+        if terms::is_literal(self.store(), lo, 0) {
+            return Ok(None);
+        }
+        let q = diff::mul(&self.op.r.clone(), &Normal::kernel(self.op.x))?;
+        let Some(k) = q.as_constant().filter(|k| !k.is_zero()) else {
+            return Ok(None);
+        };
+        if self.require_positive(lo).is_err() {
+            return Ok(None);
+        }
+        let kt = terms::lit(self.store(), k.clone(), Type::Real);
+        let xr = self.var_real();
+        let factor = terms::real_pow(self.store(), xr, kt);
+        let (lo_p, hi_p) = (terms::prob(self.store(), lo), terms::prob(self.store(), hi));
+        let k1 = &k + &Rational::from_integer(1);
+        let z_real = if k1.is_zero() {
+            let lh = self.store().prim(Prim::Log, vec![hi_p], Type::Real);
+            let ll = self.store().prim(Prim::Log, vec![lo_p], Type::Real);
+            terms::sub(self.store(), lh, ll)
+        } else {
+            let k1t = terms::lit(self.store(), k1.clone(), Type::Real);
+            let ph = terms::real_pow(self.store(), hi_p, k1t);
+            let pl = terms::real_pow(self.store(), lo_p, k1t);
+            let (ph, pl) = (terms::real(self.store(), ph), terms::real(self.store(), pl));
+            let d = terms::sub(self.store(), ph, pl);
+            let inv = terms::lit(self.store(), k1.recip().ok_or(Miss::NoFamily)?, Type::Real);
+            terms::mul(self.store(), vec![d, inv], &Type::Real)
+        };
+        let z = terms::prob(self.store(), z_real);
+        Ok(Some(Candidate {
+            family: Family::Power { k: kt, lo, hi },
+            map: Affine::default(),
+            kernel: Unnormalised {
+                factor,
+                exponent: None,
+                z,
+                z_exponent: None,
+            },
+            point,
+        }))
+    }
+
     /// On `(lo, hi)`, with `x = lo + w u`, `w = hi - lo > 0`: `r = 0` is uniform(lo, hi);
     /// `r(u) = (a-1)/u - (b-1)/(1-u)`, `a, b > 0`, is beta(a, b).
     fn interval(&mut self, lo: TermId, hi: TermId) -> Result<Candidate, Miss> {
@@ -386,6 +521,9 @@ impl Session<'_> {
                 kernel,
                 point,
             });
+        }
+        if let Some(c) = self.power(lo, hi, point)? {
+            return Ok(c);
         }
         // q = r(u) u (1 - u) = (a-1)(1-u) - (b-1) u
         let x = self.op.x;
