@@ -19,7 +19,8 @@
 //! from tera templates, [`compile`] (the only module that spawns a compiler) builds and
 //! caches shared libraries, [`kernel`] calls them with the interpreter's meaning (exact
 //! enumeration by replaying choice scripts). [`gibbs`] is the collapsed Gibbs driver over
-//! an [`UpdateKernel`] (the interpreter's or a compiled kernel). This is the only crate
+//! an [`UpdateKernel`] (the interpreter's or a compiled kernel), one chain or many in
+//! parallel ([`run_chains`]). This is the only crate
 //! that spawns a C compiler.
 //!
 //! ```
@@ -67,8 +68,8 @@ pub use compile::{CompileError, CompileOptions};
 pub use emit::{emit, EmitError, Emitted, Specialise, Target};
 pub use fuse::fuse;
 pub use gibbs::{
-    run_gibbs, Chain, CompiledKernel, GibbsConfig, GibbsError, GibbsRun, Init, InterpKernel,
-    SweepRecord, Update, UpdateError, UpdateKernel,
+    run_chains, run_gibbs, Chain, ChainsError, ChainsRun, CompiledKernel, GibbsConfig, GibbsError,
+    GibbsRun, Init, InterpKernel, SweepRecord, Update, UpdateError, UpdateKernel,
 };
 pub use histogram::{summarize, Summarized};
 pub use interp::{
