@@ -245,8 +245,30 @@ pub struct GibbsArgs {
     /// Draw accuracy (or labels changed) against time as an SVG.
     #[arg(long)]
     pub plot: Option<PathBuf>,
+    /// Independent chains to run in parallel, each with a seed drawn from --seed and its
+    /// number (chain 0's is --seed itself); with more than one, the result lists every
+    /// chain and the split-R-hat of accuracy (or labels changed) over the timed sweeps.
+    #[arg(long, value_name = "C", default_value_t = 1, value_parser = parse_chains)]
+    pub chains: usize,
     #[command(flatten)]
     pub passes: PassFlags,
+}
+
+/// The most chains one run may ask for: each binds its own copy of the data.
+const MAX_CHAINS: usize = 4096;
+
+/// A `--chains` value: from 1 to [`MAX_CHAINS`].
+fn parse_chains(s: &str) -> Result<usize, String> {
+    let c: usize = s
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number of chains"))?;
+    if c == 0 {
+        return Err("there must be at least 1 chain".into());
+    }
+    if c > MAX_CHAINS {
+        return Err(format!("at most {MAX_CHAINS} chains"));
+    }
+    Ok(c)
 }
 
 #[derive(Args, Debug)]
