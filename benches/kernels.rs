@@ -11,7 +11,10 @@
 //!   run-time specialisation), per update of the C kernel;
 //! - ClinicalTrial (exact enumeration of case 21) and LinearRegression (one run of case
 //!   22: its evidence, the residual measure's parameters, and one draw from it) at
-//!   n = 10,000, against `clinical.c` and `linreg.c`.
+//!   n = 10,000, against `clinical.c` and `linreg.c`;
+//! - many chains (issue 13, deliverable 4): GMM sweeps per second (n = 2,000, K = 20, so a
+//!   sweep is short) of one chain and of two in parallel over the one C library, side by
+//!   side (the issue asks for at least 1.8 times one chain's rate with two on two cores).
 //!
 //! - Metropolis-Hastings steps (issue 15): `slic-cas chain`'s steps of a random-walk
 //!   kernel, compiled C and Rust against the interpreter.
@@ -20,15 +23,15 @@
 //! build it. Quick with `-- --warm-up-time 1 --measurement-time 3`; the GMM sweeps take
 //! about 0.7 s each, so that group alone takes about half a minute.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use slic_algebra::{front, Store, Type};
 use slic_codegen::chain::{run_chain, CompiledStepper, InterpStepper};
 use slic_codegen::gibbs::{Chain, Checking};
 use slic_codegen::incremental::derive;
 use slic_codegen::sampler::Rng;
 use slic_codegen::{
-    lower_program, CompileOptions, Compiled, CompiledKernel, Passes, Program, Specialise, Target,
-    Update, Val,
+    lower_program, run_chains, CompileOptions, Compiled, CompiledKernel, GibbsConfig, Init, Passes,
+    Program, Specialise, Target, Update, Val,
 };
 use slic_suite::baselines::{self, Baseline, Gibbs};
 use slic_suite::datagen::{
@@ -138,6 +141,43 @@ fn gmm(c: &mut Criterion) {
         let mut s = Gibbs::gmm(&lib, d.s, &d.as_, &d.z, &d.t).expect("gmm_new");
         g.bench_function(format!("hand-written C {version}"), |b| {
             b.iter(|| s.sweep(&order, &us))
+        });
+    }
+    g.finish();
+}
+
+/// Sweeps per second of `--chains 1` and `--chains 2` over the C kernel of case 18 (issue
+/// 13, deliverable 4): each iteration runs the chains as `slic-cas gibbs` does (each
+/// chain binds the data, starts a kernel over the one library and sweeps
+/// [`CHAIN_SWEEPS`] times), so the throughput is sweeps over all chains per second.
+fn gmm_chains(c: &mut Criterion) {
+    const CHAIN_SWEEPS: usize = 10;
+    let mut g = c.benchmark_group("kernels/gmm-chains n=2000 K=20 (c)");
+    g.sample_size(10);
+    let d = Gmm::generate(2_000, 20, Means::Paper, 1);
+    let case = "18-gmm-gibbs.simplified.hk";
+    let (p, update, args) = bound(case, &d.dataset(), "z", "u");
+    let dir = std::env::temp_dir().join(format!("slic-bench-{}-chains", std::process::id()));
+    d.dataset().write(&dir).expect("the data writes");
+    let data = slic_data::dataset::read_file(&dir.join("data.json")).expect("the data reads");
+    let _ = std::fs::remove_dir_all(&dir);
+    let library = kernel(&p, Target::C, &update, &args).library();
+    let config = GibbsConfig {
+        sweeps: CHAIN_SWEEPS,
+        warmup: 0,
+        seed: 1,
+        init: Init::Data,
+        classes: None,
+    };
+    for chains in [1usize, 2] {
+        g.throughput(Throughput::Elements((chains * CHAIN_SWEEPS) as u64));
+        g.bench_function(format!("{chains} chain(s)"), |b| {
+            b.iter(|| {
+                let k =
+                    |_| CompiledKernel::new(std::sync::Arc::clone(&library), MAX_PATHS, &update);
+                run_chains(&update, &data, Some("truth"), &config, chains, k, |_, _| {})
+                    .expect("the chains run")
+            })
         });
     }
     g.finish();
@@ -356,6 +396,7 @@ criterion_group!(
     benches,
     solves,
     gmm,
+    gmm_chains,
     gmm_ablation,
     naive_bayes,
     lda,

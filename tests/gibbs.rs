@@ -10,17 +10,22 @@
 //!   the draws checked against a recomputation after every commit);
 //! - the Hungarian matching equals brute force over all permutations (K <= 6);
 //! - bad data (missing and unknown keys, a bad `.npy` path, wrong types) and bad update
-//!   programs are typed errors, not panics.
+//!   programs are typed errors, not panics;
+//! - many chains (issue 13, deliverable 4): chain 0 is the one-chain run of the seed,
+//!   other chains differ, a seed repeats, compiled chains sharing one library draw the
+//!   interpreter's, and split-R-hat is near 1 once chains mix (undefined, with the
+//!   reason, when they stop moving).
 
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use slic_algebra::Type;
-use slic_codegen::gibbs::{accuracy, best_matching, Chain, Checking};
+use slic_codegen::gibbs::{self, accuracy, best_matching, Chain, Checking};
 use slic_codegen::incremental::derive;
 use slic_codegen::{
-    run_gibbs, run_measure, CompileOptions, CompiledKernel, GibbsConfig, GibbsError, Init,
-    InterpKernel, Mode, Outcome, Program, Target, Update, UpdateKernel, Val,
+    run_chains, run_gibbs, run_measure, ChainsError, ChainsRun, CompileOptions, CompiledKernel,
+    GibbsConfig, GibbsError, GibbsRun, Init, InterpKernel, Mode, Outcome, Program, Target, Update,
+    UpdateKernel, Val,
 };
 use slic_data::dataset;
 use slic_suite::datagen::{Gmm, Means};
@@ -411,4 +416,214 @@ fn a_random_start_needs_classes_and_a_state_with_labels() {
     config.init = Init::Given(vec![0]);
     let r = run_gibbs(&mut kernel, &update, bound, &config, |_| {});
     assert!(matches!(r, Err(GibbsError::Length { .. })));
+}
+
+// ---- many chains (issue 13, deliverable 4) ----
+
+/// Generated GMM data of `n` points in `k` classes, written and read back as a run reads it.
+fn gmm_data(name: &str, n: usize, k: usize, means: Means, seed: u64) -> dataset::Dataset {
+    let dir = temp_dir(name);
+    Gmm::generate(n, k, means, seed)
+        .dataset()
+        .write(&dir)
+        .expect("the generator writes");
+    dataset::read_file(&dir.join("data.json")).expect("the data reads")
+}
+
+/// What a chain drew, without its timings: the final state and each sweep's number,
+/// warmup flag, labels changed and accuracy.
+type Draws = (Vec<u64>, Vec<(usize, bool, usize, Option<f64>)>);
+
+fn draws(run: &GibbsRun) -> Draws {
+    let records = run
+        .records
+        .iter()
+        .map(|r| (r.sweep, r.warmup, r.changed, r.accuracy))
+        .collect();
+    (run.state.clone(), records)
+}
+
+/// `chains` chains of case 18 over `data` through the interpreter.
+fn interp_chains(
+    data: &dataset::Dataset,
+    config: &GibbsConfig,
+    chains: usize,
+) -> Result<ChainsRun, ChainsError> {
+    let (p, ty) = gmm_update();
+    let update = Update::new(&p, &ty, "z", "u").expect("case 18 is an update");
+    let kernel = |_| InterpKernel::new(p.clone(), 1000, &update);
+    run_chains(
+        &update,
+        data,
+        Some("truth"),
+        config,
+        chains,
+        kernel,
+        |_, _| {},
+    )
+}
+
+fn random_start(sweeps: usize, warmup: usize, seed: u64) -> GibbsConfig {
+    GibbsConfig {
+        sweeps,
+        warmup,
+        seed,
+        init: Init::Random,
+        classes: None,
+    }
+}
+
+/// Chain 0 of any run is the single-chain run of the seed, draw for draw, so `--chains`
+/// changes no existing output; the other chains draw other labels; a seed gives the same
+/// chains twice, whatever thread ran each.
+#[test]
+fn chains_have_their_own_seeds_and_chain_zero_is_the_one_chain_run() {
+    let data = gmm_data("chains-seeds", 60, 3, Means::Paper, 4);
+    let config = random_start(4, 1, 17);
+    let (p, ty) = gmm_update();
+    let update = Update::new(&p, &ty, "z", "u").expect("case 18 is an update");
+    let bound = update.bind(&data, Some("truth")).expect("the data binds");
+    let mut kernel = InterpKernel::new(p.clone(), 1000, &update);
+    let alone = run_gibbs(&mut kernel, &update, bound, &config, |_| {}).expect("runs");
+
+    let one = interp_chains(&data, &config, 1).expect("one chain runs");
+    assert_eq!(one.chains.len(), 1);
+    assert_eq!((one.chains[0].chain, one.chains[0].seed), (0, 17));
+    assert_eq!(draws(&one.chains[0].run), draws(&alone));
+
+    let three = interp_chains(&data, &config, 3).expect("three chains run");
+    let runs: Vec<_> = three.chains.iter().map(|c| draws(&c.run)).collect();
+    assert_eq!(runs[0], draws(&alone), "chain 0 of three");
+    assert!(
+        runs[0].0 != runs[1].0 && runs[1].0 != runs[2].0 && runs[0].0 != runs[2].0,
+        "each chain draws its own labels"
+    );
+    let again = interp_chains(&data, &config, 3).expect("three chains run again");
+    let runs_again: Vec<_> = again.chains.iter().map(|c| draws(&c.run)).collect();
+    assert_eq!(runs_again, runs, "a seed gives the same chains");
+    assert_eq!(again.r_hat, three.r_hat);
+    assert_eq!(three.r_hat.of, gibbs::Statistic::Accuracy);
+    assert!(three.sweeps_per_second > 0.0 && three.seconds > 0.0);
+    // 4 timed sweeps of 5 are the fewest split-R-hat takes
+    assert!(three.r_hat.value.is_ok(), "{:?}", three.r_hat);
+
+    // without a truth the summary is labels changed
+    let untruthed = dataset::Dataset {
+        entries: data
+            .entries
+            .iter()
+            .filter(|(k, _)| k != "truth")
+            .cloned()
+            .collect(),
+    };
+    let kernel = |_| InterpKernel::new(p.clone(), 1000, &update);
+    let untruthed = run_chains(&update, &untruthed, None, &config, 2, kernel, |_, _| {})
+        .expect("two chains run");
+    assert_eq!(untruthed.r_hat.of, gibbs::Statistic::Changed);
+}
+
+/// Chains of the compiled C kernel share one library across threads and draw the
+/// interpreter's chains (the same weights up to rounding, the same generator).
+#[test]
+fn compiled_chains_share_a_library_and_draw_the_interpreters_chains() {
+    let data = gmm_data("chains-compiled", 80, 3, Means::Paper, 6);
+    let config = random_start(5, 0, 2);
+    let (p, ty) = gmm_update();
+    let update = Update::new(&p, &ty, "z", "u").expect("case 18 is an update");
+    let bound = update.bind(&data, Some("truth")).expect("the data binds");
+    let library = CompiledKernel::build(&p, Target::C, &update, &bound.args, 1000, &opts())
+        .expect("the update compiles")
+        .library();
+    let kernel = |_| CompiledKernel::new(std::sync::Arc::clone(&library), 1000, &update);
+    let compiled = run_chains(&update, &data, Some("truth"), &config, 4, kernel, |_, _| {})
+        .expect("four compiled chains run");
+    let interp = interp_chains(&data, &config, 4).expect("four chains run");
+    for (c, i) in compiled.chains.iter().zip(&interp.chains) {
+        assert_eq!(draws(&c.run), draws(&i.run), "chain {}", c.chain);
+    }
+}
+
+/// `chains` chains of case 18 over `data` through one compiled C library.
+fn c_chains(data: &dataset::Dataset, config: &GibbsConfig, chains: usize) -> ChainsRun {
+    let (p, ty) = gmm_update();
+    let update = Update::new(&p, &ty, "z", "u").expect("case 18 is an update");
+    let bound = update.bind(data, Some("truth")).expect("the data binds");
+    let library = CompiledKernel::build(&p, Target::C, &update, &bound.args, 1000, &opts())
+        .expect("the update compiles")
+        .library();
+    let kernel = |_| CompiledKernel::new(std::sync::Arc::clone(&library), 1000, &update);
+    run_chains(
+        &update,
+        data,
+        Some("truth"),
+        config,
+        chains,
+        kernel,
+        |_, _| {},
+    )
+    .expect("the chains run")
+}
+
+/// `n` points, alternately of class 0 around -2 and class 1 around 2 (unit noise): classes
+/// 4 standard deviations apart, so points between them keep changing class.
+fn two_close_classes(n: usize, seed: u64) -> dataset::Dataset {
+    let mut rng = slic_codegen::sampler::Rng::seed_from_u64(seed);
+    let truth: Vec<u64> = (0..n as u64).map(|i| i % 2).collect();
+    let t: Vec<f64> = truth
+        .iter()
+        .map(|&c| if c == 0 { -2.0 } else { 2.0 } + rng.normal())
+        .collect();
+    let text = serde_json::json!({
+        "s": 3.0, "as": [1.0, 1.0], "z": vec![0; n], "t": t, "truth": truth,
+    });
+    dataset::from_json(&text.to_string(), Path::new(".")).expect("the data reads")
+}
+
+/// R-hat near 1 once the chains mix: two close classes, where every chain keeps moving
+/// about the one posterior; on well-separated classes every chain finds the classes and
+/// then no label moves, so R-hat of accuracy has no within-chain variance and says so
+/// (never NaN); and chains stuck in different modes (two of three classes merged in some)
+/// are caught, far above 1.
+#[test]
+fn r_hat_is_near_one_once_the_chains_mix() {
+    let close = two_close_classes(100, 1);
+    let run = c_chains(&close, &random_start(40, 10, 1), 4);
+    let r = run
+        .r_hat
+        .value
+        .clone()
+        .expect("moving chains have an R-hat");
+    assert!((r - 1.0).abs() < 0.05, "R-hat {r}");
+
+    let separated = gmm_data("chains-separated", 120, 3, Means::Separated, 11);
+    let run = c_chains(&separated, &random_start(8, 12, 3), 4);
+    for c in &run.chains {
+        let last = c.run.records.last().and_then(|r| r.accuracy);
+        assert!(last > Some(0.95), "chain {}: {last:?}", c.chain);
+    }
+    match &run.r_hat.value {
+        Ok(r) => assert!((r - 1.0).abs() < 0.05, "{r}"),
+        Err(why) => assert_eq!(*why, gibbs::RHatUndefined::ZeroWithinVariance),
+    }
+
+    // with these seeds, chains 1 and 3 merge two classes and stay so for 60 sweeps
+    let stuck = gmm_data("chains-stuck", 150, 3, Means::Separated, 4);
+    let run = c_chains(&stuck, &random_start(40, 20, 5), 4);
+    let r = run
+        .r_hat
+        .value
+        .clone()
+        .expect("moving chains have an R-hat");
+    assert!(r > 1.5, "R-hat {r}");
+
+    // two timed sweeps are too few; no chains is an error
+    let run = c_chains(&close, &random_start(2, 1, 5), 2);
+    assert_eq!(
+        run.r_hat.value,
+        Err(gibbs::RHatUndefined::TooFewDraws { draws: 2 })
+    );
+    assert!(matches!(
+        interp_chains(&close, &random_start(2, 1, 5), 0),
+        Err(ChainsError::NoChains)
+    ));
 }

@@ -264,6 +264,11 @@ pub struct GibbsArgs {
     /// from the kept ones (slow: for testing, and for users who doubt them).
     #[arg(long, conflicts_with = "recompute")]
     pub check_incremental: bool,
+    /// Independent chains to run in parallel, each with a seed drawn from --seed and its
+    /// number (chain 0's is --seed itself); with more than one, the result lists every
+    /// chain and the split-R-hat of accuracy (or labels changed) over the timed sweeps.
+    #[arg(long, value_name = "C", default_value_t = 1, value_parser = parse_chains)]
+    pub chains: usize,
     #[command(flatten)]
     pub passes: PassFlags,
 }
@@ -290,8 +295,8 @@ pub struct ChainArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Independent chains from the same initial state.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1024))]
-    pub chains: u64,
+    #[arg(long, value_name = "C", default_value_t = 1, value_parser = parse_chains)]
+    pub chains: usize,
     /// What draws each step.
     #[arg(long, value_enum, default_value_t = Backend::Interp)]
     pub backend: Backend,
@@ -300,6 +305,23 @@ pub struct ChainArgs {
     pub out: Option<PathBuf>,
     #[command(flatten)]
     pub passes: PassFlags,
+}
+
+/// The most chains one run may ask for: each binds its own copy of the data.
+const MAX_CHAINS: usize = 4096;
+
+/// A `--chains` value: from 1 to [`MAX_CHAINS`].
+fn parse_chains(s: &str) -> Result<usize, String> {
+    let c: usize = s
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number of chains"))?;
+    if c == 0 {
+        return Err("there must be at least 1 chain".into());
+    }
+    if c > MAX_CHAINS {
+        return Err(format!("at most {MAX_CHAINS} chains"));
+    }
+    Ok(c)
 }
 
 #[derive(Args, Debug)]

@@ -26,7 +26,7 @@ pub fn chain(a: &ChainArgs) -> Result<(), Failure> {
     let (steps, burn, chains) = (
         count(a.steps, "steps")?,
         count(a.burn, "burn-in steps")?,
-        count(a.chains, "chains")?,
+        a.chains,
     );
     let mut l = load_runnable(&a.file)?;
     let ty = l.store.ty(l.term).clone();

@@ -2,12 +2,18 @@
 //! deliverable 5). This file is glue: it lowers the program, reads the data through
 //! `slic_data`, hands both to `slic_codegen::gibbs` (which validates, binds and sweeps),
 //! shows a progress bar when stderr is a terminal, and writes the result JSON, the trace
-//! CSV and the plot (`plot.rs`). No sampling, matching or data conversion happens here.
+//! CSV and the plot (`plot.rs`). No sampling, matching, statistics or data conversion
+//! happens here.
 //!
 //! `--backend c|rust` compiles the update once, specialised on the data (everything but
 //! the state and the index baked in), and sweeps with it. The statistics of the loops
 //! over the points are kept between updates where `slic_codegen::incremental` derives
 //! how (unless `--recompute`), checked after every update with `--check-incremental`.
+//! `--chains C` runs C chains in parallel (`gibbs::run_chains`), every chain's kernel
+//! over the one compiled library;
+//! with C = 1 the result and the trace have the one-chain format they always had, with
+//! C > 1 the result lists the chains and their split-R-hat and the trace adds a `chain`
+//! column.
 
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
@@ -15,10 +21,11 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value as Json};
 use slic_codegen::gibbs::{
-    self, Checking, CompiledKernel, GibbsConfig, GibbsRun, Init, InterpKernel, Update, UpdateKernel,
+    self, run_chains, ChainsError, ChainsRun, Checking, CompiledKernel, GibbsConfig, GibbsRun,
+    Init, InterpKernel, Update,
 };
 use slic_codegen::incremental::derive;
-use slic_codegen::{CompileOptions, Target};
+use slic_codegen::{CompileOptions, SweepRecord, Target};
 
 use crate::args::{Backend, GibbsArgs};
 use crate::commands::{json_number, load_runnable, passes, pipeline_failure, Failure};
@@ -78,15 +85,24 @@ pub fn gibbs(a: &GibbsArgs) -> Result<(), Failure> {
     } else {
         Checking::Never
     };
-    let bar = progress_bar((sweeps + warmup) as u64);
+    let total = (sweeps + warmup).saturating_mul(a.chains);
+    let bar = progress_bar(total as u64);
+    let on_sweep = |_chain: usize, rec: &SweepRecord| {
+        if let Some(acc) = rec.accuracy {
+            bar.set_message(format!("accuracy {acc:.3}"));
+        }
+        bar.inc(1);
+    };
+    let truth = a.truth.as_deref();
     let result = match (a.backend, &inc) {
         (Backend::Interp, Some(inc)) => {
-            let mut kernel = InterpKernel::incremental(inc, MAX_PATHS, &update, checking);
-            sweep(&mut kernel, &update, bound, &config, &bar)
+            let kernel = |_| InterpKernel::incremental(inc, MAX_PATHS, &update, checking);
+            run_chains(&update, &data, truth, &config, a.chains, kernel, on_sweep)
         }
         (Backend::Interp, None) => {
-            let mut kernel = InterpKernel::new(lowered.program, MAX_PATHS, &update);
-            sweep(&mut kernel, &update, bound, &config, &bar)
+            let program = &lowered.program;
+            let kernel = |_| InterpKernel::new(program.clone(), MAX_PATHS, &update);
+            run_chains(&update, &data, truth, &config, a.chains, kernel, on_sweep)
         }
         (Backend::C | Backend::Rust, _) => {
             let target = if a.backend == Backend::C {
@@ -94,8 +110,10 @@ pub fn gibbs(a: &GibbsArgs) -> Result<(), Failure> {
             } else {
                 Target::Rust
             };
+            // built once here (its errors reported as `run`'s are); every chain's kernel
+            // shares the libraries
             let opts = CompileOptions::default();
-            let mut kernel = match &inc {
+            let built = match &inc {
                 Some(inc) => CompiledKernel::build_incremental(
                     inc,
                     target,
@@ -115,25 +133,42 @@ pub fn gibbs(a: &GibbsArgs) -> Result<(), Failure> {
                 ),
             }
             .map_err(|e| kernel_failure(&name, e))?;
-            sweep(&mut kernel, &update, bound, &config, &bar)
+            let sibling = built.sibling();
+            let kernel = |_| sibling.kernel();
+            run_chains(&update, &data, truth, &config, a.chains, kernel, on_sweep)
         }
     };
     bar.finish_and_clear();
-    let run = result.map_err(|e| user(format!("{name}: {e}")))?;
+    let run = result.map_err(|e| match e {
+        // one chain's errors read as they always have
+        ChainsError::Chain { error, .. } if a.chains == 1 => user(format!("{name}: {error}")),
+        ChainsError::Pool(e) => Failure::Internal(anyhow::anyhow!("starting the chains: {e}")),
+        e => user(format!("{name}: {e}")),
+    })?;
+    let backend = backend_name(a.backend);
+    let (text, csv) = match run.chains.as_slice() {
+        [one] => (result_json(&one.run, &config, backend), trace_csv(&one.run)),
+        _ => (chains_json(&run, &config, backend), chains_csv(&run)),
+    };
     if let Some(path) = &a.trace {
-        write_file(path, trace_csv(&run).as_bytes())?;
+        write_file(path, csv.as_bytes())?;
     }
     if let Some(path) = &a.plot {
-        let svg = crate::plot::trace_svg(&run.records)
+        let traces: Vec<&[SweepRecord]> = run
+            .chains
+            .iter()
+            .map(|c| c.run.records.as_slice())
+            .collect();
+        let svg = crate::plot::trace_svg(&traces)
             .map_err(|e| Failure::Internal(anyhow::anyhow!("drawing the plot: {e}")))?;
         write_file(path, svg.as_bytes())?;
     }
-    let mut json = result_json(&run, &config, backend_name(a.backend));
-    if let (Some(inc), Json::Object(obj)) = (&inc, &mut json) {
+    let mut text = text;
+    if let (Some(inc), Json::Object(obj)) = (&inc, &mut text) {
         let loops: Vec<String> = inc.loops.iter().map(ToString::to_string).collect();
         obj.insert("incremental".into(), json!(loops));
     }
-    let text = format!("{json}\n");
+    let text = format!("{text}\n");
     match &a.out {
         Some(path) => write_file(path, text.as_bytes())?,
         None => {
@@ -143,22 +178,6 @@ pub fn gibbs(a: &GibbsArgs) -> Result<(), Failure> {
         }
     }
     Ok(())
-}
-
-/// The sweeps, each reported to the progress bar.
-fn sweep(
-    kernel: &mut impl UpdateKernel,
-    update: &Update,
-    bound: gibbs::Bound,
-    config: &GibbsConfig,
-    bar: &indicatif::ProgressBar,
-) -> Result<GibbsRun, gibbs::GibbsError> {
-    gibbs::run_gibbs(kernel, update, bound, config, |rec| {
-        if let Some(acc) = rec.accuracy {
-            bar.set_message(format!("accuracy {acc:.3}"));
-        }
-        bar.inc(1);
-    })
 }
 
 /// A progress bar on stderr when it is a terminal, else one that draws nothing.
@@ -190,18 +209,82 @@ fn result_json(run: &GibbsRun, config: &GibbsConfig, backend: &str) -> Json {
     obj.insert("warmup".into(), json!(run.warmup));
     obj.insert("seed".into(), json!(config.seed));
     obj.insert("backend".into(), json!(backend));
-    let t = run.ms_per_sweep;
-    obj.insert(
-        "ms_per_sweep".into(),
-        json!({
-            "median": json_number(t.median),
-            "min": json_number(t.min),
-            "max": json_number(t.max),
-        }),
-    );
+    obj.insert("ms_per_sweep".into(), timing_json(run));
     if let Some(acc) = run.records.last().and_then(|r| r.accuracy) {
         obj.insert("accuracy".into(), json_number(acc));
     }
+    Json::Object(obj)
+}
+
+/// The median, min and max milliseconds of a chain's timed sweeps.
+fn timing_json(run: &GibbsRun) -> Json {
+    let t = run.ms_per_sweep;
+    json!({
+        "median": json_number(t.median),
+        "min": json_number(t.min),
+        "max": json_number(t.max),
+    })
+}
+
+/// The result of many chains: the run's sweeps, warmup, seed and backend; each chain's
+/// number, seed, final state and accuracy, ms per sweep and every sweep's record; the
+/// split-R-hat (`null` with the reason when it is undefined); wall-clock seconds and
+/// sweeps per second over all chains.
+fn chains_json(run: &ChainsRun, config: &GibbsConfig, backend: &str) -> Json {
+    let chains: Vec<Json> = run
+        .chains
+        .iter()
+        .map(|c| {
+            let mut obj = Map::new();
+            obj.insert("chain".into(), json!(c.chain));
+            obj.insert("seed".into(), json!(c.seed));
+            obj.insert("state".into(), json!(c.run.state));
+            obj.insert("ms_per_sweep".into(), timing_json(&c.run));
+            if let Some(acc) = c.run.records.last().and_then(|r| r.accuracy) {
+                obj.insert("accuracy".into(), json_number(acc));
+            }
+            let trace: Vec<Json> = c.run.records.iter().map(record_json).collect();
+            obj.insert("trace".into(), Json::Array(trace));
+            Json::Object(obj)
+        })
+        .collect();
+    let mut r_hat = Map::new();
+    r_hat.insert("of".into(), json!(run.r_hat.of.name()));
+    match &run.r_hat.value {
+        Ok(v) => {
+            r_hat.insert("value".into(), json_number(*v));
+        }
+        Err(why) => {
+            r_hat.insert("value".into(), Json::Null);
+            r_hat.insert("reason".into(), json!(why.to_string()));
+        }
+    }
+    let mut obj = Map::new();
+    obj.insert("chains".into(), Json::Array(chains));
+    obj.insert("r_hat".into(), Json::Object(r_hat));
+    obj.insert("sweeps".into(), json!(config.sweeps));
+    obj.insert("warmup".into(), json!(config.warmup));
+    obj.insert("seed".into(), json!(config.seed));
+    obj.insert("backend".into(), json!(backend));
+    obj.insert("seconds".into(), json_number(run.seconds));
+    obj.insert(
+        "sweeps_per_second".into(),
+        json_number(run.sweeps_per_second),
+    );
+    Json::Object(obj)
+}
+
+/// One sweep of a chain: its number, whether it was warmup, labels changed, accuracy
+/// (with a truth) and milliseconds.
+fn record_json(r: &SweepRecord) -> Json {
+    let mut obj = Map::new();
+    obj.insert("sweep".into(), json!(r.sweep));
+    obj.insert("warmup".into(), json!(r.warmup));
+    obj.insert("changed".into(), json!(r.changed));
+    if let Some(acc) = r.accuracy {
+        obj.insert("accuracy".into(), json_number(acc));
+    }
+    obj.insert("ms".into(), json_number(r.sweep_seconds * 1e3));
     Json::Object(obj)
 }
 
@@ -210,14 +293,32 @@ fn result_json(run: &GibbsRun, config: &GibbsConfig, backend: &str) -> Json {
 fn trace_csv(run: &GibbsRun) -> String {
     let mut s = String::from("sweep,warmup,seconds,changed,accuracy\n");
     for r in &run.records {
-        let acc = r.accuracy.map_or_else(String::new, |a| format!("{a}"));
-        // writing to a String cannot fail
-        let _ = writeln!(
-            s,
-            "{},{},{},{},{}",
-            r.sweep, r.warmup, r.seconds, r.changed, acc
-        );
+        s.push_str(&csv_line(r));
     }
+    s
+}
+
+/// Many chains' trace: the one-chain columns after a `chain` column, chain by chain.
+fn chains_csv(run: &ChainsRun) -> String {
+    let mut s = String::from("chain,sweep,warmup,seconds,changed,accuracy\n");
+    for c in &run.chains {
+        for r in &c.run.records {
+            s.push_str(&format!("{},{}", c.chain, csv_line(r)));
+        }
+    }
+    s
+}
+
+/// A sweep's line of the trace, `sweep,warmup,seconds,changed,accuracy`.
+fn csv_line(r: &SweepRecord) -> String {
+    let acc = r.accuracy.map_or_else(String::new, |a| format!("{a}"));
+    let mut s = String::new();
+    // writing to a String cannot fail
+    let _ = writeln!(
+        s,
+        "{},{},{},{},{}",
+        r.sweep, r.warmup, r.seconds, r.changed, acc
+    );
     s
 }
 

@@ -671,3 +671,70 @@ fn gibbs_writes_the_result_the_trace_and_the_plot() {
         stderr(&o)
     );
 }
+
+/// `gibbs --chains C` (issue 13, deliverable 4): two chains give a `chains` array (chain 0
+/// the one-chain run of the seed) and an `r_hat` object, the trace a `chain` column; zero
+/// chains is the user's mistake, exit 1.
+#[test]
+fn gibbs_runs_many_chains() {
+    let data = temp_file(
+        "gibbs-chains-data.json",
+        br#"{"s": 10.0, "as": [1.0, 1.0], "z": [0, 1, 0, 1, 0, 1],
+             "t": [-10.0, -9.5, -10.5, 10.0, 9.5, 10.5], "truth": [0, 0, 0, 1, 1, 1]}"#,
+    );
+    let trace = data.with_file_name("gibbs-chains-trace.csv");
+    let plot = data.with_file_name("gibbs-chains-trace.svg");
+    let update = "corpus/cases/18-gmm-gibbs.simplified.hk";
+    let d = data.to_str().unwrap();
+    let run = [
+        "gibbs", update, "--data", d, "--state", "z", "--index", "u", "--sweeps", "4", "--warmup",
+        "1", "--seed", "5", "--truth", "truth", "--init", "random",
+    ];
+    let one = slic(&run);
+    assert_eq!(one.status.code(), Some(0), "{}", stderr(&one));
+    let one: serde_json::Value = serde_json::from_str(&stdout(&one)).expect("JSON");
+
+    let mut two = run.to_vec();
+    two.extend(["--chains", "2", "--backend", "c", "--trace"]);
+    two.extend([trace.to_str().unwrap(), "--plot", plot.to_str().unwrap()]);
+    let o = slic(&two);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    let chains = r["chains"].as_array().expect("a chains array");
+    assert_eq!(chains.len(), 2, "{r}");
+    assert_eq!(
+        chains[0]["state"], one["state"],
+        "chain 0 is the one-chain run"
+    );
+    assert_eq!(
+        (&chains[0]["seed"], &chains[0]["chain"]),
+        (&5.into(), &0.into())
+    );
+    assert_ne!(chains[1]["seed"], chains[0]["seed"]);
+    assert_eq!(chains[1]["trace"].as_array().map(Vec::len), Some(5), "{r}");
+    assert_eq!(r["r_hat"]["of"], "accuracy", "{r}");
+    // six well-separated points: every chain is right and stays so, W = 0
+    assert!(
+        r["r_hat"]["value"].is_f64() || r["r_hat"]["reason"].is_string(),
+        "{r}"
+    );
+    assert!(r["sweeps_per_second"].as_f64() > Some(0.0), "{r}");
+    let csv = std::fs::read_to_string(&trace).expect("trace written");
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "chain,sweep,warmup,seconds,changed,accuracy");
+    assert_eq!(lines.len(), 11, "a header and 2 x 5 sweeps: {csv}");
+    assert!(lines[1].starts_with("0,1,true,") && lines[10].starts_with("1,5,false,"));
+    let svg = std::fs::read_to_string(&plot).expect("plot written");
+    assert!(svg.starts_with("<svg"), "{svg}");
+
+    for bad in ["0", "x"] {
+        let mut a = run.to_vec();
+        a.extend(["--chains", bad]);
+        let o = slic(&a);
+        assert_eq!(o.status.code(), Some(1), "--chains {bad}");
+        assert!(stderr(&o).contains("--chains"), "{}", stderr(&o));
+    }
+    let mut a = run.to_vec();
+    a.extend(["--chains", "0"]);
+    assert!(stderr(&slic(&a)).contains("at least 1 chain"));
+}

@@ -12,7 +12,8 @@
 //! validates the program and names its state and index; [`Update::bind`] (in `data.rs`)
 //! binds a dataset's entries to its parameters; [`run_gibbs`] runs the sweeps, reporting
 //! each to a callback, and times them; `matching.rs` scores a labelling against true
-//! labels up to relabelling (the Hungarian algorithm).
+//! labels up to relabelling (the Hungarian algorithm); `chains.rs` runs many chains in
+//! parallel, each with a seed of its own, and reports their split-R-hat.
 //!
 //! This module does no IO and draws nothing: files are read by `slic_data` and written by
 //! the CLI, plots are the CLI's. It must not approximate: a draw is from the kernel's
@@ -24,10 +25,15 @@
 //! in the data (so the number of distinct labels when the data uses every label of
 //! `0..K`), else an error.
 
+mod chains;
 mod data;
 mod incremental;
 mod matching;
 
+pub use chains::{
+    chain_seed, run_chains, split_r_hat, ChainRun, ChainsError, ChainsRun, RHat, RHatUndefined,
+    Statistic,
+};
 pub(crate) use data::to_val;
 pub use data::{nats, Bound};
 pub use incremental::Checking;
@@ -35,6 +41,7 @@ pub use matching::{accuracy, best_matching, MatchError, MAX_LABELS};
 
 use std::fmt;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Instant;
 
 use slic_algebra::Type;
@@ -210,9 +217,10 @@ impl InterpKernel {
 
 /// A compiled C or Rust kernel as an [`UpdateKernel`]: the arguments are laid out once
 /// ([`Compiled::prepare`]); each update writes the index, each commit the changed label,
-/// in place, and the kernel enumerates the update's labels (a tail draw: one call).
+/// in place, and the kernel enumerates the update's labels (a tail draw: one call). The
+/// library is shared ([`Self::library`]): chains in parallel each make a kernel over it.
 pub struct CompiledKernel {
-    kernel: Compiled,
+    kernel: Arc<Compiled>,
     max_paths: u64,
     state: usize,
     index: usize,
@@ -228,10 +236,14 @@ pub struct CompiledKernel {
 }
 
 impl CompiledKernel {
-    /// The update program's compiled kernel (built for the chain's data).
-    pub fn new(kernel: Compiled, max_paths: u64, update: &Update) -> CompiledKernel {
+    /// The update program's compiled kernel (built for the chain's data), owned or shared.
+    pub fn new(
+        kernel: impl Into<Arc<Compiled>>,
+        max_paths: u64,
+        update: &Update,
+    ) -> CompiledKernel {
         CompiledKernel {
-            kernel,
+            kernel: kernel.into(),
             max_paths,
             state: update.state,
             index: update.index,
@@ -290,10 +302,57 @@ impl CompiledKernel {
         })
     }
 
+    /// What another chain needs to make a kernel over the same compiled libraries (the
+    /// update's and, with incremental statistics, theirs): [`Sibling::kernel`].
+    pub fn sibling(&self) -> Sibling {
+        Sibling {
+            kernel: Arc::clone(&self.kernel),
+            stats: self.stats.clone(),
+            inc: self.inc.clone(),
+            max_paths: self.max_paths,
+            state: self.state,
+            index: self.index,
+        }
+    }
+
+    /// The compiled library, for another chain's kernel ([`Self::new`]).
+    pub fn library(&self) -> Arc<Compiled> {
+        Arc::clone(&self.kernel)
+    }
+
     fn prepared(&mut self) -> Result<&mut Prepared, UpdateError> {
         self.prepared
             .as_mut()
             .ok_or_else(|| UpdateError::Backend("the kernel was not started".into()))
+    }
+}
+
+/// A compiled kernel's shareable parts (libraries behind `Arc`s, the incremental
+/// programs), from [`CompiledKernel::sibling`]: each chain makes its own kernel from it,
+/// with arguments of its own.
+#[derive(Clone)]
+pub struct Sibling {
+    kernel: Arc<Compiled>,
+    stats: Option<CompiledStats>,
+    inc: Option<Incremental>,
+    max_paths: u64,
+    state: usize,
+    index: usize,
+}
+
+impl Sibling {
+    /// A kernel over the shared libraries, not started.
+    pub fn kernel(&self) -> CompiledKernel {
+        CompiledKernel {
+            kernel: Arc::clone(&self.kernel),
+            max_paths: self.max_paths,
+            state: self.state,
+            index: self.index,
+            prepared: None,
+            enumerate_only: false,
+            stats: self.stats.clone(),
+            inc: self.inc.clone(),
+        }
     }
 }
 

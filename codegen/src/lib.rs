@@ -19,9 +19,10 @@
 //! from tera templates, [`compile`] (the only module that spawns a compiler) builds and
 //! caches shared libraries, [`kernel`] calls them with the interpreter's meaning (exact
 //! enumeration by replaying choice scripts). [`gibbs`] is the collapsed Gibbs driver over
-//! an [`UpdateKernel`] (the interpreter's or a compiled kernel), with the statistics of
-//! the point loops kept between updates where [`incremental`] derives how (issue 13).
-//! This is the only crate that spawns a C compiler.
+//! an [`UpdateKernel`] (the interpreter's or a compiled kernel), one chain or many in
+//! parallel ([`run_chains`]), with the statistics of the point loops kept between
+//! updates where [`incremental`] derives how (issue 13). This is the only crate that
+//! spawns a C compiler.
 //!
 //! ```
 //! use slic_algebra::Type;
@@ -71,8 +72,8 @@ pub use compile::{CompileError, CompileOptions};
 pub use emit::{emit, EmitError, Emitted, Specialise, Target};
 pub use fuse::fuse;
 pub use gibbs::{
-    run_gibbs, Chain, CompiledKernel, GibbsConfig, GibbsError, GibbsRun, Init, InterpKernel,
-    SweepRecord, Update, UpdateError, UpdateKernel,
+    run_chains, run_gibbs, Chain, ChainsError, ChainsRun, CompiledKernel, GibbsConfig, GibbsError,
+    GibbsRun, Init, InterpKernel, SweepRecord, Update, UpdateError, UpdateKernel,
 };
 pub use histogram::{summarize, Summarized};
 pub use interp::{

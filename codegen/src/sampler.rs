@@ -22,8 +22,9 @@ pub struct Rng {
     s: [u64; 4],
 }
 
-/// One step of splitmix64: how a single `u64` seed is spread over xoshiro's 256 bits.
-fn splitmix64(x: &mut u64) -> u64 {
+/// One step of splitmix64: how a single `u64` seed is spread over xoshiro's 256 bits (and
+/// how `gibbs::chains` derives each chain's seed from the run's).
+pub(crate) fn splitmix64(x: &mut u64) -> u64 {
     *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = *x;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);

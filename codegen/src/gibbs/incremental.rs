@@ -10,6 +10,8 @@
 //! after every commit and stops at the first difference (exact for counts, 1e-12 relative
 //! for real sums), naming the statistic, the element and both values.
 
+use std::sync::Arc;
+
 use crate::compile::CompileOptions;
 use crate::emit::{Specialise, Target};
 use crate::incremental::{Incremental, Statistic};
@@ -129,11 +131,12 @@ impl InterpStats {
 }
 
 /// The statistics' programs as compiled kernels over the update kernel's prepared
-/// arguments (one parameter list, specialised alike).
+/// arguments (one parameter list, specialised alike), shared between chains.
+#[derive(Clone)]
 pub(crate) struct CompiledStats {
-    init: Compiled,
-    add: Compiled,
-    remove: Compiled,
+    init: Arc<Compiled>,
+    add: Arc<Compiled>,
+    remove: Arc<Compiled>,
     stats: Vec<Statistic>,
     first: usize,
     pub(crate) checking: Checking,
@@ -153,9 +156,9 @@ impl CompiledStats {
         Ok((
             build(&inc.update)?,
             CompiledStats {
-                init: build(&inc.init)?,
-                add: build(&inc.add)?,
-                remove: build(&inc.remove)?,
+                init: Arc::new(build(&inc.init)?),
+                add: Arc::new(build(&inc.add)?),
+                remove: Arc::new(build(&inc.remove)?),
                 stats: inc.stats.clone(),
                 first: inc.first_stat(),
                 checking: Checking::Never,
