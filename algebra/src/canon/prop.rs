@@ -179,6 +179,20 @@ fn run(src: &str, points: &[(f64, f64, f64)]) -> Result<(), TestCaseError> {
         if a.abs() > 1e9 || big > 1e9 {
             continue;
         }
+        // ill-conditioned points (near a pole, `x / (2 + x)^3` at x = -1.997) are skipped:
+        // there a change of the arguments in their last digits moves the value by more
+        // than the tolerance, so equal forms evaluated in another order differ as much
+        let nudge = |v: f64| v + 1e-12 * v.abs().max(1.0);
+        let env2 = |n: &str| match n {
+            "x" => nudge(x),
+            "y" => nudge(y),
+            _ => nudge(p),
+        };
+        let mut big2 = 1.0f64;
+        match eval(&s, bt, &env2, true, &mut big2) {
+            Some(a2) if (a2 - a).abs() <= 1e-9 * big.max(a.abs()) => {}
+            _ => continue,
+        }
         // the crate's evaluator is the oracle for both sides
         let (Some(ea), Some(b)) = (eval_f64(&s, bt, &by_id), eval_f64(&s, bc, &by_id)) else {
             return Err(TestCaseError::fail(format!(

@@ -131,12 +131,12 @@ impl Canon<'_> {
 
     fn write_in(&mut self, n: &Normal, rank: &FxHashMap<u32, usize>, ty: &Type) -> TermId {
         if n.is_polynomial() {
-            let summands = ordered(n.num(), rank);
+            let summands = ordered(n.num(), rank, &|m| self.written_degree(m));
             return self.sum(&summands, ty);
         }
         // k * N / D with N, D primitive and their first summands positive
-        let num = ordered(n.num(), rank);
-        let den = ordered(n.den(), rank);
+        let num = ordered(n.num(), rank, &|m| self.written_degree(m));
+        let den = ordered(n.den(), rank, &|m| self.written_degree(m));
         let (cn, num_p) = primitive(&num);
         let (cd, den_p) = primitive(&den);
         let k = &cn * &cd.recip().unwrap_or_else(Rational::one);
@@ -324,6 +324,31 @@ impl Canon<'_> {
         }
     }
 
+    /// The degree of monomial `m` as [`Self::kernel_factors`] writes it: powers of a base
+    /// folded into the `b ** y` of an exponential are no factors of their own
+    /// (`p * p ** (1/x)` is written `p ** ((x + 1)/x)`, one factor, which reads back as
+    /// one kernel). Summands are ordered by it, so that a canonical term, read back,
+    /// orders its summands the same way (idempotence).
+    fn written_degree(&self, m: &Monomial) -> u32 {
+        let pairs = m.pairs();
+        let exp = pairs
+            .iter()
+            .map(|&(k, _)| k)
+            .find(|&k| self.exp_log_bases(k).is_some_and(|b| !b.is_empty()));
+        let bases = exp.and_then(|k| self.exp_log_bases(k)).unwrap_or_default();
+        let folded: u32 = pairs
+            .iter()
+            .filter(|&&(k, _)| {
+                Some(k) != exp
+                    && self
+                        .as_power_of_base(k)
+                        .is_some_and(|(b, _)| bases.contains(&b))
+            })
+            .map(|&(_, e)| e)
+            .sum();
+        m.total_degree() - folded
+    }
+
     /// The log bases `b` of an `Exp` kernel's exponent written as `b ** y` factors.
     fn exp_log_bases(&self, k: u32) -> Option<Vec<TermId>> {
         let s = self.kernels.get(k)?.exp_arg.as_ref()?;
@@ -506,12 +531,16 @@ impl Canon<'_> {
     }
 }
 
-/// The summands of `p` in output order (see the module doc).
-fn ordered<'a>(p: &'a Poly, rank: &FxHashMap<u32, usize>) -> Vec<Summand<'a>> {
+/// The summands of `p` in output order (see the module doc), by `degree` as written.
+fn ordered<'a>(
+    p: &'a Poly,
+    rank: &FxHashMap<u32, usize>,
+    degree: &dyn Fn(&Monomial) -> u32,
+) -> Vec<Summand<'a>> {
     let mut out: Vec<(u32, Summand)> = p
         .terms()
         .iter()
-        .map(|(m, c)| (m.total_degree(), (ranked(m, rank), c)))
+        .map(|(m, c)| (degree(m), (ranked(m, rank), c)))
         .collect();
     out.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| cmp_ranked(&a.1 .0, &b.1 .0)));
     out.into_iter().map(|(_, s)| s).collect()
