@@ -85,7 +85,7 @@ pub use data::Prelude;
 
 use crate::num::Rational;
 
-use crate::term::{Node, Pattern, Prim, Store, TermId, VarId};
+use crate::term::{Node, Pattern, Prim, Store, TermId, Transform, VarId};
 use crate::types::Type;
 use doc::Doc;
 use implicit::{implicit_arg, join_elision, raised_arg, Raise};
@@ -620,6 +620,13 @@ impl Printer<'_> {
             Node::Observe(m, v) => {
                 let v = self.at_check(*v);
                 self.call("observe", &[(*m, false), (v, false)])
+            }
+            // `mh(p, t)` and `mcmc(p, t)` hold their two arguments as a pair
+            Node::Transform(tr @ (Transform::Mh | Transform::Mcmc), e) => {
+                match *self.store.node(*e) {
+                    Node::Pair(p, t) => self.call(tr.name(), &[(p, false), (t, false)]),
+                    _ => self.call(tr.name(), &[(*e, false)]),
+                }
             }
             Node::Transform(tr, e) => self.call(tr.name(), &[(*e, false)]),
         }

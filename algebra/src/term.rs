@@ -370,6 +370,16 @@ pub enum Transform {
     /// `density(m)` for `m : measure(a)`: its density `a -> prob` with respect to the
     /// base measure of `a` (issue 15), computed like `disint`.
     Density,
+    /// `mh(proposal, target)`, its argument the pair `(proposal, target)` with
+    /// `proposal : a -> measure(a)` and `target : measure(a)`: Hakaru's Metropolis-Hastings
+    /// proposal `fn x: x' <~ proposal(x); return (x', ratio)` with the acceptance ratio
+    /// `target(x') proposal(x' -> x) / (target(x) proposal(x -> x'))` of the densities
+    /// (issue 15), computed like `disint`.
+    Mh,
+    /// `mcmc(proposal, target)`: the Metropolis-Hastings transition kernel
+    /// `a -> measure(a)` that accepts `mh`'s proposal with probability `min(1, ratio)`
+    /// and otherwise stays (issue 15), computed like `disint`.
+    Mcmc,
 }
 
 impl Transform {
@@ -379,6 +389,8 @@ impl Transform {
             Transform::Summarize => "summarize",
             Transform::Disint => "disint",
             Transform::Density => "density",
+            Transform::Mh => "mh",
+            Transform::Mcmc => "mcmc",
         }
     }
 
@@ -400,6 +412,21 @@ impl Transform {
                 _ => None,
             },
             Transform::Density => Some(Type::fun(arg.measure_of()?.clone(), Type::Prob)),
+            Transform::Mh | Transform::Mcmc => {
+                let Type::Pair(proposal, target) = arg else {
+                    return None;
+                };
+                let a = target.measure_of()?;
+                if **proposal != Type::fun(a.clone(), Type::measure(a.clone())) {
+                    return None;
+                }
+                let out = if self == Transform::Mh {
+                    Type::measure(Type::pair(a.clone(), Type::Prob))
+                } else {
+                    Type::measure(a.clone())
+                };
+                Some(Type::fun(a.clone(), out))
+            }
         }
     }
 }

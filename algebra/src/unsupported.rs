@@ -20,7 +20,7 @@ fn implemented(t: Transform) -> bool {
         // the histogram transform belongs to codegen, which does not exist yet
         Transform::Summarize => false,
         // computed by `slic_simplify::expand_transforms` before a term is given a meaning
-        Transform::Disint | Transform::Density => true,
+        Transform::Disint | Transform::Density | Transform::Mh | Transform::Mcmc => true,
     }
 }
 

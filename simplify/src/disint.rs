@@ -97,6 +97,24 @@ pub fn density(store: &mut Store, m: TermId) -> R<TermId> {
         return Err(DisintError::new("density needs a measure"));
     };
     let dens = Densities::new(store);
+    // a primitive's density is its row of the table, within its support (a sum over a
+    // discrete draw's infinitely many values need not be written for it)
+    if let Node::Dist(d, _) = *store.node(m) {
+        if !matches!(
+            d,
+            slic_algebra::Dist::Lebesgue | slic_algebra::Dist::Counting
+        ) {
+            let v = store.fresh_var("t", a.clone());
+            let vt = store.var_term(v);
+            if let Some((Some(f), guards)) = dens.observe(store, m, vt) {
+                let zero = terms::int(store, 0, &Type::Prob);
+                let body = guards.into_iter().rev().fold(f, |body, g| {
+                    store.intern(Node::If(g, body, zero), Type::Prob)
+                });
+                return Ok(store.intern(Node::Lam(v, body), Type::fun(a, Type::Prob)));
+            }
+        }
+    }
     let lin = linear(store, &dens, m)?;
     let observed = lin.first().map(|t| t.result);
     let hint = observed

@@ -18,7 +18,7 @@
 use rustc_hash::FxHashMap;
 
 use slic_algebra::vars;
-use slic_algebra::{Diagnostic, Node, SpanMap, Store, TermId, Transform, Type, VarId};
+use slic_algebra::{Diagnostic, Node, Prim, SpanMap, Store, TermId, Transform, Type, VarId};
 
 use crate::disint;
 
@@ -129,6 +129,27 @@ impl Expander<'_, '_> {
                     Diagnostic::new(span, format!("cannot compute {}: {}", tr.name(), e.message))
                 })?
             }
+            Node::Transform(tr @ (Transform::Mh | Transform::Mcmc), arg) => {
+                let Node::Pair(proposal, target) = *self.store.node(arg) else {
+                    return Err(Diagnostic::new(
+                        self.spans.get(t).unwrap_or_default(),
+                        format!("'{}' takes a proposal and a target", tr.name()),
+                    ));
+                };
+                let proposal = self.inlined(proposal);
+                let target = self.inlined(target);
+                let kernel = metropolis(self.store, tr, proposal, target).ok_or_else(|| {
+                    Diagnostic::new(
+                        self.spans.get(t).unwrap_or_default(),
+                        format!(
+                            "cannot compute {}: the standard library has no `bernoulli`",
+                            tr.name()
+                        ),
+                    )
+                })?;
+                // its densities are transforms too
+                slic_algebra::stack::grow(|| self.expand(kernel))?
+            }
             Node::Observe(m, v) => {
                 let m = self.inlined(m);
                 if observable(self.store, m) {
@@ -164,4 +185,68 @@ impl Expander<'_, '_> {
         }
         cur
     }
+}
+
+/// The Metropolis-Hastings term of `mh(proposal, target)` or `mcmc(proposal, target)`,
+/// its densities still `density` transforms: for the state `x` and the proposal
+/// `y <~ proposal(x)`, the ratio `r = d_t(y) d_{proposal(y)}(x) / (d_t(x)
+/// d_{proposal(x)}(y))` of the target's and the proposal's densities (with respect to the
+/// one base measure of the state's type, so their quotient is the Radon-Nikodym
+/// derivative the acceptance needs); `mh` returns `(y, r)`, `mcmc` draws
+/// `b <~ bernoulli(min(1, r))` and returns `y` if `b`, else `x`. `None` only if the
+/// standard library lacks `bernoulli`.
+fn metropolis(
+    store: &mut Store,
+    tr: Transform,
+    proposal: TermId,
+    target: TermId,
+) -> Option<TermId> {
+    let a = store.ty(target).measure_of()?.clone();
+    let x = store.fresh_var("x", a.clone());
+    let y = store.fresh_var("y", a.clone());
+    let (xt, yt) = (store.var_term(x), store.var_term(y));
+    let kernel_at = |store: &mut Store, at: TermId| match *store.node(proposal) {
+        Node::Lam(v, body) => vars::substitute1(store, body, v, at),
+        _ => store.intern(Node::App(proposal, at), Type::measure(a.clone())),
+    };
+    let density_at = |store: &mut Store, m: TermId, at: TermId| {
+        let d = store.intern(
+            Node::Transform(Transform::Density, m),
+            Type::fun(a.clone(), Type::Prob),
+        );
+        store.intern(Node::App(d, at), Type::Prob)
+    };
+    let (from_x, from_y) = (kernel_at(store, xt), kernel_at(store, yt));
+    let target_y = density_at(store, target, yt);
+    let back = density_at(store, from_y, xt);
+    let target_x = density_at(store, target, xt);
+    let forth = density_at(store, from_x, yt);
+    let den = store.prim(Prim::Mul, vec![target_x, forth], Type::Prob);
+    let inv = store.prim(Prim::Recip, vec![den], Type::Prob);
+    let ratio = store.prim(Prim::Mul, vec![target_y, back, inv], Type::Prob);
+    let body = if tr == Transform::Mh {
+        let pair = store.intern(Node::Pair(yt, ratio), Type::pair(a.clone(), Type::Prob));
+        let ret = store.intern(
+            Node::Dirac(pair),
+            Type::measure(Type::pair(a.clone(), Type::Prob)),
+        );
+        store.intern(
+            Node::Bind(y, from_x, ret),
+            Type::measure(Type::pair(a.clone(), Type::Prob)),
+        )
+    } else {
+        let one = store.int_lit(1, Type::Prob);
+        let p = store.prim(Prim::Min, vec![one, ratio], Type::Prob);
+        let bern = slic_algebra::stdlib::var(store, "bernoulli").ok()??;
+        let bern = store.var_term(bern);
+        let coin = store.intern(Node::App(bern, p), Type::measure(Type::Bool));
+        let b = store.fresh_var("accept", Type::Bool);
+        let bt = store.var_term(b);
+        let next = store.intern(Node::If(bt, yt, xt), a.clone());
+        let ret = store.intern(Node::Dirac(next), Type::measure(a.clone()));
+        let step = store.intern(Node::Bind(b, coin, ret), Type::measure(a.clone()));
+        store.intern(Node::Bind(y, from_x, step), Type::measure(a.clone()))
+    };
+    let out = store.ty(body).clone();
+    Some(store.intern(Node::Lam(x, body), Type::fun(a, out)))
 }

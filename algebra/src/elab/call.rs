@@ -12,10 +12,10 @@ use crate::term::{Dist, Node, Prim, TermId, Transform};
 use crate::types::{Coercion, Type};
 
 /// Transforms that Hakaru has and slic-cas does not implement: named in an error.
-const NOT_IMPLEMENTED: [&str; 5] = ["expect", "disint_m", "mh", "mcmc", "reparam"];
+const NOT_IMPLEMENTED: [&str; 3] = ["expect", "disint_m", "reparam"];
 
 /// Built-in names handled here rather than through `Prim`/`Dist`/`Coercion`, with arity.
-pub(super) const CONSTRUCTORS: [(&str, usize); 11] = [
+pub(super) const CONSTRUCTORS: [(&str, usize); 13] = [
     ("dirac", 1),
     ("weight", 2),
     ("factor", 1),
@@ -27,6 +27,8 @@ pub(super) const CONSTRUCTORS: [(&str, usize); 11] = [
     ("summarize", 1),
     ("disint", 1),
     ("density", 1),
+    ("mh", 2),
+    ("mcmc", 2),
 ];
 
 /// The result type of a one-argument primitive given its (raised) operand type.
@@ -352,6 +354,28 @@ impl Elab<'_> {
                     ));
                 };
                 let t = self.store.intern(Node::Transform(tr, m), ty);
+                self.fit(t, expected, span)
+            }
+            ("mh" | "mcmc", [proposal, target]) => {
+                let tr = if name == "mh" {
+                    Transform::Mh
+                } else {
+                    Transform::Mcmc
+                };
+                let (target, a) = self.infer_measure(target)?;
+                let kernel = Type::fun(a.clone(), Type::measure(a.clone()));
+                let proposal = self.check(proposal, &kernel)?;
+                let pair_ty = Type::pair(kernel, Type::measure(a.clone()));
+                let arg = self
+                    .store
+                    .intern(Node::Pair(proposal, target), pair_ty.clone());
+                let Some(ty) = tr.result_type(&pair_ty) else {
+                    return Err(self.err(
+                        span,
+                        format!("'{name}' needs a proposal `fn x: measure` and a target measure"),
+                    ));
+                };
+                let t = self.store.intern(Node::Transform(tr, arg), ty);
                 self.fit(t, expected, span)
             }
             _ => Err(self.arity_error(span, name, args.len(), args.len())),

@@ -328,8 +328,9 @@ const ERRORS: &[(&str, &str, usize, usize)] = &[
     ("nothing", "annotate it, e.g. 'nothing. maybe(", 1, 1),
     ("left(1)", "cannot infer the type of 'left(..)'", 1, 1),
     ("disint(normal(0, 1))", "'disint' needs a measure of pairs (observation, rest), found measure(real)", 1, 1),
-    ("mcmc(1, 2)", "transform 'mcmc' is not implemented", 1, 1),
-    ("mh(1, 2)", "transform 'mh' is not implemented", 1, 1),
+    // the target is read first: it must be a measure (issue 15)
+    ("mcmc(1, 2)", "expected a measure, found nat", 1, 9),
+    ("mh(fn x real: normal(x, 1), 2)", "expected a measure, found nat", 1, 29),
     ("x = 1\nreparam(x)", "transform 'reparam' is not implemented", 2, 1),
     ("def f(x real, y real): x\nf(1, 2, 3)", "'f' takes 2 arguments, found 3", 2, 1),
     ("fn f real -> real: f(1, 2)", "'f' takes 1 argument, found 2", 1, 20),
