@@ -1183,12 +1183,7 @@ impl Simp<'_> {
         ty: &Type,
     ) -> Option<Vec<LTerm>> {
         // no later draw's law may read x (it is replaced by a function of t, drawn last)
-        if t.binds[i + 1..].iter().any(|b| {
-            b.base
-                .terms()
-                .iter()
-                .any(|&m| vars::mentions(self.store, m, x))
-        }) {
+        if t.read_later(self.store, i, x) {
             return None;
         }
         // result = a·x + b, a rational, b free of x

@@ -185,6 +185,13 @@ impl LTerm {
         })
     }
 
+    /// Does the law of a draw after the one at `i` read its variable `x`?
+    pub(crate) fn read_later(&self, store: &Store, i: usize, x: VarId) -> bool {
+        self.binds[i + 1..]
+            .iter()
+            .any(|b| b.base.terms().iter().any(|&m| vars::mentions(store, m, x)))
+    }
+
     pub(crate) fn bound_vars(&self) -> Vec<VarId> {
         self.binds.iter().map(|b| b.var).collect()
     }

@@ -97,12 +97,7 @@ impl Simp<'_> {
             return None;
         }
         // no later draw's law may read x
-        if t.binds[i + 1..].iter().any(|b| {
-            b.base
-                .terms()
-                .iter()
-                .any(|&m| vars::mentions(self.store, m, x))
-        }) {
+        if t.read_later(self.store, i, x) {
             return None;
         }
         let (lo, hi, prior) = match t.binds[i].base {
