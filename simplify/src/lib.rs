@@ -47,7 +47,7 @@ use std::time::Instant;
 
 use rustc_hash::FxHashSet;
 use slic_algebra::assume::Context;
-use slic_algebra::{alpha, canon, Node, Store, TermId, VarId};
+use slic_algebra::{alpha, canon, Node, Pattern, Store, TermId, VarId};
 
 use density::Densities;
 
@@ -261,6 +261,9 @@ impl Simp<'_> {
         }
         let ty = self.store.ty(t).clone();
         if ty.measure_of().is_some() {
+            if let Some(r) = self.walk_match_arms(t, depth) {
+                return r;
+            }
             return self.measure(t);
         }
         let node = self.store.node(t).clone();
@@ -287,6 +290,28 @@ impl Simp<'_> {
                 canon::canonicalize(self.store, &Context::new(), r)
             }
         }
+    }
+
+    /// A measure `match e: p1: m1 ...` whose arm the scrutinee does not decide (a
+    /// parameter `t` matched as `(m1, m2)`, what `disint` of a pair of observations
+    /// gives): each arm's measure simplified on its own, with the pattern's variables
+    /// free, as a function's body is. `None` when the scrutinee picks an arm, which the
+    /// integrator then follows.
+    fn walk_match_arms(&mut self, t: TermId, depth: usize) -> Option<TermId> {
+        let Node::Match(e, arms) = self.store.node(t).clone() else {
+            return None;
+        };
+        let scrutinee = prepare::reduce(self.store, e);
+        let first = arms.first()?;
+        if prepare::match_pattern(self.store, &first.0, scrutinee).is_some() {
+            return None;
+        }
+        let arms: Vec<(Pattern, TermId)> = arms
+            .into_iter()
+            .map(|(p, body)| (p, slic_algebra::stack::grow(|| self.walk(body, depth + 1))))
+            .collect();
+        let ty = self.store.ty(t).clone();
+        Some(self.store.intern(Node::Match(e, arms), ty))
     }
 
     /// One measure term simplified (see the module doc). Three candidates are ranked by

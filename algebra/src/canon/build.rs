@@ -67,12 +67,18 @@ impl Canon<'_> {
                         }
                     }
                     // `real2prob` and `int2nat` assert the value is in the smaller type:
-                    // transparent when the canonical form shows it (`real2prob(1 + p)`),
+                    // transparent when the canonical form shows it (`real2prob(1 + p)`)
+                    // or, for `real2prob` of a variable, the context proves it
+                    // (`real2prob(s)` under `3 < s`: `prob2real(real2prob(s))` is `s`),
                     // else an atom that remembers it (`real2prob(1 - p)` stays, so
-                    // `p^a * real2prob(1 - p)^b` keeps prob arithmetic)
+                    // `p^a * real2prob(1 - p)^b` keeps prob arithmetic; were it opened,
+                    // its factors could be written back as one `real2prob` of a
+                    // rational function that rounds below 0 near `p = 1`)
                     Coercion::Real2Prob | Coercion::Int2Nat => {
                         let n = self.normal_of(a);
-                        if self.fits(&n, &c.to_type()) {
+                        if self.fits(&n, &c.to_type())
+                            || (c == Coercion::Real2Prob && self.proves_nonnegative(a))
+                        {
                             Ok(n)
                         } else if let Some(split) = self
                             .split_nonneg_part(&n)
@@ -263,6 +269,26 @@ impl Canon<'_> {
         });
         self.pi = Some(k);
         k
+    }
+
+    /// Does the context prove the real variable `a >= 0`? Asked only when a condition of
+    /// the context mentions it (the decision procedure is not cheap, and nothing else
+    /// can prove it).
+    fn proves_nonnegative(&mut self, a: TermId) -> bool {
+        let Node::Var(v) = *self.store.node(a) else {
+            return false;
+        };
+        let store = &*self.store;
+        let known = self.ctx.facts().iter().any(|f| match f {
+            crate::assume::Fact::Holds { cond, .. } => crate::vars::mentions(store, *cond, v),
+            crate::assume::Fact::Range { var, .. } => *var == v,
+        });
+        if !known {
+            return false;
+        }
+        let zero = self.store.intern(Node::Lit(Rational::zero()), Type::Real);
+        let le = self.store.prim(Prim::Le, vec![zero, a], Type::Bool);
+        cond::decide(self.store, &self.ctx, le) == crate::assume::Tri::True
     }
 
     /// The canonical term `c` (already canonical) as an atom kernel.

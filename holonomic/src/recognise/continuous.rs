@@ -58,7 +58,7 @@ pub(super) fn recognise(
         x,
         f,
         op,
-        positive_loops: Default::default(),
+        positive_atoms: Default::default(),
         square_sums: Default::default(),
         grams: Vec::new(),
     };
@@ -88,9 +88,10 @@ struct Session<'s> {
     x: VarId,
     f: TermId,
     op: FirstOrder,
-    /// Loop atoms proved positive by [`Session::prove_positive_loops`] (a sum of
-    /// positive elements over a range the context proves non-empty).
-    positive_loops: rustc_hash::FxHashSet<TermId>,
+    /// Atoms proved positive by [`Session::prove_positive_atoms`]: a sum of positive
+    /// elements over a range the context proves non-empty, or a coercion to prob of a
+    /// value the context proves positive.
+    positive_atoms: rustc_hash::FxHashSet<TermId>,
     /// Loop kernels `Σ_{j<N} f(j)` read by [`Session::find_square_sums`], each with the
     /// kernel of `Σ_{j<N} f(j)^2` and `N` as a polynomial: what
     /// [`Session::positive_by_cauchy_schwarz`] bounds the loop's square by.
@@ -670,7 +671,7 @@ impl Session<'_> {
                 Err(Miss::NoFamily)
             };
         }
-        self.prove_positive_loops(&n);
+        self.prove_positive_atoms(&n);
         self.find_square_sums(&n);
         self.find_grams(&n);
         if self.positive_form(&n, 0) {
@@ -687,35 +688,51 @@ impl Session<'_> {
         }
     }
 
-    /// Records the kernels of `n` that are sums of strictly positive elements (prob array
-    /// elements or variables) over a range `lo..hi` the context proves non-empty
-    /// (`summate j from i + 1 to n: a[j]` inside a plate of `n - 1`): such a sum is
-    /// positive under the module's assumption on prob elements.
-    fn prove_positive_loops(&mut self, n: &Normal) {
-        let ks = kernels_of(n);
-        for k in ks {
+    /// Records the atoms of `n` that are strictly positive given the context:
+    /// - a sum of strictly positive elements (prob array elements or variables) over a
+    ///   range `lo..hi` the context proves non-empty (`summate j from i + 1 to n: a[j]`
+    ///   inside a plate of `n - 1`), positive under the module's assumption on prob
+    ///   elements;
+    /// - a coercion to prob of a value, or a real or integer variable, the context proves
+    ///   positive (`real2prob(s)` or `s` under `s <~ uniform(3, 8)`, the thermometer's
+    ///   noise).
+    fn prove_positive_atoms(&mut self, n: &Normal) {
+        for k in kernels_of(n) {
             let Some(info) = self.canon.kernels().get(k) else {
                 continue;
             };
             let Kernel::Atom(t) = info.kernel else {
                 continue;
             };
-            let Node::Summate(_, lo, hi, body) = *self.canon.store().node(t) else {
-                continue;
-            };
-            let body_positive = {
-                let store = self.canon.store();
-                *store.ty(body) == Type::Prob
-                    && matches!(store.node(body), Node::Var(_) | Node::Index(..))
-            };
-            if !body_positive || self.positive_loops.contains(&t) {
+            if self.positive_atoms.contains(&t) {
                 continue;
             }
+            // `lo < hi`, with `None` for 0.
+            let claim = {
+                let store = self.canon.store();
+                match *store.node(t) {
+                    Node::Summate(_, lo, hi, body)
+                        if *store.ty(body) == Type::Prob
+                            && matches!(store.node(body), Node::Var(_) | Node::Index(..)) =>
+                    {
+                        Some((Some(lo), hi))
+                    }
+                    Node::Coerce(_, e) if *store.ty(t) == Type::Prob => Some((None, e)),
+                    Node::Var(_) if matches!(store.ty(t), Type::Real | Type::Int) => {
+                        Some((None, t))
+                    }
+                    _ => None,
+                }
+            };
+            let Some((lo, hi)) = claim else {
+                continue;
+            };
             let ctx = self.canon.context().clone();
             let store = self.store();
-            let nonempty = store.prim(Prim::Lt, vec![lo, hi], Type::Bool);
-            if cond::decide(store, &ctx, nonempty) == Tri::True {
-                self.positive_loops.insert(t);
+            let lo = lo.unwrap_or_else(|| terms::int(store, 0, store.ty(hi).clone()));
+            let lt = store.prim(Prim::Lt, vec![lo, hi], Type::Bool);
+            if cond::decide(store, &ctx, lt) == Tri::True {
+                self.positive_atoms.insert(t);
             }
         }
     }
@@ -1132,7 +1149,7 @@ impl Session<'_> {
                 let store = self.canon.store();
                 (*store.ty(*t) == Type::Prob
                     && matches!(store.node(*t), Node::Var(_) | Node::Index(..)))
-                    || self.positive_loops.contains(t)
+                    || self.positive_atoms.contains(t)
             }
         }
     }
