@@ -23,6 +23,10 @@
 //!   measure depends on `x` into lebesgue and their densities when that is needed).
 //! - `o` a pair: its components are constrained in turn (the base is the product, and
 //!   each step is exact given the previous ones).
+//! - `o` an array drawn by a plate (a plate of observations): the base of arrays is
+//!   counting on the size times the element's base on each element, so the plate's
+//!   draw is eliminated at `o = t` with the guard `size(t) == n` and the product of its
+//!   elements' densities at `t[i]` (Constrainer::array).
 //!
 //! When no draw can be eliminated (an observation that does not depend on any
 //! continuous draw has no density with respect to lebesgue; `x * x - x` is not
@@ -247,30 +251,54 @@ fn constrain_term(store: &mut Store, dens: &Densities, term: LTerm, leaves: &Lea
         )));
     };
     let mut obs = Vec::new();
-    flatten(store, o, leaves, &mut obs)?;
+    let mut sizes = Vec::new();
+    flatten(store, o, leaves, &mut obs, &mut sizes)?;
     let mut c = Constrainer {
         store,
         dens,
         term,
         pending: obs.iter().map(|p| p.0).collect(),
+        sizes,
     };
     c.term.result = rest;
     for (k, &(_, y)) in obs.iter().enumerate() {
         let o = c.pending[k];
         c.constrain(o, y, k)?;
     }
+    // the sizes first: the other guards may read the observed arrays' elements
+    let sizes = std::mem::take(&mut c.sizes);
+    c.term.guards.retain(|g| !sizes.contains(g));
+    c.term.guards.splice(0..0, sizes);
     Ok(c.term)
 }
 
-/// The observation's components matched with the parameter's.
+/// The observation's components matched with the parameter's. An array of known length
+/// (a plate of a constant size, which the integrator unrolls into `[x0, x1, x2]`) is
+/// taken apart too, as a tuple: its elements are matched with `y[0]`, `y[1]`, .. and
+/// `size(y) == 3` is pushed onto `sizes` (the base of arrays counts their sizes).
 fn flatten(
     store: &mut Store,
     o: TermId,
     leaves: &Leaves,
     out: &mut Vec<(TermId, TermId)>,
+    sizes: &mut Vec<TermId>,
 ) -> R<()> {
     match leaves {
         Leaves::Leaf(y) => {
+            let r = prepare::reduce(store, o);
+            if let (Node::ArrayLit(elems), Some(ety)) =
+                (store.node(r).clone(), store.ty(r).array_of().cloned())
+            {
+                let n = terms::int(store, elems.len() as i64, &Type::Nat);
+                let size = store.prim(Prim::Size, vec![*y], Type::Nat);
+                sizes.push(terms::compare(store, Prim::Eq, size, n));
+                for (k, e) in elems.into_iter().enumerate() {
+                    let kt = terms::int(store, k as i64, &Type::Nat);
+                    let at = store.intern(Node::Index(*y, kt), ety.clone());
+                    flatten(store, e, &Leaves::Leaf(at), out, sizes)?;
+                }
+                return Ok(());
+            }
             out.push((o, *y));
             Ok(())
         }
@@ -282,8 +310,8 @@ fn flatten(
                     shown(store, o)
                 )));
             };
-            flatten(store, o1, l1, out)?;
-            flatten(store, o2, l2, out)
+            flatten(store, o1, l1, out, sizes)?;
+            flatten(store, o2, l2, out, sizes)
         }
     }
 }
@@ -309,6 +337,8 @@ struct Constrainer<'a, 's> {
     term: LTerm,
     /// The observations not yet constrained (index `k` onwards), kept substituted.
     pending: Vec<TermId>,
+    /// The conditions on the observed arrays' sizes, which go before every other guard.
+    sizes: Vec<TermId>,
 }
 
 impl Constrainer<'_, '_> {
@@ -326,13 +356,146 @@ impl Constrainer<'_, '_> {
                 Ok(())
             }
             Type::Real | Type::Prob => self.continuous(o, y, k),
+            Type::Array(_) => self.array(o, y),
             _ => Err(DisintError::new(format!(
                 "the observation `{}` is of type {ty}, which has no base measure to \
-                 disintegrate against (reals, probs, integers, naturals, booleans and \
-                 pairs of them have)",
+                 disintegrate against (reals, probs, integers, naturals, booleans, \
+                 arrays and pairs of them have)",
                 shown(self.store, o)
             ))),
         }
+    }
+
+    /// Impose `o == y` for an array observation: `o` is an array drawn by a plate
+    /// (`xs <~ plate i of n: m(i)`, a bind over [`Base::Array`]), and the base of arrays
+    /// is counting on the size times the element's base on each element (lebesgue on
+    /// reals, counting on integers), so the draw is eliminated at `xs = y` with the guard
+    /// `size(y) == n` and the factor `product i from 0 to n: f_i(y[i])`, `f_i` the
+    /// density of `m(i)` (its bounds as indicators). Exact: the plate's elements are
+    /// independent, so its density at `y` is the product of theirs; no change of
+    /// variables, so no Jacobian.
+    fn array(&mut self, o: TermId, y: TermId) -> R<()> {
+        let o = prepare::reduce(self.store, o);
+        let refuse = |store: &Store, why: &str| {
+            Err(DisintError::new(format!(
+                "cannot constrain the observation `{}`: {why}",
+                shown(store, o)
+            )))
+        };
+        let v = match *self.store.node(o) {
+            Node::Var(v) => Some(v),
+            // `array j of n: xs[j]` is `xs`
+            Node::Array(j, _, body) => match *self.store.node(body) {
+                Node::Index(a, k) if *self.store.node(k) == Node::Var(j) => {
+                    match *self.store.node(a) {
+                        Node::Var(v) => Some(v),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(v) = v else {
+            if let Node::Array(j, n, body) = *self.store.node(o) {
+                let ety = self.store.ty(body).clone();
+                if matches!(ety, Type::Nat | Type::Int | Type::Bool) {
+                    return self.discrete_array(j, n, body, y);
+                }
+            }
+            return refuse(
+                self.store,
+                "an array of reals observed must be the draw of a plate (`xs <~ plate i of \
+                 n: m`), not an expression over one",
+            );
+        };
+        let Some(i) = self.term.binds.iter().position(|b| b.var == v) else {
+            return refuse(self.store, "it is not drawn by the measure");
+        };
+        let Base::Array { index, size, elem } = self.term.binds[i].base.clone() else {
+            return refuse(self.store, "it is not drawn by a plate");
+        };
+        let Some(ety) = self.store.var_type(v).array_of().cloned() else {
+            return refuse(self.store, "it is not an array");
+        };
+        let x = self.store.fresh_var("x", ety.clone());
+        let (base, density) = match *elem {
+            Base::Prim(d) => match self.dens.open(self.store, d, x) {
+                Some(opened) => opened,
+                None => return refuse(self.store, "its elements' measure has no known density"),
+            },
+            b @ (Base::Lebesgue { .. } | Base::Counting { .. }) => (b, None),
+            _ => {
+                return refuse(
+                    self.store,
+                    "its elements are not draws from a primitive measure (arrays of arrays \
+                     and plates of compound measures are not disintegrated)",
+                )
+            }
+        };
+        let xt = self.store.var_term(x);
+        let mut parts: Vec<TermId> = density.into_iter().collect();
+        let (lo, hi, strict) = match base {
+            Base::Lebesgue { lo, hi } => (lo, hi, true),
+            Base::Counting { lo, hi } => (lo, hi, false),
+            _ => return refuse(self.store, "its elements' base is not lebesgue or counting"),
+        };
+        if let Some(lo) = lo {
+            let op = if strict { Prim::Lt } else { Prim::Le };
+            let g = terms::compare(self.store, op, lo, xt);
+            parts.push(terms::indicator(self.store, g));
+        }
+        if let Some(hi) = hi {
+            let g = terms::compare(self.store, Prim::Lt, xt, hi);
+            parts.push(terms::indicator(self.store, g));
+        }
+        let f = terms::product(self.store, parts);
+        let it = self.store.var_term(index);
+        let at = self.store.intern(Node::Index(y, it), ety);
+        let f = vars::substitute1(self.store, f, x, at);
+        let zero = terms::int(self.store, 0, &Type::Nat);
+        let factor = self
+            .store
+            .intern(Node::Product(index, zero, size, f), Type::Prob);
+        let ysize = self.store.prim(Prim::Size, vec![y], Type::Nat);
+        let same = terms::compare(self.store, Prim::Eq, ysize, size);
+        let mut term = self.term.clone();
+        term.binds.remove(i);
+        self.sizes.push(same);
+        term.factors.push(Factor::other(factor));
+        let mut map = FxHashMap::default();
+        map.insert(v, y);
+        term.substitute(self.store, &map);
+        for t in &mut self.pending {
+            *t = vars::substitute(self.store, *t, &map);
+        }
+        self.term = term;
+        Ok(())
+    }
+
+    /// Impose `(array j of n: e) == y` for integral or boolean elements: the base of such
+    /// arrays is counting, so the kernel at `y` is the term restricted to the draws that
+    /// give `y`: the guard `size(y) == n` and the factor `product j from 0 to n: [e ==
+    /// y[j]]` (`bernoulli` draws in a plate, observed through `k == 1`).
+    fn discrete_array(&mut self, j: VarId, n: TermId, e: TermId, y: TermId) -> R<()> {
+        let ety = self.store.ty(e).clone();
+        let jt = self.store.var_term(j);
+        let at = self.store.intern(Node::Index(y, jt), ety.clone());
+        let same = if ety == Type::Bool {
+            self.store.prim(Prim::Iff, vec![e, at], Type::Bool)
+        } else {
+            terms::compare(self.store, Prim::Eq, e, at)
+        };
+        let body = terms::indicator(self.store, same);
+        let zero = terms::int(self.store, 0, &Type::Nat);
+        let factor = self
+            .store
+            .intern(Node::Product(j, zero, n, body), Type::Prob);
+        let ysize = self.store.prim(Prim::Size, vec![y], Type::Nat);
+        let sized = terms::compare(self.store, Prim::Eq, ysize, n);
+        self.sizes.push(sized);
+        self.term.factors.push(Factor::other(factor));
+        Ok(())
     }
 
     /// The continuous draws of the term (lebesgue, or a continuous primitive).
