@@ -14,7 +14,10 @@
 //!   pairs (continuous, positive, bounded and discrete targets; random-walk,
 //!   log-normal and independent proposals) leave their targets invariant by the same
 //!   test, a chain on a posterior computed by `disint` finds its mean, and `mh` gives the
-//!   proposal with its exact ratio.
+//!   proposal with its exact ratio;
+//! - a pair state (issue 15's thermometer): an `mcmc` kernel over pairs leaves its target
+//!   invariant, the interpreter and the C kernel draw the same chain, and the
+//!   thermometer workflow finds its posterior means (by quadrature).
 
 use slic_codegen::chain::{
     self, columns, diagnostics, ChainError, CompiledStepper, InterpStepper, Markov, Stepper,
@@ -97,7 +100,7 @@ fn stepped(
 ) -> Result<Vec<f64>, ChainError> {
     let (p, ty) = lowered(kernel);
     let m = Markov::new(&p, &ty)?;
-    let _ = m.state();
+    let _ = m.state_type();
     let mut out = Vec::with_capacity(starts.len());
     let make = |seed: u64, x: &Val| -> Result<Box<dyn Stepper>, ChainError> {
         Ok(match compiled {
@@ -313,8 +316,8 @@ fn mcmc_kernels_leave_their_targets_invariant() {
 #[test]
 fn an_mcmc_chain_finds_a_posterior_mean_from_disint() {
     // mu ~ normal(0, 1), y ~ normal(mu, 1), y = 3/2 observed: mu | y ~ normal(3/4, sqrt(1/2))
-    let text = "post = disint(mu <~ normal(0, 1)\n              y <~ normal(mu, 1)\n              return (y, mu))\nmcmc(fn x real: normal(x, 1), post(3/2))\n";
-    let (p, ty) = simplified(text);
+    let post = "post = disint(mu <~ normal(0, 1)\n              y <~ normal(mu, 1)\n              return (y, mu))\n";
+    let (p, ty) = simplified(&format!("{post}mcmc(fn x real: normal(x, 1), post(3/2))\n"));
     Markov::new(&p, &ty).expect("a kernel");
     let start = [Val::Real(0.0)];
     let mut s = CompiledStepper::build(&p, Target::C, &start, 9, &opts()).expect("compiles");
@@ -322,8 +325,31 @@ fn an_mcmc_chain_finds_a_posterior_mean_from_disint() {
     let xs: Vec<f64> = run.draws.iter().map(|r| r[0]).collect();
     let (m, sd) = diagnostics::mean_sd(&xs).expect("draws");
     let se = sd / diagnostics::ess(&xs).expect("ess").sqrt();
-    assert!((m - 0.75).abs() < 5.0 * se, "mean {m} (se {se})");
-    assert!((sd - 0.5f64.sqrt()).abs() < 0.05, "sd {sd}");
+    // the exact posterior is what `simplify` makes of `post(3/2)`: a weighted normal,
+    // whose exact draws (the loop IR's sampler) give the reference moments
+    let (q, _) = simplified(&format!("{post}post(3/2)\n"));
+    let Ok(Outcome::Sampled(exact)) = run_measure(
+        &q,
+        &[],
+        Mode::Sample {
+            n: 200_000,
+            seed: 4,
+        },
+    ) else {
+        panic!("the simplified posterior samples")
+    };
+    let ys: Vec<f64> = exact
+        .samples
+        .iter()
+        .filter_map(|x| x.value.as_ref().map(|v| columns(v)[0]))
+        .collect();
+    let (em, esd) = diagnostics::mean_sd(&ys).expect("exact draws");
+    assert!(
+        (em - 0.75).abs() < 0.01 && (esd - 0.5f64.sqrt()).abs() < 0.01,
+        "{em} {esd}"
+    );
+    assert!((m - em).abs() < 5.0 * se, "mean {m} vs {em} (se {se})");
+    assert!((sd - esd).abs() < 0.05, "sd {sd} vs {esd}");
 }
 
 #[test]
@@ -356,4 +382,94 @@ fn the_burglary_workflow_samples_its_exact_posterior() {
         (m - exact).abs() < 5.0 * se,
         "mean {m} vs {exact} (se {se})"
     );
+}
+
+#[test]
+fn a_pair_state_mcmc_kernel_leaves_its_target_invariant() {
+    // independent components of different kinds; a random walk on both at once
+    let target = "a <~ normal(1, 1)\nb <~ gamma(2, 1)\nreturn (a, prob2real(b))";
+    let text = format!(
+        "prop = fn s pair(real, real):\n    match s:\n        (a, b):\n            a2 <~ normal(a, 1/2)\n            b2 <~ normal(b, 1/2)\n            return (a2, b2)\ntarget = {}\nmcmc(prop, target)\n",
+        target.replace('\n', "\n         ")
+    );
+    let (p, ty) = simplified(&text);
+    let m = Markov::new(&p, &ty).expect("a kernel over pairs");
+    assert_eq!(m.column_names(&pair(0.0, 1.0)), ["a", "b"]);
+    let n = 2000;
+    let starts = exact(target, n, 21);
+    let fresh = exact(target, n, 22);
+    let after: Vec<Vec<f64>> = starts
+        .iter()
+        .enumerate()
+        .map(|(i, x)| {
+            let mut s = InterpStepper::new(p.clone(), 3000 + i as u64);
+            let run = chain::run_chain(&mut s, std::slice::from_ref(x), 20, 0).expect("runs");
+            columns(&run.last)
+        })
+        .collect();
+    for k in 0..2 {
+        let a: Vec<f64> = after.iter().map(|c| c[k]).collect();
+        let b: Vec<f64> = fresh.iter().map(|x| columns(x)[k]).collect();
+        let d = ks(&a, &b);
+        assert!(d < ks_critical(n, n), "component {k}: KS {d}");
+    }
+}
+
+fn pair(a: f64, b: f64) -> Val {
+    Val::Pair(std::rc::Rc::new((Val::Real(a), Val::Real(b))))
+}
+
+/// The thermometer's posterior means of (nT, nM) at the readings (29, 26), by the
+/// midpoint rule on (3, 8) x (1, 4): the readings are normal with mean (21, 21) and
+/// covariance [[nT^2 + nM^2, nT^2], [nT^2, 2 nT^2 + nM^2]] given the noise levels.
+fn thermometer_means() -> (f64, f64) {
+    let (d1, d2) = (29.0 - 21.0, 26.0 - 21.0);
+    let (nt, nm) = (600, 400);
+    let (mut z, mut st, mut sm) = (0.0, 0.0, 0.0);
+    for i in 0..nt {
+        let t = 3.0 + 5.0 * (i as f64 + 0.5) / nt as f64;
+        for j in 0..nm {
+            let e = 1.0 + 3.0 * (j as f64 + 0.5) / nm as f64;
+            let (a, b, c) = (t * t + e * e, t * t, 2.0 * t * t + e * e);
+            let det = a * c - b * b;
+            let q = (c * d1 * d1 - 2.0 * b * d1 * d2 + a * d2 * d2) / det;
+            let w = (-0.5 * q).exp() / det.sqrt();
+            z += w;
+            st += w * t;
+            sm += w * e;
+        }
+    }
+    (st / z, sm / z)
+}
+
+#[test]
+fn the_thermometer_workflow_samples_its_posterior() {
+    // corpus/mcmc/02: disint on both readings, simplify, mcmc with a random walk on the pair
+    let text = std::fs::read_to_string(slic_suite::root().join("corpus/mcmc/02-thermometer.hk"))
+        .expect("the workflow file");
+    let (p, ty) = simplified(&text);
+    let m = Markov::new(&p, &ty).expect("a kernel over pairs");
+    let start = [pair(5.0, 2.0)];
+    assert_eq!(m.column_names(&start[0]), ["nT", "nM"]);
+    // the interpreter and the C kernel draw the same chain from one seed
+    let mut i = InterpStepper::new(p.clone(), 3);
+    let mut c = CompiledStepper::build(&p, Target::C, &start, 3, &opts()).expect("compiles");
+    let short_i = chain::run_chain(&mut i, &start, 200, 0).expect("runs");
+    let short_c = chain::run_chain(&mut c, &start, 200, 0).expect("runs");
+    for (a, b) in short_i.draws.iter().zip(&short_c.draws) {
+        for (x, y) in a.iter().zip(b) {
+            assert!((x - y).abs() <= 1e-9 * x.abs().max(1.0), "{a:?} vs {b:?}");
+        }
+    }
+    let run = chain::run_chain(&mut c, &start, 200_000, 1000).expect("the chain runs");
+    let (mt, mm) = thermometer_means();
+    for (k, exact) in [(0, mt), (1, mm)] {
+        let xs: Vec<f64> = run.draws.iter().map(|r| r[k]).collect();
+        let (mean, sd) = diagnostics::mean_sd(&xs).expect("draws");
+        let se = sd / diagnostics::ess(&xs).expect("ess").sqrt();
+        assert!(
+            (mean - exact).abs() < 5.0 * se,
+            "column {k}: mean {mean} vs {exact} (se {se})"
+        );
+    }
 }

@@ -8,9 +8,7 @@ use std::io::Write;
 use std::path::Path;
 
 use serde_json::{json, Map, Value as Json};
-use slic_codegen::chain::{
-    self, column_names, diagnostics, ChainRun, CompiledStepper, InterpStepper, Markov,
-};
+use slic_codegen::chain::{self, diagnostics, ChainRun, CompiledStepper, InterpStepper, Markov};
 use slic_codegen::{CompileOptions, Target};
 
 use crate::args::{Backend, ChainArgs};
@@ -42,7 +40,12 @@ pub fn chain(a: &ChainArgs) -> Result<(), Failure> {
     let init = slic_data::dataset::from_json(&init_text, Path::new("."))
         .ok()
         .and_then(|d| d.get("init").cloned())
-        .ok_or_else(|| user(format!("--init {}: not a JSON number or array", a.init)))?;
+        .ok_or_else(|| {
+            user(format!(
+                "--init {}: not a JSON number or array (a pair state is a list of two)",
+                a.init
+            ))
+        })?;
     let args = markov
         .bind(&data, &init)
         .map_err(|e| user(format!("{name}: {e}")))?;
@@ -73,9 +76,8 @@ pub fn chain(a: &ChainArgs) -> Result<(), Failure> {
         };
         runs.push(run.map_err(|e| user(format!("{name}: chain {}: {e}", c + 1)))?);
     }
-    let (state_name, _) = markov.state();
     let last = args.last().cloned().unwrap_or(slic_codegen::Val::Unit);
-    let names = column_names(state_name, &last);
+    let names = markov.column_names(&last);
     if let Some(path) = &a.out {
         std::fs::write(path, draws_csv(&names, &runs, burn))
             .map_err(|e| user(format!("cannot write {}: {e}", path.display())))?;

@@ -8,9 +8,10 @@
 //! A step must be a draw from a probability measure: a run of weight other than 1 (a
 //! kernel written with `weight` and `<|>`, which sampling would only weigh, not draw
 //! exactly) or of weight 0 (a `reject`) is an error at that step, never a weighted state
-//! passed off as a draw. The chain's state is a scalar or a flat array of scalars (the
-//! IR's parameters); its draws are read as columns of reals (a prob on the linear scale,
-//! a bool as 0 or 1).
+//! passed off as a draw. The chain's state is a scalar, a flat array of scalars, or a
+//! pair of these (the thermometer's two noise levels): the lowering gives a pair one IR
+//! parameter per component, and the steppers write each in place. Its draws are read as
+//! columns of reals (a prob on the linear scale, a bool as 0 or 1).
 //!
 //! [`diagnostics`] summarises columns: mean, standard deviation, effective sample size
 //! (Geyer's initial monotone sequence) and split-R-hat over chains.
@@ -36,7 +37,7 @@ use crate::sampler::Rng;
 pub enum ChainError {
     /// The program is not a function of the state returning a measure over its type.
     NotAKernel { found: String },
-    /// The state's type is not a scalar or an array of scalars.
+    /// The state's type is not a scalar, an array of scalars, or a pair of these.
     StateType { found: String },
     /// A data key names no parameter (or names the state, which `--init` gives).
     UnknownKey { key: String, params: Vec<String> },
@@ -62,8 +63,8 @@ impl fmt::Display for ChainError {
             ),
             ChainError::StateType { found } => write!(
                 f,
-                "the state has type {found}: a chain's state is a scalar or an array of \
-                 scalars"
+                "the state has type {found}: a chain's state is a scalar, an array of \
+                 scalars, or a pair of these"
             ),
             ChainError::UnknownKey { key, params } => write!(
                 f,
@@ -92,17 +93,20 @@ impl fmt::Display for ChainError {
 
 impl std::error::Error for ChainError {}
 
-/// A kernel program checked: its parameters, the last one the state.
+/// A kernel program checked: its parameters, the last ones (one per component of a pair)
+/// the state.
 #[derive(Clone, Debug)]
 pub struct Markov {
     params: Vec<(String, Type)>,
+    /// The first of the state's IR parameters.
     state: usize,
+    state_ty: Type,
 }
 
 impl Markov {
     /// Checks that `program` (lowered from a term of type `ty`) is a Markov kernel: a
     /// measure program whose last parameter has the type of the values it returns, a
-    /// scalar or an array of scalars.
+    /// scalar, an array of scalars, or a pair of these.
     pub fn new(program: &Program, ty: &Type) -> Result<Markov, ChainError> {
         let (params, result) = ty.parameter_types();
         let not = || ChainError::NotAKernel {
@@ -118,25 +122,49 @@ impl Markov {
                 Type::Nat | Type::Int | Type::Real | Type::Prob | Type::Bool
             )
         };
-        if !(scalar(state_ty) || state_ty.array_of().is_some_and(scalar)) {
-            return Err(ChainError::StateType {
-                found: state_ty.to_string(),
-            });
+        fn components(t: &Type, scalar: &dyn Fn(&Type) -> bool) -> Option<usize> {
+            match t {
+                Type::Pair(a, b) => Some(components(a, scalar)? + components(b, scalar)?),
+                t if scalar(t) || t.array_of().is_some_and(scalar) => Some(1),
+                _ => None,
+            }
         }
+        let bad = || ChainError::StateType {
+            found: state_ty.to_string(),
+        };
+        let k = components(state_ty, &scalar).ok_or_else(bad)?;
+        let state = program.params.len().checked_sub(k).ok_or_else(not)?;
         Ok(Markov {
             params: program.params.clone(),
-            state: program.params.len() - 1,
+            state,
+            state_ty: state_ty.clone(),
         })
     }
 
-    /// The state parameter's name and type.
-    pub fn state(&self) -> (&str, &Type) {
-        let (n, t) = &self.params[self.state];
-        (n, t)
+    /// The state's type.
+    pub fn state_type(&self) -> &Type {
+        &self.state_ty
+    }
+
+    /// The names of the state's columns in the draws (see [`columns`]) for a state like
+    /// `x`: a component's parameter name (`nT`, or `x1` for a pair's first), with `[i]`
+    /// for each element of an array.
+    pub fn column_names(&self, x: &Val) -> Vec<String> {
+        let mut leaves = Vec::new();
+        flatten(x, &mut leaves);
+        let mut out = Vec::new();
+        for ((name, _), v) in self.params[self.state..].iter().zip(&leaves) {
+            match v {
+                Val::Array(items) => out.extend((0..items.len()).map(|i| format!("{name}[{i}]"))),
+                _ => out.push(name.clone()),
+            }
+        }
+        out
     }
 
     /// The kernel's arguments: every parameter but the state from `data`, the state from
-    /// `init` (the initial state's entry, under any key).
+    /// `init` (the initial state's entry, under any key; a pair's is a list of its
+    /// components), last, as one value.
     pub fn bind(&self, data: &Dataset, init: &slic_data::Entry) -> Result<Vec<Val>, ChainError> {
         let others: Vec<String> = self.params[..self.state]
             .iter()
@@ -158,15 +186,62 @@ impl Markov {
                 .ok_or_else(|| ChainError::Data(format!("the data has no key `{name}`")))?;
             args.push(crate::gibbs::to_val(name, e, ty).map_err(data_err)?);
         }
-        let (name, ty) = &self.params[self.state];
-        args.push(crate::gibbs::to_val(name, init, ty).map_err(data_err)?);
+        let mut leaves = self.params[self.state..].iter();
+        args.push(state_val(init, &self.state_ty, &mut leaves)?);
         Ok(args)
     }
 }
 
+/// The state of type `ty` from its entry, its components' parameters read from `leaves`.
+fn state_val<'a>(
+    e: &slic_data::Entry,
+    ty: &Type,
+    leaves: &mut impl Iterator<Item = &'a (String, Type)>,
+) -> Result<Val, ChainError> {
+    let data_err = |e: GibbsError| ChainError::Data(e.to_string());
+    if let Type::Pair(a, b) = ty {
+        let parts = e.items();
+        let [ea, eb] = parts.as_slice() else {
+            return Err(ChainError::Data(format!(
+                "the initial state is a pair: give it as a list of two, found {}",
+                e.describe()
+            )));
+        };
+        let va = state_val(ea, a, leaves)?;
+        let vb = state_val(eb, b, leaves)?;
+        return Ok(Val::Pair(std::rc::Rc::new((va, vb))));
+    }
+    let (name, ty) = leaves
+        .next()
+        .ok_or_else(|| ChainError::Data("the state has more components than parameters".into()))?;
+    crate::gibbs::to_val(name, e, ty).map_err(data_err)
+}
+
+/// The leaves of a value: a pair's components in order (nested pairs in turn), any other
+/// value itself. A pair state's IR parameters are these.
+fn flatten(v: &Val, out: &mut Vec<Val>) {
+    match v {
+        Val::Pair(p) => {
+            flatten(&p.0, out);
+            flatten(&p.1, out);
+        }
+        v => out.push(v.clone()),
+    }
+}
+
+/// `args` (the state last, as one value) as the IR's arguments: the state's leaves.
+fn ir_args(args: &[Val]) -> Vec<Val> {
+    let mut out = args.to_vec();
+    if let Some(x) = out.pop() {
+        flatten(&x, &mut out);
+    }
+    out
+}
+
 /// What draws a chain's next state.
 pub trait Stepper {
-    /// Lays out the arguments (the state last).
+    /// Lays out the arguments (the state last, as one value: a pair state is one
+    /// [`Val::Pair`], which the stepper takes apart into the IR's parameters).
     fn start(&mut self, args: &[Val]) -> Result<(), ChainError>;
     /// One run of the kernel at state `x`, drawing from the stepper's generator.
     fn step(&mut self, x: &Val) -> Result<Sample, ChainError>;
@@ -191,14 +266,16 @@ impl InterpStepper {
 
 impl Stepper for InterpStepper {
     fn start(&mut self, args: &[Val]) -> Result<(), ChainError> {
-        self.args = args.to_vec();
+        self.args = ir_args(args);
         Ok(())
     }
 
     fn step(&mut self, x: &Val) -> Result<Sample, ChainError> {
-        if let Some(last) = self.args.last_mut() {
-            *last = x.clone();
-        }
+        let mut leaves = Vec::new();
+        flatten(x, &mut leaves);
+        let first = self.args.len().saturating_sub(leaves.len());
+        self.args.truncate(first);
+        self.args.extend(leaves);
         sample_with(&self.program, &self.args, &mut self.rng).map_err(|e: RunError| {
             ChainError::Run {
                 step: 0,
@@ -214,6 +291,7 @@ impl Stepper for InterpStepper {
 pub struct CompiledStepper {
     kernel: Compiled,
     prepared: Option<Prepared>,
+    /// The first of the state's IR parameters.
     state: usize,
     rng: [u64; 4],
 }
@@ -226,13 +304,18 @@ impl CompiledStepper {
         seed: u64,
         opts: &CompileOptions,
     ) -> Result<CompiledStepper, KernelError> {
-        let state = program.params.len().saturating_sub(1);
-        let mut spec = Specialise::all(program.params.len());
-        let array_state = matches!(args.get(state), Some(Val::Array(_)));
-        if let Some(f) = spec.fixed.get_mut(state) {
-            *f = array_state;
+        let mut leaves = Vec::new();
+        if let Some(x) = args.last() {
+            flatten(x, &mut leaves);
         }
-        let kernel = Compiled::build(program, target, &spec, Some(args), opts)?;
+        let args = ir_args(args);
+        let state = program.params.len().saturating_sub(leaves.len());
+        let mut spec = Specialise::all(program.params.len());
+        // a scalar state changes at every step; an array state's length is baked in
+        for (f, a) in spec.fixed.iter_mut().zip(&args).skip(state) {
+            *f = matches!(a, Val::Array(_));
+        }
+        let kernel = Compiled::build(program, target, &spec, Some(&args), opts)?;
         Ok(CompiledStepper {
             kernel,
             prepared: None,
@@ -246,7 +329,7 @@ impl Stepper for CompiledStepper {
     fn start(&mut self, args: &[Val]) -> Result<(), ChainError> {
         let p = self
             .kernel
-            .prepare(args)
+            .prepare(&ir_args(args))
             .map_err(|e| ChainError::Build(e.to_string()))?;
         self.prepared = Some(p);
         Ok(())
@@ -261,7 +344,11 @@ impl Stepper for CompiledStepper {
             step: 0,
             error: "the kernel was not started".into(),
         })?;
-        p.set(self.state, x).map_err(fail)?;
+        let mut leaves = Vec::new();
+        flatten(x, &mut leaves);
+        for (k, v) in leaves.iter().enumerate() {
+            p.set(self.state + k, v).map_err(fail)?;
+        }
         self.kernel.sample_step(p, &mut self.rng).map_err(fail)
     }
 }
@@ -319,8 +406,8 @@ pub fn run_chain(
     })
 }
 
-/// A state as reals: a scalar's one value, an array's elements (a prob on the linear
-/// scale, a bool as 0 or 1).
+/// A state as reals: a scalar's one value, an array's elements, a pair's components' in
+/// turn (a prob on the linear scale, a bool as 0 or 1).
 pub fn columns(v: &Val) -> Vec<f64> {
     fn real(v: &Val) -> f64 {
         match v {
@@ -334,14 +421,11 @@ pub fn columns(v: &Val) -> Vec<f64> {
     }
     match v {
         Val::Array(items) => items.iter().map(real).collect(),
+        Val::Pair(p) => {
+            let mut out = columns(&p.0);
+            out.extend(columns(&p.1));
+            out
+        }
         v => vec![real(v)],
-    }
-}
-
-/// The columns' names: the state's name, or `name[i]` for each element of an array.
-pub fn column_names(name: &str, v: &Val) -> Vec<String> {
-    match v {
-        Val::Array(items) => (0..items.len()).map(|i| format!("{name}[{i}]")).collect(),
-        _ => vec![name.to_string()],
     }
 }

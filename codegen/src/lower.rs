@@ -114,6 +114,32 @@ fn is_param_type(t: &Type) -> bool {
     is_scalar(t) || t.array_of().is_some_and(is_param_type)
 }
 
+/// A parameter type the IR takes as one or more parameters: an IR parameter type, or a
+/// pair of these (a Markov chain's state `(nT, nM)`), one IR parameter per component.
+fn is_param_leaves(t: &Type) -> bool {
+    match t {
+        Type::Pair(a, b) => is_param_leaves(a) && is_param_leaves(b),
+        t => is_param_type(t),
+    }
+}
+
+/// The names a pair parameter's components are given where the body takes it apart at
+/// once (`fn x pair(real, real): match x: (nT, nM): ..`, maybe after `let`s of what does
+/// not depend on it), as a pattern; `None` otherwise.
+fn component_names(store: &Store, x: VarId, body: TermId) -> Option<Pattern> {
+    let mut t = body;
+    while let Node::Let(_, _, b) = store.node(t) {
+        t = *b;
+    }
+    let Node::Match(e, arms) = store.node(t) else {
+        return None;
+    };
+    match (store.node(*e), arms.as_slice()) {
+        (Node::Var(v), [(p @ Pattern::Pair(..), _)]) if *v == x => Some(p.clone()),
+        _ => None,
+    }
+}
+
 /// The zero of a numeric (or bool) scalar type: the identity of `+`, what `alloc` fills.
 fn zero(t: &Type) -> Expr {
     match t {
@@ -220,18 +246,14 @@ pub fn lower(store: &Store, term: TermId) -> std::result::Result<Program, LowerE
         };
         let ty = store.var_type(*x).clone();
         let hint = store.var_name(*x);
-        if !is_param_type(&ty) {
+        if !is_param_leaves(&ty) {
             return unsupported(format!(
                 "the parameter `{hint}` has type {ty}; compiled programs take numbers, \
-                 booleans and arrays of them"
+                 booleans, arrays of them and pairs of these"
             ));
         }
-        let name = l.fresh(hint);
-        let v = match ty.array_of() {
-            Some(e) => Val::Array(Expr::Var(name.clone()), e.clone()),
-            None => Val::Scalar(Expr::Var(name.clone())),
-        };
-        params.push((name, ty));
+        let names = component_names(store, *x, *body);
+        let v = l.param_leaves(&ty, hint, names.as_ref(), &mut params);
         env = env.bind(*x, v);
         t = *body;
     }
@@ -283,6 +305,40 @@ struct Case {
 
 impl Lowerer<'_> {
     /// `hint` if it is unused, else `hint_1`, `hint_2`, ...
+    /// The IR parameters of a parameter of type `ty` (see [`is_param_leaves`]), pushed
+    /// onto `params` in order (a pair's first component first), and its value over them.
+    /// A component is named after `names`' variable in its place, else `hint` with its
+    /// position (`x1`, `x2`).
+    fn param_leaves(
+        &mut self,
+        ty: &Type,
+        hint: &str,
+        names: Option<&Pattern>,
+        params: &mut Vec<(String, Type)>,
+    ) -> Val {
+        if let Type::Pair(a, b) = ty {
+            let (na, nb) = match names {
+                Some(Pattern::Pair(pa, pb)) => (Some(&**pa), Some(&**pb)),
+                _ => (None, None),
+            };
+            let hint_of = |n: Option<&Pattern>, k: u8| match n {
+                Some(Pattern::Var(v)) => self.store.var_name(*v).to_string(),
+                _ => format!("{hint}{k}"),
+            };
+            let (ha, hb) = (hint_of(na, 1), hint_of(nb, 2));
+            let va = self.param_leaves(a, &ha, na, params);
+            let vb = self.param_leaves(b, &hb, nb, params);
+            return Val::Pair(Box::new(va), Box::new(vb));
+        }
+        let name = self.fresh(hint);
+        let v = match ty.array_of() {
+            Some(e) => Val::Array(Expr::Var(name.clone()), e.clone()),
+            None => Val::Scalar(Expr::Var(name.clone())),
+        };
+        params.push((name, ty.clone()));
+        v
+    }
+
     fn fresh(&mut self, hint: &str) -> String {
         let base: String = hint
             .chars()

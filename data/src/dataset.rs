@@ -63,6 +63,20 @@ impl Entry {
             Entry::List(xs) => format!("an array of {} arrays", xs.len()),
         }
     }
+
+    /// The elements of an array as entries (a list's entries; a flat array's numbers or
+    /// booleans one by one); nothing for a scalar. A reader that expects a tuple (a
+    /// chain's initial state `[4.5, 2]` for a pair) takes it apart with this.
+    pub fn items(&self) -> Vec<Entry> {
+        match self {
+            Entry::List(xs) => xs.clone(),
+            Entry::Array(NpyArray::F64(v)) => v.iter().map(|&x| Entry::Real(x)).collect(),
+            Entry::Array(NpyArray::I64(v)) => v.iter().map(|&x| Entry::Int(x)).collect(),
+            Entry::Array(NpyArray::U64(v)) => v.iter().map(|&x| Entry::UInt(x)).collect(),
+            Entry::Array(NpyArray::Bool(v)) => v.iter().map(|&x| Entry::Bool(x)).collect(),
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// The entries of a dataset file, in the file's key order.

@@ -6,7 +6,8 @@
 //! kernel as `_ <~ k(v); return v` (`crate::disint::observe`). The commands that give a
 //! program a meaning (`simplify`, `sample`, `equiv`) run this first, so the interpreter
 //! never meets a `disint` (it refuses one), and `simplify(disint(m))` simplifies the
-//! kernel.
+//! kernel. A `simplify(e)` met on the way is computed too, so that a transform reading
+//! it (`density(post(v))` for `post = simplify(disint(m))`) reads the simplified term.
 //!
 //! Why it is exact: each replacement is the transform's definition, computed exactly;
 //! `observe(m, v)` means `weight(f(v), return v)` for `f` the density of `m` with respect
@@ -18,7 +19,9 @@
 use rustc_hash::FxHashMap;
 
 use slic_algebra::vars;
-use slic_algebra::{Diagnostic, Node, Prim, SpanMap, Store, TermId, Transform, Type, VarId};
+use slic_algebra::{
+    Diagnostic, Node, Pattern, Prim, SpanMap, Store, TermId, Transform, Type, VarId,
+};
 
 use crate::disint;
 
@@ -147,8 +150,22 @@ impl Expander<'_, '_> {
                         ),
                     )
                 })?;
-                // its densities are transforms too
-                slic_algebra::stack::grow(|| self.expand(kernel))?
+                // its densities are transforms too; one that cannot be computed is an
+                // error at this call (the densities were written here, not by the user)
+                slic_algebra::stack::grow(|| self.expand(kernel)).map_err(|d| {
+                    let mut d = Diagnostic::new(
+                        self.spans.get(t).unwrap_or_default(),
+                        format!("cannot compute {}: {}", tr.name(), d.message),
+                    );
+                    d.notes.push(
+                        "its ratio needs the densities of the target and of the proposal \
+                         with respect to lebesgue (counting for integers), so a proposal \
+                         that keeps a component of the state with positive probability has \
+                         none"
+                            .into(),
+                    );
+                    d
+                })?
             }
             Node::Observe(m, v) => {
                 let m = self.inlined(m);
@@ -158,9 +175,20 @@ impl Expander<'_, '_> {
                     disint::observe(self.store, m, v).unwrap_or(rebuilt)
                 }
             }
+            // `simplify(e)` computed here, where another transform may read it
+            // (`post = simplify(disint(..))` then `density(post(v))` in `mcmc`): the
+            // density of the simplified kernel is closed where that of the raw one is an
+            // integral. Exact: the simplifier's output means what its input does.
+            Node::Transform(Transform::Simplify, e) => {
+                crate::simplify(self.store, e, &crate::SimplifyConfig::default()).term
+            }
             // a kernel or density applied where it was computed: applied now
+            // (a pair taken apart by the function's `match` picks its arm)
             Node::App(f, a) if f != ch[0] => match *self.store.node(f) {
-                Node::Lam(x, body) => vars::substitute1(self.store, body, x, a),
+                Node::Lam(x, body) => {
+                    let applied = vars::substitute1(self.store, body, x, a);
+                    crate::prepare::reduce(self.store, applied)
+                }
                 _ => rebuilt,
             },
             _ => rebuilt,
@@ -204,9 +232,27 @@ fn metropolis(
     let a = store.ty(target).measure_of()?.clone();
     let x = store.fresh_var("x", a.clone());
     let y = store.fresh_var("y", a.clone());
+    // a pair state is read through its components (`match x: (x1, x2)`), so that the
+    // proposal's `match` picks its arm and the densities see a pair they can take apart
+    // the state's components are named as the proposal names them (`fn s: match s:
+    // (nT, nM)`), so that a chain's columns are `nT` and `nM`
+    let names = match *store.node(proposal) {
+        Node::Lam(v, body) => match store.node(body) {
+            Node::Match(e, arms) if *store.node(*e) == Node::Var(v) && arms.len() == 1 => {
+                Some(arms[0].0.clone())
+            }
+            _ => None,
+        },
+        _ => None,
+    };
+    let (px, xv) = components(store, x, names.as_ref());
+    let (py, yv) = components(store, y, None);
     let (xt, yt) = (store.var_term(x), store.var_term(y));
     let kernel_at = |store: &mut Store, at: TermId| match *store.node(proposal) {
-        Node::Lam(v, body) => vars::substitute1(store, body, v, at),
+        Node::Lam(v, body) => {
+            let applied = vars::substitute1(store, body, v, at);
+            crate::prepare::reduce(store, applied)
+        }
         _ => store.intern(Node::App(proposal, at), Type::measure(a.clone())),
     };
     let density_at = |store: &mut Store, m: TermId, at: TermId| {
@@ -216,24 +262,19 @@ fn metropolis(
         );
         store.intern(Node::App(d, at), Type::Prob)
     };
-    let (from_x, from_y) = (kernel_at(store, xt), kernel_at(store, yt));
-    let target_y = density_at(store, target, yt);
-    let back = density_at(store, from_y, xt);
-    let target_x = density_at(store, target, xt);
-    let forth = density_at(store, from_x, yt);
+    let (from_x, from_y) = (kernel_at(store, xv), kernel_at(store, yv));
+    let target_y = density_at(store, target, yv);
+    let back = density_at(store, from_y, xv);
+    let target_x = density_at(store, target, xv);
+    let forth = density_at(store, from_x, yv);
     let den = store.prim(Prim::Mul, vec![target_x, forth], Type::Prob);
     let inv = store.prim(Prim::Recip, vec![den], Type::Prob);
     let ratio = store.prim(Prim::Mul, vec![target_y, back, inv], Type::Prob);
-    let body = if tr == Transform::Mh {
-        let pair = store.intern(Node::Pair(yt, ratio), Type::pair(a.clone(), Type::Prob));
-        let ret = store.intern(
-            Node::Dirac(pair),
-            Type::measure(Type::pair(a.clone(), Type::Prob)),
-        );
-        store.intern(
-            Node::Bind(y, from_x, ret),
-            Type::measure(Type::pair(a.clone(), Type::Prob)),
-        )
+    let (step, sty) = if tr == Transform::Mh {
+        let pty = Type::pair(a.clone(), Type::Prob);
+        let pair = store.intern(Node::Pair(yt, ratio), pty.clone());
+        let ret = store.intern(Node::Dirac(pair), Type::measure(pty.clone()));
+        (ret, Type::measure(pty))
     } else {
         let one = store.int_lit(1, Type::Prob);
         let p = store.prim(Prim::Min, vec![one, ratio], Type::Prob);
@@ -245,8 +286,62 @@ fn metropolis(
         let next = store.intern(Node::If(bt, yt, xt), a.clone());
         let ret = store.intern(Node::Dirac(next), Type::measure(a.clone()));
         let step = store.intern(Node::Bind(b, coin, ret), Type::measure(a.clone()));
-        store.intern(Node::Bind(y, from_x, step), Type::measure(a.clone()))
+        (step, Type::measure(a.clone()))
     };
+    let step = taken_apart(store, y, py, step);
+    let body = store.intern(Node::Bind(y, from_x, step), sty);
+    let body = taken_apart(store, x, px, body);
     let out = store.ty(body).clone();
     Some(store.intern(Node::Lam(x, body), Type::fun(a, out)))
+}
+
+/// The state `x` as it is read: for a pair, a pattern naming its components and the
+/// pair of them (nested pairs in turn); for anything else no pattern, and `x` itself.
+/// The components are named after the variables of `names` in their places, else after
+/// `x` and their positions (`x1`, `x2`).
+fn components(store: &mut Store, x: VarId, names: Option<&Pattern>) -> (Option<Pattern>, TermId) {
+    let a = store.var_type(x).clone();
+    if !matches!(a, Type::Pair(..)) {
+        return (None, store.var_term(x));
+    }
+    let hint = store.var_name(x).to_string();
+    let (p, v) = leaves(store, &hint, &a, names);
+    (Some(p), v)
+}
+
+/// A pattern of fresh variables for a value of type `a` (see [`components`] for their
+/// names), and the value rebuilt from them.
+fn leaves(store: &mut Store, hint: &str, a: &Type, names: Option<&Pattern>) -> (Pattern, TermId) {
+    match a {
+        Type::Pair(l, r) => {
+            let (nl, nr) = match names {
+                Some(Pattern::Pair(nl, nr)) => (Some(&**nl), Some(&**nr)),
+                _ => (None, None),
+            };
+            let (pl, vl) = leaves(store, &format!("{hint}1"), l, nl);
+            let (pr, vr) = leaves(store, &format!("{hint}2"), r, nr);
+            let view = store.intern(Node::Pair(vl, vr), a.clone());
+            (Pattern::Pair(Box::new(pl), Box::new(pr)), view)
+        }
+        _ => {
+            let name = match names {
+                Some(Pattern::Var(n)) => store.var_name(*n).to_string(),
+                _ => hint.to_string(),
+            };
+            let v = store.fresh_var(&name, a.clone());
+            (Pattern::Var(v), store.var_term(v))
+        }
+    }
+}
+
+/// `body` under `match x: pattern: body` when the state is a pair, as it is otherwise.
+fn taken_apart(store: &mut Store, x: VarId, pattern: Option<Pattern>, body: TermId) -> TermId {
+    match pattern {
+        Some(p) => {
+            let xt = store.var_term(x);
+            let ty = store.ty(body).clone();
+            store.intern(Node::Match(xt, vec![(p, body)]), ty)
+        }
+        None => body,
+    }
 }
