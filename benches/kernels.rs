@@ -17,7 +17,8 @@
 //!   side (the issue asks for at least 1.8 times one chain's rate with two on two cores).
 //!
 //! - Metropolis-Hastings steps (issue 15): `slic-cas chain`'s steps of a random-walk
-//!   kernel, compiled C and Rust against the interpreter.
+//!   kernel and of the thermometer workflow's kernel (a pair state), compiled C and Rust
+//!   against the interpreter.
 //!
 //! Every kernel is specialised on the data (run-time specialisation), as `gibbs` and `run`
 //! build it. Quick with `-- --warm-up-time 1 --measurement-time 3`; the GMM sweeps take
@@ -378,6 +379,38 @@ fn mh_steps(c: &mut Criterion) {
         .expect("the kernel lowers")
         .program;
     let start = [Val::Real(0.5)];
+    let mut interp = InterpStepper::new(p.clone(), 1);
+    g.bench_function("slic-cas interp", |b| {
+        b.iter(|| run_chain(&mut interp, &start, 1000, 0).expect("the chain runs"))
+    });
+    for (target, name) in TARGETS {
+        let mut s = CompiledStepper::build(&p, target, &start, 1, &CompileOptions::default())
+            .expect("the kernel compiles");
+        g.bench_function(format!("slic-cas {name}"), |b| {
+            b.iter(|| run_chain(&mut s, &start, 1000, 0).expect("the chain runs"))
+        });
+    }
+    g.finish();
+    mh_thermometer(c);
+}
+
+/// The thermometer workflow (`corpus/mcmc/02-thermometer.hk`: disint, simplify, mcmc with
+/// a random walk on the two noise levels), 1,000 steps per iteration from (5, 2): the
+/// kernel `slic-cas chain` runs for it, compiled against the interpreter.
+fn mh_thermometer(c: &mut Criterion) {
+    let mut g = c.benchmark_group("kernels/mh-steps 1000 (thermometer workflow)");
+    let path = slic_suite::root().join("corpus/mcmc/02-thermometer.hk");
+    let text = std::fs::read_to_string(path).expect("the workflow file");
+    let mut store = Store::new();
+    let t = front::load(&mut store, &text).expect("the workflow loads");
+    let s = slic_simplify::simplify(&mut store, t, &slic_simplify::SimplifyConfig::default());
+    let p = lower_program(&mut store, s.term, Passes::default())
+        .expect("the kernel lowers")
+        .program;
+    let start = [Val::Pair(std::rc::Rc::new((
+        Val::Real(5.0),
+        Val::Real(2.0),
+    )))];
     let mut interp = InterpStepper::new(p.clone(), 1);
     g.bench_function("slic-cas interp", |b| {
         b.iter(|| run_chain(&mut interp, &start, 1000, 0).expect("the chain runs"))
