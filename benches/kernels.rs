@@ -368,37 +368,19 @@ fn solves(c: &mut Criterion) {
 }
 
 /// Issue 15: Metropolis-Hastings steps of a compiled kernel against the interpreter, in
-/// one run: 1,000 steps of a random-walk kernel for normal(0, 1) per iteration (the
-/// throughput `slic-cas chain` reports as steps per second).
+/// one run, 1,000 steps per iteration (the throughput `slic-cas chain` reports as steps
+/// per second): a random-walk kernel for normal(0, 1) from 0.5, and the thermometer
+/// workflow (`corpus/mcmc/02-thermometer.hk`: disint, simplify, mcmc with a random walk
+/// on the two noise levels, a pair state) from (5, 2).
 fn mh_steps(c: &mut Criterion) {
-    let mut g = c.benchmark_group("kernels/mh-steps 1000 (random walk, normal target)");
     let text = "fn x real:\n    y <~ normal(x, 1)\n    b <~ bernoulli(min(1, exp((x * x - y * y) / 2)))\n    return if b: y else: x\n";
     let mut store = Store::new();
     let t = front::load(&mut store, text).expect("the kernel loads");
     let p = lower_program(&mut store, t, Passes::default())
         .expect("the kernel lowers")
         .program;
-    let start = [Val::Real(0.5)];
-    let mut interp = InterpStepper::new(p.clone(), 1);
-    g.bench_function("slic-cas interp", |b| {
-        b.iter(|| run_chain(&mut interp, &start, 1000, 0).expect("the chain runs"))
-    });
-    for (target, name) in TARGETS {
-        let mut s = CompiledStepper::build(&p, target, &start, 1, &CompileOptions::default())
-            .expect("the kernel compiles");
-        g.bench_function(format!("slic-cas {name}"), |b| {
-            b.iter(|| run_chain(&mut s, &start, 1000, 0).expect("the chain runs"))
-        });
-    }
-    g.finish();
-    mh_thermometer(c);
-}
+    mh_group(c, "random walk, normal target", &p, Val::Real(0.5));
 
-/// The thermometer workflow (`corpus/mcmc/02-thermometer.hk`: disint, simplify, mcmc with
-/// a random walk on the two noise levels), 1,000 steps per iteration from (5, 2): the
-/// kernel `slic-cas chain` runs for it, compiled against the interpreter.
-fn mh_thermometer(c: &mut Criterion) {
-    let mut g = c.benchmark_group("kernels/mh-steps 1000 (thermometer workflow)");
     let path = slic_suite::root().join("corpus/mcmc/02-thermometer.hk");
     let text = std::fs::read_to_string(path).expect("the workflow file");
     let mut store = Store::new();
@@ -407,16 +389,21 @@ fn mh_thermometer(c: &mut Criterion) {
     let p = lower_program(&mut store, s.term, Passes::default())
         .expect("the kernel lowers")
         .program;
-    let start = [Val::Pair(std::rc::Rc::new((
-        Val::Real(5.0),
-        Val::Real(2.0),
-    )))];
+    let start = Val::Pair(std::rc::Rc::new((Val::Real(5.0), Val::Real(2.0))));
+    mh_group(c, "thermometer workflow", &p, start);
+}
+
+/// One group of [`mh_steps`]: the kernel `p` from `start` through the interpreter and
+/// both compiled targets.
+fn mh_group(c: &mut Criterion, what: &str, p: &slic_codegen::Program, start: Val) {
+    let mut g = c.benchmark_group(format!("kernels/mh-steps 1000 ({what})"));
+    let start = [start];
     let mut interp = InterpStepper::new(p.clone(), 1);
     g.bench_function("slic-cas interp", |b| {
         b.iter(|| run_chain(&mut interp, &start, 1000, 0).expect("the chain runs"))
     });
     for (target, name) in TARGETS {
-        let mut s = CompiledStepper::build(&p, target, &start, 1, &CompileOptions::default())
+        let mut s = CompiledStepper::build(p, target, &start, 1, &CompileOptions::default())
             .expect("the kernel compiles");
         g.bench_function(format!("slic-cas {name}"), |b| {
             b.iter(|| run_chain(&mut s, &start, 1000, 0).expect("the chain runs"))
