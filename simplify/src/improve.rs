@@ -1357,18 +1357,28 @@ impl Simp<'_> {
     /// `real2prob(t)`, defined where they are used.
     fn join_pieces(&mut self, pieces: &[LTerm], tv: VarId) -> Option<LTerm> {
         let first = pieces.first()?;
-        if pieces.len() < 2 || first.result != self.store.var_term(tv) {
+        if pieces.len() < 2 {
             return None;
         }
-        let at = first.binds.iter().position(|b| b.var == tv)?;
+        // the result is the piece's draw of `t`, as a real (a piece that holds `t` as a
+        // prob returns `prob2real` of it)
+        let returns = |store: &Store, p: &LTerm, v: VarId| {
+            let is_v = |t: TermId| matches!(store.node(t), Node::Var(w) if *w == v);
+            match store.node(p.result) {
+                Node::Coerce(Coercion::Prob2Real, x) => is_v(*x),
+                _ => is_v(p.result),
+            }
+        };
+        let at = first
+            .binds
+            .iter()
+            .position(|b| b.var == tv || returns(self.store, first, b.var))?;
         let tt = self.store.var_term(tv);
         let mut spans = Vec::new();
         for p in pieces {
             let b = p.binds.get(at)?;
             let v = b.var;
-            let vt = self.store.var_term(v);
-            let reads_t = p.result == vt
-                || matches!(self.store.node(p.result), Node::Coerce(Coercion::Prob2Real, x) if *x == vt);
+            let reads_t = returns(self.store, p, v);
             let same = reads_t
                 && p.binds.len() == first.binds.len()
                 && p.guards.is_empty()
@@ -1424,11 +1434,20 @@ impl Simp<'_> {
                     .intern(Node::If(below, inside, weight), Type::Prob)
             };
         }
+        // one draw of `t` itself over the pieces' range (a piece's own variable for it, a
+        // prob where its interval is non-negative, was substituted by `t` above)
+        if *self.store.var_type(tv) == Type::Prob && spans[0].0.is_negative() {
+            return None;
+        }
         let mut one = first.clone();
-        one.binds[at].base = Base::Lebesgue {
-            lo: Some(spans[0].2),
-            hi: Some(spans[spans.len() - 1].3),
+        one.binds[at] = crate::lin::Bind {
+            var: tv,
+            base: Base::Lebesgue {
+                lo: Some(spans[0].2),
+                hi: Some(spans[spans.len() - 1].3),
+            },
         };
+        one.result = tt;
         one.factors = vec![Factor::other(weight)];
         Some(one)
     }
