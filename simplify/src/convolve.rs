@@ -7,7 +7,11 @@
 //! - gammas: `c_i·x_i ~ gamma(a_i, c_i·s_i)` for positive rationals `c_i`, so summands
 //!   whose `c_i·s_i` are one scale `s` sum to `gamma(Σ a_i, s)` (exponentials of one
 //!   scale to an Erlang, a gamma of whole shape); other scales do not merge;
-//! - poissons: `Σ x_i ~ poisson(Σ λ_i)` (coefficients 1 only).
+//! - poissons: `Σ x_i ~ poisson(Σ λ_i)` (coefficients 1 only);
+//! - squares of centred normals: `x ~ normal(0, σ)` gives `x² ~ gamma(1/2, 2σ²)` (the
+//!   chi-square with one degree of freedom, scaled), so a summand `c·x²` (`c > 0`
+//!   rational, `x` nowhere else in the result) joins the gammas of scale `2cσ²`: a sum of
+//!   `n` squared standard normals is `gamma(n/2, 2)`, the chi-square with `n` degrees.
 //!
 //! Why it is sound: a summand is mentioned by no factor, guard, later draw or other part
 //! of the result, so, given everything drawn before it, the summands are independent
@@ -41,13 +45,14 @@ enum Family {
     Poisson,
 }
 
-/// One summand: the bind's position, its variable, its coefficient in the result, its
-/// family and its law's parameters.
+/// One summand `coef·var^power`: the bind's position, its variable, its coefficient and
+/// power in the result, and the family and parameters of the law of `var^power`.
 #[derive(Clone, Debug)]
 struct Summand {
     at: usize,
     var: VarId,
     coef: Rational,
+    power: u32,
     family: Family,
     params: Vec<TermId>,
 }
@@ -90,7 +95,9 @@ impl Simp<'_> {
             let x = self.store.var_term(s.var);
             let x = terms::coerce(self.store, x, &Type::Real);
             let c = terms::lit(self.store, &-&s.coef, &Type::Real);
-            parts.push(self.store.prim(Prim::Mul, vec![c, x], Type::Real));
+            let mut factors = vec![c];
+            factors.extend(std::iter::repeat_n(x, s.power as usize));
+            parts.push(self.store.prim(Prim::Mul, factors, Type::Real));
         }
         let b = self.store.prim(Prim::Add, parts, Type::Real);
         let b = canon::canonicalize(self.store, &Context::new(), b);
@@ -102,14 +109,21 @@ impl Simp<'_> {
         let name = self.store.var_name(group[group.len() - 1].var).to_string();
         let tv = self.store.fresh_var(&name, tty);
         let tt = self.store.var_term(tv);
-        // the result with one summand `t / c_j` and the others 0: `t + b`
+        // the result with one summand `t / c_j` (a square's variable `sqrt(t / c_j)`,
+        // `t` being a gamma draw, so a prob) and the others 0: `t + b`
+        let first = group.iter().position(|s| s.power == 1).unwrap_or(0);
         let mut map = FxHashMap::default();
         for (k, s) in group.iter().enumerate() {
             let xty = self.store.var_type(s.var).clone();
-            let value = if k == 0 {
+            let value = if k == first && s.power == 1 {
                 let inv = terms::lit(self.store, &s.coef.recip()?, &xty);
                 let tx = terms::coerce(self.store, tt, &xty);
                 self.store.prim(Prim::Mul, vec![inv, tx], xty)
+            } else if k == first {
+                let inv = terms::lit(self.store, &s.coef.recip()?, &Type::Prob);
+                let scaled = self.store.prim(Prim::Mul, vec![inv, tt], Type::Prob);
+                let root = self.store.prim(Prim::Sqrt, vec![scaled], Type::Prob);
+                terms::coerce(self.store, root, &xty)
             } else {
                 terms::int(self.store, 0, &xty)
             };
@@ -140,7 +154,8 @@ impl Simp<'_> {
 
     /// The `i`-th bind of `t` as a summand of `real` (the result as a real term), when it
     /// is a draw from a primitive of a closed family, used nowhere but the result, and
-    /// the result is affine in it with a non-zero rational coefficient.
+    /// the result is affine in it with a non-zero rational coefficient; or a draw from a
+    /// centred normal and the result is affine in its square with a positive one.
     fn summand(&mut self, t: &LTerm, i: usize, real: TermId) -> Option<Summand> {
         let b = &t.binds[i];
         let Base::Prim(d) = b.base else {
@@ -171,18 +186,50 @@ impl Simp<'_> {
         for (deg, c) in coeffs {
             match deg {
                 0 if !vars::mentions(self.store, c, x) => {}
-                1 => coef = Some(terms::lit_value(self.store, c)?),
+                1 | 2 if coef.is_none() => {
+                    coef = Some((deg, terms::lit_value(self.store, c)?));
+                }
                 _ => return None,
             }
         }
-        let coef = coef.filter(|c| !c.is_zero())?;
+        let (power, coef) = coef.filter(|(_, c)| !c.is_zero())?;
+        let (family, params) = match power {
+            1 => (family, params),
+            2 => self.square_law(family, &params, &coef)?,
+            _ => return None,
+        };
         Some(Summand {
             at: i,
             var: x,
             coef,
+            power: power as u32,
             family,
             params,
         })
+    }
+
+    /// The law of `x²` for `x` drawn from `family(params)`, when it is a gamma: `x ~
+    /// normal(0, σ)` gives `gamma(1/2, 2σ²)`, and the square's coefficient must be
+    /// positive to join other gammas.
+    fn square_law(
+        &mut self,
+        family: Family,
+        params: &[TermId],
+        coef: &Rational,
+    ) -> Option<(Family, Vec<TermId>)> {
+        if family != Family::Normal || !coef.is_positive() {
+            return None;
+        }
+        let mean = terms::lit_value(self.store, params[0])?;
+        if !mean.is_zero() {
+            return None;
+        }
+        let half = terms::lit(self.store, &Rational::ratio(1, 2)?, &Type::Prob);
+        let two = terms::int(self.store, 2, &Type::Prob);
+        let sd = params[1];
+        let scale = self.store.prim(Prim::Mul, vec![two, sd, sd], Type::Prob);
+        let scale = canon::canonicalize(self.store, &Context::new(), scale);
+        Some((Family::Gamma, vec![half, scale]))
     }
 
     /// The largest group of summands that sum to a law of their family (two or more;

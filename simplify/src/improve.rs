@@ -1582,7 +1582,7 @@ impl Simp<'_> {
 
 /// Is the prob term `t` positive by its shape: positive literals, `exp`, `pi`, and sums,
 /// products, quotients, powers and roots of such?
-fn evidently_positive(store: &Store, t: TermId, depth: usize) -> bool {
+pub(crate) fn evidently_positive(store: &Store, t: TermId, depth: usize) -> bool {
     if depth > 64 {
         return false;
     }

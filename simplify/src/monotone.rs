@@ -480,6 +480,10 @@ impl Simp<'_> {
 
     /// Is `a < b` proved under `ctx` (real terms)?
     fn lt_real(&mut self, a: TermId, b: TermId, ctx: &Context) -> bool {
+        let zero = |s: &Simp, t: TermId| terms::lit_value(s.store, t).is_some_and(|r| r.is_zero());
+        if zero(self, a) && crate::improve::evidently_positive(self.store, b, 0) {
+            return true;
+        }
         let a = terms::coerce(self.store, a, &Type::Real);
         let b = terms::coerce(self.store, b, &Type::Real);
         let c = terms::compare(self.store, Prim::Lt, a, b);
