@@ -202,7 +202,7 @@ impl Simp<'_> {
             at: i,
             var: x,
             coef,
-            power: power as u32,
+            power,
             family,
             params,
         })

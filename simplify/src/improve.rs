@@ -361,7 +361,15 @@ impl Simp<'_> {
             });
             let iv = Interval { discrete, lo, hi };
             let r = support::restrict(self.store, ctx, x, iv.clone(), &mine);
-            let moved = r.interval != iv;
+            if !r.possible {
+                // a guard holds nowhere (or on a null set): the term is zero, which
+                // normalising it again finds
+                let never = self.store.intern(Node::Bool(false), Type::Bool);
+                t.guards = vec![never];
+                return true;
+            }
+            // a guard read as a bound no tighter than the interval's goes too
+            let moved = r.interval != iv || r.rest.len() < mine.len();
             let mut guards = rest;
             guards.extend(r.rest);
             let constant_lo = r
@@ -516,6 +524,100 @@ impl Simp<'_> {
         }
     }
 
+    /// A piece's weight `w` (a prob term) computed in real arithmetic where each
+    /// `real2prob(e)` in it is proved to have `e >= 0` on the piece (then it is `e`),
+    /// canonical, and made a prob again: what integrating a piece leaves as
+    /// `real2prob(1 / t) * real2prob(1 / (2 * t)) / ..` is `1 / (2 * t ^ 2)` there. `w`
+    /// itself when some `real2prob` cannot be opened, or the result has as many.
+    fn tidy_weight(&mut self, p: &LTerm, w: TermId) -> TermId {
+        let ctx = self.facts(p, true);
+        let Some(r) = self.real_value(w, &ctx, 0) else {
+            return w;
+        };
+        let r = canon::canonicalize(self.store, &ctx, r);
+        let r = terms::coerce(self.store, r, &Type::Prob);
+        let r = canon::canonicalize(self.store, &ctx, r);
+        // only where it opened some `real2prob` for good
+        let count = |s: &Simp, t: TermId| {
+            s.store
+                .subterms(t)
+                .filter(|&x| matches!(s.store.node(x), Node::Coerce(Coercion::Real2Prob, _)))
+                .count()
+        };
+        if count(self, r) < count(self, w) {
+            r
+        } else {
+            w
+        }
+    }
+
+    /// The real term equal to the prob term `t` under `ctx` without `real2prob`s, where
+    /// each is proved to be of a non-negative argument (see [`Self::tidy_weight`]).
+    fn real_value(&mut self, t: TermId, ctx: &Context, depth: usize) -> Option<TermId> {
+        if depth > 64 {
+            return None;
+        }
+        let node = self.store.node(t).clone();
+        let all = |s: &mut Simp, xs: &[TermId]| -> Option<Vec<TermId>> {
+            xs.iter()
+                .map(|&x| s.real_value(x, ctx, depth + 1))
+                .collect()
+        };
+        Some(match node {
+            Node::Coerce(Coercion::Real2Prob, e) => {
+                let e = self.refine(e, ctx);
+                let e = self.real_inside(e, ctx, depth + 1)?;
+                if !self.nonneg(e, ctx) && !self.positive_real(e, ctx, 0) {
+                    return None;
+                }
+                e
+            }
+            Node::Lit(r) => terms::lit(self.store, &r, &Type::Real),
+            Node::Prim(op @ (Prim::Mul | Prim::Add), xs) => {
+                let ys = all(self, &xs)?;
+                self.store.prim(op, ys, Type::Real)
+            }
+            Node::Prim(op @ (Prim::Recip | Prim::Pow), xs) => {
+                let mut ys = vec![self.real_value(xs[0], ctx, depth + 1)?];
+                ys.extend_from_slice(&xs[1..]);
+                self.store.prim(op, ys, Type::Real)
+            }
+            Node::Prim(Prim::Exp, xs) if xs.len() == 1 => {
+                let x = self.real_inside(xs[0], ctx, depth + 1)?;
+                self.store.prim(Prim::Exp, vec![x], Type::Real)
+            }
+            Node::Coerce(..) | Node::Var(_) => terms::coerce(self.store, t, &Type::Real),
+            _ if vars::free_vars(self.store, t).is_empty() => {
+                terms::coerce(self.store, t, &Type::Real)
+            }
+            _ => return None,
+        })
+    }
+
+    /// A real term with every `prob2real(p)` in it read through [`Self::real_value`].
+    fn real_inside(&mut self, e: TermId, ctx: &Context, depth: usize) -> Option<TermId> {
+        if depth > 64 {
+            return None;
+        }
+        match self.store.node(e).clone() {
+            Node::Coerce(Coercion::Prob2Real, p) => self.real_value(p, ctx, depth + 1),
+            Node::Prim(op, xs) if *self.store.ty(e) == Type::Real => {
+                let ys: Option<Vec<TermId>> = xs
+                    .iter()
+                    .map(|&x| {
+                        if *self.store.ty(x) == Type::Real {
+                            self.real_inside(x, ctx, depth + 1)
+                        } else {
+                            Some(x)
+                        }
+                    })
+                    .collect();
+                Some(self.store.prim(op, ys?, Type::Real))
+            }
+            _ => Some(e),
+        }
+    }
+
     /// Is `0 <= e` proved under `ctx`?
     fn nonneg(&mut self, e: TermId, ctx: &Context) -> bool {
         let zero = terms::int(self.store, 0, &Type::Real);
@@ -531,6 +633,33 @@ impl Simp<'_> {
         let zero = terms::int(self.store, 0, &Type::Prob);
         let c = terms::compare(self.store, Prim::Lt, zero, e);
         cond::decide(self.store, ctx, c) == Tri::True
+    }
+
+    /// Is `0 < e` proved under `ctx` (e a real term)? Decided outright, or factor by
+    /// factor through products, reciprocals and powers (`1 / x` for `0 < x`).
+    pub(crate) fn positive_real(&mut self, e: TermId, ctx: &Context, depth: usize) -> bool {
+        if evidently_positive(self.store, e, 0) {
+            return true;
+        }
+        let zero = terms::int(self.store, 0, &Type::Real);
+        let e_real = terms::coerce(self.store, e, &Type::Real);
+        let c = terms::compare(self.store, Prim::Lt, zero, e_real);
+        if cond::decide(self.store, ctx, c) == Tri::True {
+            return true;
+        }
+        if depth >= 8 {
+            return false;
+        }
+        match self.store.node(e).clone() {
+            Node::Prim(Prim::Mul, xs) => xs.iter().all(|&x| self.positive_real(x, ctx, depth + 1)),
+            Node::Prim(Prim::Recip, xs) if xs.len() == 1 => {
+                self.positive_real(xs[0], ctx, depth + 1)
+            }
+            Node::Prim(Prim::Pow | Prim::RealPow, xs) if xs.len() == 2 => {
+                self.positive_real(xs[0], ctx, depth + 1)
+            }
+            _ => false,
+        }
     }
 
     /// Steps 2-5 (see the module doc) on a normalised sum.
@@ -915,12 +1044,18 @@ impl Simp<'_> {
         let f = terms::product(self.store, fs);
         let f = canon::canonicalize(self.store, &ctx, f);
         let support = r.interval.to_support();
-        let w = self.integral_by_cases(&ctx, f, x, &support, 0)?;
+        // the integral where the interval is not empty, which the guard below keeps
+        let nonempty = r.interval.nonempty(self.store, &ctx);
+        let ctx_in = match nonempty {
+            Some(g) => ctx.with_condition(g, true),
+            None => ctx.clone(),
+        };
+        let w = self.integral_by_cases(&ctx_in, f, x, &support, 0)?;
         if vars::mentions(self.store, w, x) {
             return Err("its integral could not be written without it".to_string());
         }
         t2.factors.push(Factor::other(w));
-        if let Some(g) = r.interval.nonempty(self.store, &ctx) {
+        if let Some(g) = nonempty {
             t2.guards.push(g);
         }
         Ok(Some(t2))
@@ -1217,9 +1352,7 @@ impl Simp<'_> {
             }
             None => {
                 let ctx = self.facts(t, true);
-                let zero = terms::int(self.store, 0, &Type::Real);
-                let c = terms::compare(self.store, Prim::Lt, zero, a_t);
-                if cond::decide(self.store, &ctx, c) != Tri::True {
+                if !self.positive_real(a_t, &ctx, 0) {
                     return None;
                 }
                 false
@@ -1269,8 +1402,10 @@ impl Simp<'_> {
         } else {
             a_t
         };
-        let abs_a = terms::coerce(self.store, abs_a, &Type::Prob);
-        let jac = self.store.prim(Prim::Recip, vec![abs_a], Type::Prob);
+        // 1/|a| in real arithmetic first (`1 / (1 / x)` is `x`), then as a prob
+        let jac = self.store.prim(Prim::Recip, vec![abs_a], Type::Real);
+        let jac = canon::canonicalize(self.store, &Context::new(), jac);
+        let jac = terms::coerce(self.store, jac, &Type::Prob);
         let jac = canon::canonicalize(self.store, &Context::new(), jac);
         t2.factors.push(Factor::other(jac));
         let mut map = FxHashMap::default();
@@ -1339,6 +1474,10 @@ impl Simp<'_> {
             let Some(p) = self.eliminate(piece) else {
                 continue;
             };
+            // the piece's own guards on `t` (`1 <= 1 / t`) become its interval
+            let Some(p) = self.normalise(p) else {
+                continue;
+            };
             if p.binds.len() >= before {
                 return None;
             }
@@ -1356,6 +1495,14 @@ impl Simp<'_> {
     /// piece may hold `t` as a prob (its interval non-negative): its factors then read
     /// `real2prob(t)`, defined where they are used.
     fn join_pieces(&mut self, pieces: &[LTerm], tv: VarId) -> Option<LTerm> {
+        /// A piece's bounds of `t` (rational, `None` infinite), as terms, and its weight.
+        type Span = (
+            Option<slic_algebra::num::Rational>,
+            Option<slic_algebra::num::Rational>,
+            Option<TermId>,
+            Option<TermId>,
+            TermId,
+        );
         let first = pieces.first()?;
         if pieces.len() < 2 {
             return None;
@@ -1388,63 +1535,87 @@ impl Simp<'_> {
                     .zip(&first.binds)
                     .enumerate()
                     .all(|(k, (a, b))| k == at || a == b);
-            let Base::Lebesgue {
-                lo: Some(lo),
-                hi: Some(hi),
-            } = b.base
-            else {
+            let Base::Lebesgue { lo, hi } = b.base else {
                 return None;
             };
-            let (l, h) = (
-                terms::lit_value(self.store, lo)?,
-                terms::lit_value(self.store, hi)?,
-            );
-            if !same || l >= h {
+            // a bound is rational or infinite (`None`)
+            let value = |s: &Simp, v: Option<TermId>| match v {
+                Some(v) => terms::lit_value(s.store, v).map(Some),
+                None => Some(None),
+            };
+            let (l, h) = (value(self, lo)?, value(self, hi)?);
+            let nonempty = match (&l, &h) {
+                (Some(l), Some(h)) => l < h,
+                _ => true,
+            };
+            if !same || !nonempty {
                 return None;
             }
             let fs: Vec<TermId> = p.factors.iter().map(|f| f.term).collect();
             let w = terms::product(self.store, fs);
+            let w = self.tidy_weight(p, w);
             let vty = self.store.var_type(v).clone();
             let mut map = FxHashMap::default();
             map.insert(v, terms::coerce(self.store, tt, &vty));
             let w = vars::substitute(self.store, w, &map);
-            let lo = terms::lit(self.store, &l, &Type::Real);
-            let hi = terms::lit(self.store, &h, &Type::Real);
             spans.push((l, h, lo, hi, w));
         }
-        spans.sort_by(|a, b| a.0.cmp(&b.0));
-        if spans.windows(2).any(|w| w[1].0 < w[0].1) {
+        // pieces that each reach to infinity (`(-∞, 0)` and `(0, ∞)`, the two halves of a
+        // Laplace) stay apart: each may be a named law on its half-line
+        if spans.iter().all(|s| s.0.is_none() || s.1.is_none()) {
+            return None;
+        }
+        // by lower bound, -∞ first; each piece must end where the next begins or before
+        spans.sort_by(|a, b| match (&a.0, &b.0) {
+            (None, None) => std::cmp::Ordering::Equal,
+            (None, _) => std::cmp::Ordering::Less,
+            (_, None) => std::cmp::Ordering::Greater,
+            (Some(x), Some(y)) => x.cmp(y),
+        });
+        let overlap = |w: &[Span]| match (&w[0].1, &w[1].0) {
+            (Some(h), Some(l)) => l < h,
+            _ => true,
+        };
+        if spans.windows(2).any(overlap) {
             return None;
         }
         // from the last piece back: `if t < hi_i: (if lo_i < t: w_i else: 0) else: rest`
         let zero = terms::int(self.store, 0, &Type::Prob);
         let mut weight = zero;
         for (k, (_, _, lo, hi, w)) in spans.iter().enumerate().rev() {
-            let inside = if k == 0 || spans[k - 1].1 == spans[k].0 {
-                *w
-            } else {
-                let above = terms::compare(self.store, Prim::Lt, *lo, tt);
-                self.store.intern(Node::If(above, *w, zero), Type::Prob)
+            let inside = match lo {
+                Some(lo) if k > 0 && spans[k - 1].1 != spans[k].0 => {
+                    let lo = terms::coerce(self.store, *lo, &Type::Real);
+                    let above = terms::compare(self.store, Prim::Lt, lo, tt);
+                    self.store.intern(Node::If(above, *w, zero), Type::Prob)
+                }
+                _ => *w,
             };
-            weight = if k + 1 == spans.len() {
-                inside
-            } else {
-                let below = terms::compare(self.store, Prim::Lt, tt, *hi);
-                self.store
-                    .intern(Node::If(below, inside, weight), Type::Prob)
+            weight = match hi {
+                Some(hi) if k + 1 < spans.len() => {
+                    let hi = terms::coerce(self.store, *hi, &Type::Real);
+                    let below = terms::compare(self.store, Prim::Lt, tt, hi);
+                    self.store
+                        .intern(Node::If(below, inside, weight), Type::Prob)
+                }
+                _ => inside,
             };
         }
         // one draw of `t` itself over the pieces' range (a piece's own variable for it, a
         // prob where its interval is non-negative, was substituted by `t` above)
-        if *self.store.var_type(tv) == Type::Prob && spans[0].0.is_negative() {
+        if *self.store.var_type(tv) == Type::Prob
+            && spans[0].0.as_ref().is_none_or(|l| l.is_negative())
+        {
             return None;
         }
+        let real =
+            |s: &mut Simp, v: Option<TermId>| v.map(|v| terms::coerce(s.store, v, &Type::Real));
         let mut one = first.clone();
         one.binds[at] = crate::lin::Bind {
             var: tv,
             base: Base::Lebesgue {
-                lo: Some(spans[0].2),
-                hi: Some(spans[spans.len() - 1].3),
+                lo: real(self, spans[0].2),
+                hi: real(self, spans[spans.len() - 1].3),
             },
         };
         one.result = tt;

@@ -46,6 +46,10 @@ enum Bound {
     Upper(TermId),
     /// The guard pins the variable to a value (`x == e`).
     Point,
+    /// The guard holds on the whole interval (`0 < 1/x` for positive `x`).
+    Always,
+    /// The guard holds nowhere on the interval.
+    Never,
 }
 
 impl Interval {
@@ -91,7 +95,9 @@ pub(crate) fn restrict(
     let mut unordered = None;
     for &g in guards {
         for part in conjuncts(store, g) {
-            match bound_of(store, part, x, iv.discrete) {
+            let b = bound_of(store, part, x, iv.discrete)
+                .or_else(|| scaled_bound(store, ctx, part, x, &iv));
+            match b {
                 Some(Bound::Lower(b)) => match tighter(store, ctx, iv.lo, b, true) {
                     Some(lo) => iv.lo = Some(lo),
                     None => {
@@ -107,6 +113,8 @@ pub(crate) fn restrict(
                     }
                 },
                 Some(Bound::Point) if !iv.discrete => possible = false,
+                Some(Bound::Always) => {}
+                Some(Bound::Never) => possible = false,
                 _ => rest.push(part),
             }
         }
@@ -203,6 +211,107 @@ fn bound_of(store: &mut Store, g: TermId, x: VarId, discrete: bool) -> Option<Bo
     }
 }
 
+/// The bound a comparison puts on a continuous `x` that is not linear in it but is once
+/// multiplied by `x` (`t < 1/x` is `t·x < 1`, then `x < 1/t`): with `x`'s interval
+/// proved positive, multiplying by `x` keeps the comparison's direction; the product
+/// must be `A·x + B` with `A` and `B` free of `x`, and the sign of `A` proved under
+/// `ctx` (dividing by a positive `A` keeps the direction, by a negative one turns it).
+/// Also the plain `A·x + B REL 0` with a symbolic `A` of proved sign, and a product free
+/// of `x` whose comparison with 0 is decided (the guard holds everywhere or nowhere).
+/// `None` otherwise.
+fn scaled_bound(
+    store: &mut Store,
+    ctx: &Context,
+    g: TermId,
+    x: VarId,
+    iv: &Interval,
+) -> Option<Bound> {
+    if iv.discrete {
+        return None;
+    }
+    let cmp = Comparison::of_term(store, g)?.ok()?;
+    let upper_rel = match cmp.rel {
+        Rel::Lt | Rel::Le => true,
+        Rel::Eq | Rel::Ne => return None,
+    };
+    // x as a real kernel (`prob2real(x)` for a prob x)
+    let xt = store.var_term(x);
+    let xt = terms::coerce(store, xt, &Type::Real);
+    let lin = cmp.lin.to_term(store, &Type::Real);
+    let lin = slic_algebra::canon::canonicalize(store, &Context::new(), lin);
+    let collect = |store: &mut Store, t: TermId| {
+        slic_algebra::canon::Canon::new(store, Context::new())
+            .collect(t, xt)
+            .ok()
+    };
+    // A·x + B of `lin` itself, or of `lin · x` when x > 0 on its interval
+    let affine = |store: &mut Store, coeffs: Vec<(u32, TermId)>| {
+        let (mut a, mut b) = (None, None);
+        for (deg, c) in coeffs {
+            match deg {
+                1 => a = Some(c),
+                0 => b = Some(c),
+                _ => return None,
+            }
+        }
+        let b = b.unwrap_or_else(|| terms::int(store, 0, &Type::Real));
+        Some((a, b))
+    };
+    let direct = collect(store, lin).and_then(|c| affine(store, c));
+    let (a, b) = match direct {
+        Some(ab) => ab,
+        None => {
+            let zero = terms::int(store, 0, &Type::Real);
+            let positive = iv.lo.is_some_and(|lo| {
+                let c = terms::compare(store, Prim::Le, zero, lo);
+                cond::decide(store, ctx, c) == Tri::True
+            });
+            if !positive {
+                return None;
+            }
+            let times_x = store.prim(Prim::Mul, vec![lin, xt], Type::Real);
+            let times_x = slic_algebra::canon::canonicalize(store, &Context::new(), times_x);
+            let coeffs = collect(store, times_x)?;
+            affine(store, coeffs)?
+        }
+    };
+    if a.is_some_and(|a| vars::mentions(store, a, x)) || vars::mentions(store, b, x) {
+        return None;
+    }
+    let Some(a) = a else {
+        // `B REL 0` with B free of x: decided for the whole interval, or left alone
+        let c = match cmp.rel {
+            Rel::Lt => Prim::Lt,
+            _ => Prim::Le,
+        };
+        let zero = terms::int(store, 0, &Type::Real);
+        let holds = terms::compare(store, c, b, zero);
+        return match cond::decide(store, ctx, holds) {
+            Tri::True => Some(Bound::Always),
+            Tri::False => Some(Bound::Never),
+            Tri::Unknown => None,
+        };
+    };
+    let zero = terms::int(store, 0, &Type::Real);
+    let a_pos = terms::compare(store, Prim::Lt, zero, a);
+    let a_neg = terms::compare(store, Prim::Lt, a, zero);
+    let positive = match cond::decide(store, ctx, a_pos) {
+        Tri::True => true,
+        _ if cond::decide(store, ctx, a_neg) == Tri::True => false,
+        _ => return None,
+    };
+    // A·x + B REL 0  ⇔  x REL -B/A (A > 0), x REL' -B/A (A < 0)
+    let neg_b = store.prim(Prim::Neg, vec![b], Type::Real);
+    let inv_a = store.prim(Prim::Recip, vec![a], Type::Real);
+    let value = store.prim(Prim::Mul, vec![neg_b, inv_a], Type::Real);
+    let value = slic_algebra::canon::canonicalize(store, &Context::new(), value);
+    Some(if upper_rel == positive {
+        Bound::Upper(value)
+    } else {
+        Bound::Lower(value)
+    })
+}
+
 /// The tighter of an existing bound and a new one (`lower`: the larger), when `ctx`
 /// orders them; `None` when it cannot.
 fn tighter(
@@ -219,16 +328,65 @@ fn tighter(
         return Some(old);
     }
     // is new <= old?
-    let le = terms::compare(store, Prim::Le, new, old);
-    match cond::decide(store, ctx, le) {
+    match decide_le(store, ctx, new, old) {
         Tri::True => Some(if lower { old } else { new }),
         Tri::False => Some(if lower { new } else { old }),
-        Tri::Unknown => {
-            let ge = terms::compare(store, Prim::Le, old, new);
-            match cond::decide(store, ctx, ge) {
-                Tri::True => Some(if lower { new } else { old }),
-                _ => None,
+        Tri::Unknown => match decide_le(store, ctx, old, new) {
+            Tri::True => Some(if lower { new } else { old }),
+            _ => None,
+        },
+    }
+}
+
+/// `a <= b` decided under `ctx`; where the comparison cannot be decided as written, the
+/// difference `a - b` written as one quotient `n / u` with `0 < u` proved is decided by
+/// the sign of `n` (`1 <= 1 / t` is `t <= 1` for positive `t`).
+fn decide_le(store: &mut Store, ctx: &Context, a: TermId, b: TermId) -> Tri {
+    let le = terms::compare(store, Prim::Le, a, b);
+    let direct = cond::decide(store, ctx, le);
+    if direct != Tri::Unknown {
+        return direct;
+    }
+    let a = terms::coerce(store, a, &Type::Real);
+    let b = terms::coerce(store, b, &Type::Real);
+    let nb = store.prim(Prim::Neg, vec![b], Type::Real);
+    let d = store.prim(Prim::Add, vec![a, nb], Type::Real);
+    let d = slic_algebra::canon::canonicalize(store, &Context::new(), d);
+    // `-(n / u)` is `(-n) / u`
+    let (negated, d) = match store.node(d) {
+        Node::Prim(Prim::Neg, x) if x.len() == 1 => (true, x[0]),
+        _ => (false, d),
+    };
+    let Node::Prim(Prim::Mul, xs) = store.node(d).clone() else {
+        return Tri::Unknown;
+    };
+    let zero = terms::int(store, 0, &Type::Real);
+    let mut numerator = Vec::new();
+    let mut divided = false;
+    for x in xs {
+        if let Node::Prim(Prim::Recip, u) = store.node(x).clone() {
+            let u = terms::coerce(store, u[0], &Type::Real);
+            let pos = terms::compare(store, Prim::Lt, zero, u);
+            if cond::decide(store, ctx, pos) == Tri::True {
+                divided = true;
+                continue;
             }
         }
+        numerator.push(x);
     }
+    if !divided {
+        return Tri::Unknown;
+    }
+    let n = match numerator.len() {
+        0 => terms::int(store, 1, &Type::Real),
+        1 => numerator[0],
+        _ => store.prim(Prim::Mul, numerator, Type::Real),
+    };
+    let n = if negated {
+        store.prim(Prim::Neg, vec![n], Type::Real)
+    } else {
+        n
+    };
+    let le = terms::compare(store, Prim::Le, n, zero);
+    cond::decide(store, ctx, le)
 }
