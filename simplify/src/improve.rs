@@ -1485,7 +1485,10 @@ impl Simp<'_> {
         }
         Some(match self.join_pieces(&out, tv) {
             Some(one) => vec![one],
-            None => out,
+            None => match self.join_by_indicators(&out, tv) {
+                Some(one) => vec![one],
+                None => out,
+            },
         })
     }
 
@@ -1621,6 +1624,104 @@ impl Simp<'_> {
         one.result = tt;
         one.factors = vec![Factor::other(weight)];
         Some(one)
+    }
+
+    /// Pieces equal but for `t`'s interval, their guards and their factors, where some
+    /// piece's interval has a bound that is not rational (`uniform(0, a) + uniform(0,
+    /// b)`: pieces between `0`, `a`, `b` and `a + b`, in an order that depends on the
+    /// parameters), as one draw of `t` over the whole line weighted by the sum of the
+    /// pieces' weights, each under the indicator of its interval and guards:
+    /// `Σ_i ∫_{I_i} [G_i] w_i h(t) dt = ∫ Σ_i [t ∈ I_i ∧ G_i] w_i h(t) dt`, written as
+    /// `if t ∈ I_1 ∧ G_1: w_1 else: if ..` (the pieces are disjoint).
+    fn join_by_indicators(&mut self, pieces: &[LTerm], tv: VarId) -> Option<LTerm> {
+        let first = pieces.first()?;
+        if pieces.len() < 2 {
+            return None;
+        }
+        let returns = |store: &Store, p: &LTerm, v: VarId| {
+            let is_v = |t: TermId| matches!(store.node(t), Node::Var(w) if *w == v);
+            match store.node(p.result) {
+                Node::Coerce(Coercion::Prob2Real, x) => is_v(*x),
+                _ => is_v(p.result),
+            }
+        };
+        let at = first
+            .binds
+            .iter()
+            .position(|b| b.var == tv || returns(self.store, first, b.var))?;
+        let symbolic = pieces
+            .iter()
+            .any(|p| match p.binds.get(at).map(|b| &b.base) {
+                Some(Base::Lebesgue { lo, hi }) => lo
+                    .iter()
+                    .chain(hi.iter())
+                    .any(|&v| terms::lit_value(self.store, v).is_none()),
+                _ => false,
+            });
+        if !symbolic {
+            return None;
+        }
+        let tt = self.store.var_term(tv);
+        let treal = terms::coerce(self.store, tt, &Type::Real);
+        let zero = terms::int(self.store, 0, &Type::Prob);
+        let mut parts = Vec::new();
+        for p in pieces {
+            let b = p.binds.get(at)?;
+            let v = b.var;
+            let same = returns(self.store, p, v)
+                && p.binds.len() == first.binds.len()
+                && p.binds
+                    .iter()
+                    .zip(&first.binds)
+                    .enumerate()
+                    .all(|(k, (a, b))| k == at || a == b);
+            let Base::Lebesgue { lo, hi } = b.base else {
+                return None;
+            };
+            if !same {
+                return None;
+            }
+            let vty = self.store.var_type(v).clone();
+            let mut map = FxHashMap::default();
+            map.insert(v, terms::coerce(self.store, tt, &vty));
+            let mut conds = Vec::new();
+            if let Some(lo) = lo {
+                let lo = terms::coerce(self.store, lo, &Type::Real);
+                conds.push(terms::compare(self.store, Prim::Lt, lo, treal));
+            }
+            if let Some(hi) = hi {
+                let hi = terms::coerce(self.store, hi, &Type::Real);
+                conds.push(terms::compare(self.store, Prim::Lt, treal, hi));
+            }
+            for &g in &p.guards {
+                conds.push(vars::substitute(self.store, g, &map));
+            }
+            let fs: Vec<TermId> = p.factors.iter().map(|f| f.term).collect();
+            let w = terms::product(self.store, fs);
+            let w = vars::substitute(self.store, w, &map);
+            let c = match conds.len() {
+                0 => self.store.intern(Node::Bool(true), Type::Bool),
+                1 => conds[0],
+                _ => self.store.prim(Prim::And, conds, Type::Bool),
+            };
+            parts.push((c, w));
+        }
+        // the pieces are leaves of one tree of case splits, so at most one indicator
+        // holds at a point: the sum is the first piece that holds
+        let mut weight = zero;
+        for (c, w) in parts.into_iter().rev() {
+            weight = self.store.intern(Node::If(c, w, weight), Type::Prob);
+        }
+        let mut one = first.clone();
+        one.binds[at] = crate::lin::Bind {
+            var: tv,
+            base: Base::Lebesgue { lo: None, hi: None },
+        };
+        one.guards = Vec::new();
+        one.result = tt;
+        one.factors = vec![Factor::other(weight)];
+        // canonical as a second simplification would write it
+        self.normalise(one)
     }
 
     /// Step 5: terms with the same binds, guards, result and non-constant factors merge,

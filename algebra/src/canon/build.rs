@@ -274,7 +274,7 @@ impl Canon<'_> {
     /// Does the context prove the real variable `a >= 0`? Asked only when a condition of
     /// the context mentions it (the decision procedure is not cheap, and nothing else
     /// can prove it).
-    fn proves_nonnegative(&mut self, a: TermId) -> bool {
+    pub(crate) fn proves_nonnegative(&mut self, a: TermId) -> bool {
         let Node::Var(v) = *self.store.node(a) else {
             return false;
         };

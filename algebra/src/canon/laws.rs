@@ -225,7 +225,14 @@ impl Canon<'_> {
         } else {
             (Normal::from_parts(rest_num, den.clone())?, Poly::one())
         };
-        let atom = if self.fits(&rest, &Type::Prob) {
+        // a variable the context proves non-negative is read through `real2prob` (as
+        // `real2prob(v)` itself is), so both spellings of `real2prob(v) / d` have one form
+        let transparent_var = rest
+            .as_scaled_kernel()
+            .filter(|(_, c)| c.is_one())
+            .and_then(|(k, _)| self.kernels.get(k).and_then(|i| i.term))
+            .is_some_and(|v| self.proves_nonnegative(v));
+        let atom = if self.fits(&rest, &Type::Prob) || transparent_var {
             rest
         } else {
             let inner = self.write(&rest, &Type::Real);
