@@ -1507,37 +1507,15 @@ impl Simp<'_> {
             TermId,
         );
         let first = pieces.first()?;
-        if pieces.len() < 2 {
-            return None;
-        }
-        // the result is the piece's draw of `t`, as a real (a piece that holds `t` as a
-        // prob returns `prob2real` of it)
-        let returns = |store: &Store, p: &LTerm, v: VarId| {
-            let is_v = |t: TermId| matches!(store.node(t), Node::Var(w) if *w == v);
-            match store.node(p.result) {
-                Node::Coerce(Coercion::Prob2Real, x) => is_v(*x),
-                _ => is_v(p.result),
-            }
-        };
-        let at = first
-            .binds
-            .iter()
-            .position(|b| b.var == tv || returns(self.store, first, b.var))?;
+        let at = piece_draw_at(self.store, pieces, tv)?;
         let tt = self.store.var_term(tv);
         let mut spans = Vec::new();
         for p in pieces {
             let b = p.binds.get(at)?;
             let v = b.var;
-            let reads_t = returns(self.store, p, v);
-            let same = reads_t
-                && p.binds.len() == first.binds.len()
+            let same = same_but_draw(self.store, p, first, at)
                 && p.guards.is_empty()
-                && first.guards.is_empty()
-                && p.binds
-                    .iter()
-                    .zip(&first.binds)
-                    .enumerate()
-                    .all(|(k, (a, b))| k == at || a == b);
+                && first.guards.is_empty();
             let Base::Lebesgue { lo, hi } = b.base else {
                 return None;
             };
@@ -1635,20 +1613,7 @@ impl Simp<'_> {
     /// `if t ∈ I_1 ∧ G_1: w_1 else: if ..` (the pieces are disjoint).
     fn join_by_indicators(&mut self, pieces: &[LTerm], tv: VarId) -> Option<LTerm> {
         let first = pieces.first()?;
-        if pieces.len() < 2 {
-            return None;
-        }
-        let returns = |store: &Store, p: &LTerm, v: VarId| {
-            let is_v = |t: TermId| matches!(store.node(t), Node::Var(w) if *w == v);
-            match store.node(p.result) {
-                Node::Coerce(Coercion::Prob2Real, x) => is_v(*x),
-                _ => is_v(p.result),
-            }
-        };
-        let at = first
-            .binds
-            .iter()
-            .position(|b| b.var == tv || returns(self.store, first, b.var))?;
+        let at = piece_draw_at(self.store, pieces, tv)?;
         let symbolic = pieces
             .iter()
             .any(|p| match p.binds.get(at).map(|b| &b.base) {
@@ -1668,17 +1633,10 @@ impl Simp<'_> {
         for p in pieces {
             let b = p.binds.get(at)?;
             let v = b.var;
-            let same = returns(self.store, p, v)
-                && p.binds.len() == first.binds.len()
-                && p.binds
-                    .iter()
-                    .zip(&first.binds)
-                    .enumerate()
-                    .all(|(k, (a, b))| k == at || a == b);
             let Base::Lebesgue { lo, hi } = b.base else {
                 return None;
             };
-            if !same {
+            if !same_but_draw(self.store, p, first, at) {
                 return None;
             }
             let vty = self.store.var_type(v).clone();
@@ -1850,6 +1808,42 @@ impl Simp<'_> {
         });
         (terms::product(self.store, cs), rest)
     }
+}
+
+/// Where pieces of a change of variable draw `t`: the position of the bind that is `t`,
+/// or whose variable the first piece returns (as a real: a piece that holds `t` as a prob
+/// returns `prob2real` of it). `None` for fewer than two pieces.
+fn piece_draw_at(store: &Store, pieces: &[LTerm], tv: VarId) -> Option<usize> {
+    let first = pieces.first()?;
+    if pieces.len() < 2 {
+        return None;
+    }
+    first
+        .binds
+        .iter()
+        .position(|b| b.var == tv || returns_var(store, first, b.var))
+}
+
+/// Does `p` return its variable `v` (or `prob2real(v)`)?
+fn returns_var(store: &Store, p: &LTerm, v: VarId) -> bool {
+    let is_v = |t: TermId| matches!(store.node(t), Node::Var(w) if *w == v);
+    match store.node(p.result) {
+        Node::Coerce(Coercion::Prob2Real, x) => is_v(*x),
+        _ => is_v(p.result),
+    }
+}
+
+/// Is the piece `p` drawn as `first` is, but for its draw at `at`, which it returns?
+fn same_but_draw(store: &Store, p: &LTerm, first: &LTerm, at: usize) -> bool {
+    p.binds
+        .get(at)
+        .is_some_and(|b| returns_var(store, p, b.var))
+        && p.binds.len() == first.binds.len()
+        && p.binds
+            .iter()
+            .zip(&first.binds)
+            .enumerate()
+            .all(|(k, (a, b))| k == at || a == b)
 }
 
 /// Is the prob term `t` positive by its shape: positive literals, `exp`, `pi`, and sums,
