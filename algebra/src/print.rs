@@ -98,6 +98,9 @@ pub struct PrintOptions {
     pub ascii: bool,
     /// The line width the layout aims for (lines may exceed it when nothing breaks).
     pub width: usize,
+    /// Print a literal whose denominator divides a power of ten as a decimal (`0.0123`
+    /// rather than `123/10000`; it reads back as the same rational).
+    pub decimals: bool,
 }
 
 impl Default for PrintOptions {
@@ -105,6 +108,7 @@ impl Default for PrintOptions {
         PrintOptions {
             ascii: false,
             width: 88,
+            decimals: false,
         }
     }
 }
@@ -212,10 +216,12 @@ fn is_zero_lit(store: &Store, t: TermId) -> bool {
 /// The text of a literal and its precedence (see "Literals" in the module doc): its value
 /// (`3`, `-3`, `1/2`, `-1/2`), where the position does not fix the type and the value
 /// alone would be read at another type signed (`+3`, an int) or annotated (`3. prob`).
-fn lit_text(v: &Rational, ty: &Type, checked: bool) -> (String, u8) {
+fn lit_text(v: &Rational, ty: &Type, checked: bool, decimals: bool) -> (String, u8) {
     let a = v.abs();
     let (mag, prec) = if a.is_integer() {
         (a.numer().to_string(), P_POSTFIX)
+    } else if let Some(d) = decimals.then(|| decimal_text(&a)).flatten() {
+        (d, P_POSTFIX)
     } else {
         (format!("{}/{}", a.numer(), a.denom()), P_FRAC)
     };
@@ -232,6 +238,40 @@ fn lit_text(v: &Rational, ty: &Type, checked: bool) -> (String, u8) {
     } else {
         (format!("{text}. {ty}"), P_ANN)
     }
+}
+
+/// The decimal text of a positive non-integer rational whose denominator divides a power
+/// of ten (`3/8` is `0.375`), at most 40 places; `None` otherwise.
+fn decimal_text(a: &Rational) -> Option<String> {
+    let mut d = a.denom();
+    let mut places = 0usize;
+    let (two, five, ten) = (
+        num_bigint::BigInt::from(2),
+        num_bigint::BigInt::from(5),
+        num_bigint::BigInt::from(10),
+    );
+    let zero = num_bigint::BigInt::from(0);
+    // the places needed: the larger of the powers of 2 and of 5 in the denominator
+    let (mut p2, mut p5) = (0usize, 0usize);
+    while &d % &two == zero {
+        d /= &two;
+        p2 += 1;
+    }
+    while &d % &five == zero {
+        d /= &five;
+        p5 += 1;
+    }
+    if d != num_bigint::BigInt::from(1) {
+        return None;
+    }
+    places += p2.max(p5);
+    if places > 40 {
+        return None;
+    }
+    let scaled = a.numer() * ten.pow(u32::try_from(places).ok()?) / a.denom();
+    let digits = format!("{scaled:0>width$}", width = places + 1);
+    let (int, frac) = digits.split_at(digits.len() - places);
+    Some(format!("{int}.{frac}"))
 }
 
 /// Whether `t` is an array literal made only of literals, at an unchecked position, that
@@ -346,7 +386,7 @@ impl Printer<'_> {
         let s = self.store;
         let (t, checked) = self.shown(t, checked);
         match s.node(t) {
-            Node::Lit(v) => lit_text(v, s.ty(t), checked).1,
+            Node::Lit(v) => lit_text(v, s.ty(t), checked, self.opts.decimals).1,
             Node::Left(_) | Node::Right(_) if self.prelude.ctor_term(s, t).is_some() => P_POSTFIX,
             Node::Left(_) | Node::Right(_) | Node::Nothing | Node::Reject => P_ANN,
             Node::ArrayLit(xs) if xs.is_empty() || annotated_lits(s, t, checked) => P_ANN,
@@ -419,7 +459,7 @@ impl Printer<'_> {
         let ty = s.ty(t);
         match s.node(t) {
             Node::Var(v) => Doc::text(self.var_name(*v)),
-            Node::Lit(v) => Doc::text(lit_text(v, ty, checked).0),
+            Node::Lit(v) => Doc::text(lit_text(v, ty, checked, self.opts.decimals).0),
             Node::Bool(b) => Doc::text(if *b { "true" } else { "false" }),
             Node::Unit => Doc::text("()"),
             Node::Pair(..) => {
@@ -867,7 +907,8 @@ impl Printer<'_> {
                 Operand::Term(x) => self.doc(x, need, checked),
                 Operand::AbsLit(x) => match self.store.node(x) {
                     Node::Lit(v) => {
-                        let (s, p) = lit_text(&v.abs(), self.store.ty(x), checked);
+                        let (s, p) =
+                            lit_text(&v.abs(), self.store.ty(x), checked, self.opts.decimals);
                         if p < need {
                             Doc::text(format!("({s})"))
                         } else {

@@ -41,6 +41,18 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
         .map(to_val)
         .collect::<Option<_>>()
         .ok_or_else(|| user("an argument has a type the loop IR does not hold".into()))?;
+    // a measure that is sampled is also shown as what is left to sample: its parameters
+    // evaluated (issue 12: LinearRegression's posterior, a gamma and two normals)
+    let residual = (p.measure && !slic_codegen::enumerable(p))
+        .then(|| slic_semantics::residual(&mut l.store, l.term, &values))
+        .flatten()
+        .map(|r| {
+            let opts = slic_algebra::print::PrintOptions {
+                decimals: true,
+                ..Default::default()
+            };
+            slic_algebra::print::print_with(&l.store, r, &opts)
+        });
     let target = match a.backend {
         Backend::Interp => None,
         Backend::C => Some(Target::C),
@@ -123,6 +135,9 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
                 })
                 .collect();
             obj.insert("samples".into(), Json::Array(samples));
+            if let Some(r) = &residual {
+                obj.insert("residual".into(), Json::String(r.trim_end().to_string()));
+            }
         }
     }
     if a.stats && kernel.is_some() {
@@ -171,9 +186,18 @@ enum Ran {
     Measure(Outcome),
 }
 
-/// The human-readable form: one line per probability or sample, then the mass, then the
-/// work counted.
+/// The human-readable form: a sampled measure's residual, one line per probability or
+/// sample, then the mass, then the work counted.
 fn print_plain(out: &mut impl Write, obj: &Map<String, Json>) -> std::io::Result<()> {
+    if let Some(Json::String(r)) = obj.get("residual") {
+        writeln!(
+            out,
+            "residual (the parameters evaluated; reals to {} significant digits):",
+            slic_semantics::residual::SIGNIFICANT
+        )?;
+        writeln!(out, "{r}")?;
+        writeln!(out, "samples:")?;
+    }
     if let Some(v) = obj.get("value") {
         writeln!(out, "{v}")?;
     }

@@ -572,6 +572,35 @@ fn run_backend_c_without_a_compiler_is_a_clear_user_error() {
     assert_eq!(stdout(&c), stdout(&interp));
 }
 
+/// Issue 12, deliverable 4: a continuous posterior (LinearRegression's) prints its residual
+/// measure with the parameters evaluated: a weight, a gamma of numbers, then two normals
+/// whose parameters read only the draws before them; the data are gone from it.
+#[test]
+fn run_prints_a_continuous_posterior_as_its_residual() {
+    let args = "[[1.0, 2.0, 3.0, 4.0], [2.1, 3.9, 6.2, 7.8]]";
+    let file = "corpus/cases/22-linear-regression.simplified.hk";
+    let o = slic(&["run", file, "--args", args, "--json", "-n", "2"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let j: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let r = j["residual"].as_str().expect("a residual");
+    // n = 4 points: the noise precision's shape is n/2 + 1
+    assert!(r.contains("invNoise <~ gamma(3, "), "{r}");
+    assert_eq!(r.matches("<~ normal(").count(), 2, "{r}");
+    assert!(!r.contains("summate") && !r.contains("size("), "{r}");
+    assert_eq!(j["samples"].as_array().map(Vec::len), Some(2));
+    let plain = slic(&["run", file, "--args", args, "-n", "1"]);
+    let text = stdout(&plain);
+    assert!(
+        text.starts_with("residual (the parameters evaluated"),
+        "{text}"
+    );
+    // a finite discrete measure has probabilities, not a residual
+    let coin = temp_file("coin.hk", b"a <~ categorical([1, 3])\nreturn a\n");
+    let o = slic(&["run", coin.to_str().unwrap(), "--json"]);
+    let j: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    assert!(j.get("residual").is_none(), "{j}");
+}
+
 /// `gibbs` on a tiny GMM dataset (issue 12, deliverable 5): the result JSON, the trace
 /// CSV and the SVG plot are written; the compiled backends give the interpreter's chain.
 #[test]

@@ -13,7 +13,9 @@
 //!   over finite choices and draw continuous ones from a proposal; `guide`: that
 //!   proposal, fitted to the measure);
 //! - [`Summary`] condenses weighted draws; [`value_from_json`] / [`value_to_json`] move
-//!   data in and out.
+//!   data in and out;
+//! - [`residual()`] writes a program at its arguments with what they fix evaluated (a
+//!   continuous posterior as what is left to sample, for `slic-cas run`).
 //!
 //! Randomness comes only from [`Rng`] (xoshiro256** and samplers written here), so a seed
 //! gives the same stream forever. Every limit is in [`EvalConfig`]; nothing here panics,
@@ -37,7 +39,8 @@
 //! Architecture invariant: the interpreter is independent of the simplifier (it must be,
 //! to judge it): this crate does not depend on `slic-simplify`, so the judge's
 //! independence is a fact of the dependency graph (`cargo tree -p slic-semantics`). It
-//! reads terms, never rewrites them.
+//! reads terms and never rewrites them; the one term it writes is a residual, made of
+//! values it computed.
 
 pub mod compare;
 pub mod dist;
@@ -49,6 +52,7 @@ pub mod guide;
 pub mod json;
 pub mod prim;
 pub mod quad;
+pub mod residual;
 pub mod rng;
 pub mod sample;
 pub mod summary;
@@ -60,6 +64,7 @@ pub use eval::{apply_args, eval, EvalConfig, Interp};
 pub use expect::{expect, expect_apply, mass};
 pub use json::{args_from_json, args_from_values, args_to_json, value_from_json, value_to_json};
 pub use quad::Estimate;
+pub use residual::residual;
 pub use rng::Rng;
 pub use sample::{sample, sample_n};
 pub use summary::{Moment, Summary};

@@ -36,9 +36,11 @@ fn failures(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for opts in [
         PrintOptions::default(),
+        // decimals read back as the same rationals
         PrintOptions {
             ascii: true,
             width: 30,
+            decimals: true,
         },
     ] {
         if let Err(e) = round_trip(text, &opts) {

@@ -22,7 +22,11 @@ fn check_with(build: impl FnOnce(&B) -> TermId, opts: &PrintOptions, expect: &st
 }
 
 fn width(width: usize) -> PrintOptions {
-    PrintOptions { ascii: false, width }
+    PrintOptions {
+        ascii: false,
+        width,
+        decimals: false,
+    }
 }
 
 fn pat_var(v: crate::term::VarId) -> Box<Pattern> {
@@ -100,7 +104,11 @@ fn all_literal_operators_fix_their_type_with_the_first_operand() {
 fn negation_and_infinity() {
     check(|b| b.inf(), "∞");
     check(|b| b.neg_inf(), "-∞");
-    check_with(|b| b.neg_inf(), &PrintOptions { ascii: true, width: 88 }, "-inf");
+    check_with(|b| b.neg_inf(), &PrintOptions {
+            ascii: true,
+            width: 88,
+            decimals: false,
+        }, "-inf");
     check(|b| b.dist(Dist::Lebesgue, &[b.neg_inf(), b.real_inf()]), "lebesgue(-∞, ∞)");
     check(|b| b.real_inf(), "prob2real(∞)");
     check(|b| b.add(&[b.var("x", Real), b.neg_inf()]), "x - ∞");
@@ -360,4 +368,23 @@ fn deeply_nested_terms_print_without_overflowing_the_stack() {
     assert!(text.starts_with("-(-(-("), "{}", &text[..40]);
     assert!(text.contains("(-(-x))))"));
     assert_eq!(text.matches('x').count(), 1);
+}
+
+#[test]
+fn decimals_are_printed_where_asked_and_only_for_tenths() {
+    let mut store = Store::new();
+    let t = crate::front::load(&mut store, "return 3/8 + (-1/20) + 7").expect("loads");
+    let opts = PrintOptions {
+        decimals: true,
+        ..PrintOptions::default()
+    };
+    let text = print_with(&store, t, &opts);
+    assert!(text.contains("0.375") && text.contains("0.05"), "{text}");
+    assert!(print_term(&store, t).contains("3/8"));
+    // a third has no decimal form
+    let third = store.intern(
+        Node::Lit(crate::num::Rational::ratio(1, 3).expect("a ratio")),
+        Prob,
+    );
+    assert_eq!(print_with(&store, third, &opts).trim(), "1/3");
 }
