@@ -453,16 +453,10 @@ impl Constrainer<'_, '_> {
         let it = self.store.var_term(index);
         let at = self.store.intern(Node::Index(y, it), ety);
         let f = vars::substitute1(self.store, f, x, at);
-        let zero = terms::int(self.store, 0, &Type::Nat);
-        let factor = self
-            .store
-            .intern(Node::Product(index, zero, size, f), Type::Prob);
-        let ysize = self.store.prim(Prim::Size, vec![y], Type::Nat);
-        let same = terms::compare(self.store, Prim::Eq, ysize, size);
+        let factor = self.elementwise(index, size, f, y);
         let mut term = self.term.clone();
         term.binds.remove(i);
-        self.sizes.push(same);
-        term.factors.push(Factor::other(factor));
+        term.factors.push(factor);
         let mut map = FxHashMap::default();
         map.insert(v, y);
         term.substitute(self.store, &map);
@@ -487,6 +481,14 @@ impl Constrainer<'_, '_> {
             terms::compare(self.store, Prim::Eq, e, at)
         };
         let body = terms::indicator(self.store, same);
+        let factor = self.elementwise(j, n, body, y);
+        self.term.factors.push(factor);
+        Ok(())
+    }
+
+    /// The factor `product j from 0 to n: body` of an observed array `y` of `n` elements
+    /// (`body` reading `y[j]`), with the guard `size(y) == n` kept among the size guards.
+    fn elementwise(&mut self, j: VarId, n: TermId, body: TermId, y: TermId) -> Factor {
         let zero = terms::int(self.store, 0, &Type::Nat);
         let factor = self
             .store
@@ -494,8 +496,7 @@ impl Constrainer<'_, '_> {
         let ysize = self.store.prim(Prim::Size, vec![y], Type::Nat);
         let sized = terms::compare(self.store, Prim::Eq, ysize, n);
         self.sizes.push(sized);
-        self.term.factors.push(Factor::other(factor));
-        Ok(())
+        Factor::other(factor)
     }
 
     /// The continuous draws of the term (lebesgue, or a continuous primitive).

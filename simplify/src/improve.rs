@@ -1324,17 +1324,7 @@ impl Simp<'_> {
         // result = a·x + b, a rational, b free of x
         let xt = self.store.var_term(x);
         let result_real = terms::coerce(self.store, t.result, &Type::Real);
-        let coeffs = canon::Canon::new(self.store, Context::new())
-            .collect(result_real, xt)
-            .ok()?;
-        let (mut a, mut b0) = (None, None);
-        for (deg, c) in coeffs {
-            match deg {
-                1 => a = Some(c),
-                0 => b0 = Some(c),
-                _ => return None,
-            }
-        }
+        let (a, b0) = terms::affine_in(self.store, result_real, xt)?;
         let a_t = a?;
         let b0 = b0.unwrap_or_else(|| terms::int(self.store, 0, &Type::Real));
         // a and b are free of x (they are its coefficients) and may read any other draw:

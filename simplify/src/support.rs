@@ -239,25 +239,12 @@ fn scaled_bound(
     let xt = terms::coerce(store, xt, &Type::Real);
     let lin = cmp.lin.to_term(store, &Type::Real);
     let lin = slic_algebra::canon::canonicalize(store, &Context::new(), lin);
-    let collect = |store: &mut Store, t: TermId| {
-        slic_algebra::canon::Canon::new(store, Context::new())
-            .collect(t, xt)
-            .ok()
+    // A·x + B of `lin` itself, or of `lin · x` when x > 0 on its interval (B absent is 0)
+    let affine = |store: &mut Store, t: TermId| {
+        let (a, b) = terms::affine_in(store, t, xt)?;
+        Some((a, b.unwrap_or_else(|| terms::int(store, 0, &Type::Real))))
     };
-    // A·x + B of `lin` itself, or of `lin · x` when x > 0 on its interval
-    let affine = |store: &mut Store, coeffs: Vec<(u32, TermId)>| {
-        let (mut a, mut b) = (None, None);
-        for (deg, c) in coeffs {
-            match deg {
-                1 => a = Some(c),
-                0 => b = Some(c),
-                _ => return None,
-            }
-        }
-        let b = b.unwrap_or_else(|| terms::int(store, 0, &Type::Real));
-        Some((a, b))
-    };
-    let direct = collect(store, lin).and_then(|c| affine(store, c));
+    let direct = affine(store, lin);
     let (a, b) = match direct {
         Some(ab) => ab,
         None => {
@@ -271,8 +258,7 @@ fn scaled_bound(
             }
             let times_x = store.prim(Prim::Mul, vec![lin, xt], Type::Real);
             let times_x = slic_algebra::canon::canonicalize(store, &Context::new(), times_x);
-            let coeffs = collect(store, times_x)?;
-            affine(store, coeffs)?
+            affine(store, times_x)?
         }
     };
     if a.is_some_and(|a| vars::mentions(store, a, x)) || vars::mentions(store, b, x) {

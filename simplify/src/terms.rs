@@ -1,5 +1,5 @@
 //! Builders for the few term shapes the simplifier's steps write (literals, coercions,
-//! products, conditions) and a subterm test. Variable utilities (substitution,
+//! products, conditions), a subterm test, and a term read as affine in a kernel. Variable utilities (substitution,
 //! freshening, free variables, `mentions`) are shared by every crate and live in
 //! `slic_algebra::vars`.
 //!
@@ -113,4 +113,27 @@ pub(crate) fn not(store: &mut Store, c: TermId) -> TermId {
 /// The element type of a measure type (`T` of `measure(T)`), or unit for anything else.
 pub(crate) fn measure_elem(store: &Store, m: TermId) -> Type {
     store.ty(m).measure_of().cloned().unwrap_or(Type::Unit)
+}
+
+/// `t` read as `a·k + b` in the kernel `k` (a variable, or `prob2real` of one): `(Some(a),
+/// Some(b))` with the absent ones `None` (`b` absent is 0, `a` absent means `t` is free of
+/// `k`), both canonical and free of `k`; `None` when `t` is not a polynomial of degree at
+/// most 1 in `k`.
+pub(crate) fn affine_in(
+    store: &mut Store,
+    t: TermId,
+    k: TermId,
+) -> Option<(Option<TermId>, Option<TermId>)> {
+    let coeffs = slic_algebra::canon::Canon::new(store, slic_algebra::assume::Context::new())
+        .collect(t, k)
+        .ok()?;
+    let (mut a, mut b) = (None, None);
+    for (deg, c) in coeffs {
+        match deg {
+            1 => a = Some(c),
+            0 => b = Some(c),
+            _ => return None,
+        }
+    }
+    Some((a, b))
 }
