@@ -191,14 +191,33 @@ fn is_array_case(p: &Path) -> bool {
     p.to_string_lossy().contains("/cases/") && case_number(p).is_some_and(|n| n >= 11)
 }
 
-#[test]
-fn term_passes_keep_the_meaning_of_every_array_case() {
-    check_all(is_array_case);
+// The corpus in four shards of about equal cost (the test harness runs them two at a time
+// on two cores; `SLIC_TIMINGS=1` prints each program's time): the array cases up to 21,
+// the rest of the array cases (22, the regression, costs most), the examples, and the
+// other scalar programs.
+
+fn in_examples(p: &Path) -> bool {
+    p.to_string_lossy().contains("/examples/")
 }
 
 #[test]
-fn term_passes_keep_the_meaning_of_every_scalar_program() {
-    check_all(|p| !is_array_case(p));
+fn term_passes_keep_the_meaning_of_array_cases_11_to_21() {
+    check_all(|p| is_array_case(p) && case_number(p).is_some_and(|n| n <= 21));
+}
+
+#[test]
+fn term_passes_keep_the_meaning_of_array_cases_from_22() {
+    check_all(|p| is_array_case(p) && case_number(p).is_some_and(|n| n >= 22));
+}
+
+#[test]
+fn term_passes_keep_the_meaning_of_the_examples() {
+    check_all(|p| !is_array_case(p) && in_examples(p));
+}
+
+#[test]
+fn term_passes_keep_the_meaning_of_the_other_scalar_programs() {
+    check_all(|p| !is_array_case(p) && !in_examples(p));
 }
 
 /// The benchmark updates' arguments at a size: GMM `[s, as, z, t, u]` with `n` points in
@@ -628,7 +647,9 @@ fn lda_args(n: u64, d: u64, k: u64, v: u64) -> Vec<Val> {
 /// one update at (tokens, documents, topics) = (200, 20, 4), with 4x the data, 4x the
 /// topics, and both, under each ablation. With every pass the work grows with the data
 /// by at most its factor at a fixed number of topics (two-class histograms, range counts,
-/// per-document tables); without histograms by data times topics.
+/// per-document tables); without histograms by data times topics. The ablations skip the
+/// last column (without histograms it is about 20 million iterations: most of this test's
+/// time, and nothing the third column does not show).
 #[test]
 fn topic_model_updates_work_grows_with_the_data() {
     for (case, make) in [
@@ -642,31 +663,29 @@ fn topic_model_updates_work_grows_with_the_data() {
         let mut rows = Vec::new();
         for flag in FLAGS {
             let at = |n, d, k| iterations(case, passes_with(flag), move || make(n, d, k, 10));
-            let row = [
-                at(200, 20, 4),
-                at(800, 80, 4),
-                at(200, 20, 16),
-                at(800, 80, 16),
-            ];
+            let both = (flag == "all passes").then(|| at(800, 80, 16));
+            let row = [at(200, 20, 4), at(800, 80, 4), at(200, 20, 16)];
+            let last = both.map_or_else(
+                || format!("{:>10}", "-"),
+                |b| format!("{b:>10} (x{:.2})", b as f64 / row[0] as f64),
+            );
             eprintln!(
-                "{flag:>15}: {:>10} {:>10} (x{:.2}) {:>10} (x{:.2}) {:>10} (x{:.2})",
+                "{flag:>15}: {:>10} {:>10} (x{:.2}) {:>10} (x{:.2}) {last}",
                 row[0],
                 row[1],
                 row[1] as f64 / row[0] as f64,
                 row[2],
                 row[2] as f64 / row[0] as f64,
-                row[3],
-                row[3] as f64 / row[0] as f64,
             );
             rows.push(row);
         }
         let data = rows[0][1] as f64 / rows[0][0] as f64;
         assert!(data <= 4.5, "{case}: 4x the data costs x{data:.2}");
         assert!(
-            rows[1][3] > 5 * rows[0][3],
+            rows[1][1] > 5 * rows[0][1],
             "{case}: the histograms save less than 5x: {} against {}",
-            rows[1][3],
-            rows[0][3]
+            rows[1][1],
+            rows[0][1]
         );
     }
 }
