@@ -148,7 +148,7 @@ fn compiler_command(target: Target, opts: &CompileOptions) -> Result<Command, Co
                 detail: e.to_string(),
             })?;
             let mut cmd = tool.to_command();
-            cmd.args(["-std=c11", "-shared", "-fPIC"]);
+            cmd.args(["-std=c11", "-shared", "-fPIC", "-fno-math-errno"]);
             Ok(cmd)
         }
         Target::Rust => {

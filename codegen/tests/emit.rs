@@ -181,6 +181,82 @@ fn sums_agree_with_the_interpreter_including_underflow_and_empty_arrays() {
     );
 }
 
+/// Per class `k`, `(s · c[k] + 1 + s · c[k] + c[k]) · (s · c[k] + c[k])` and
+/// `s · c[k] + s · k + s · s`, in prob: sums the kernels compute in linear space where
+/// they can (`emit/linear.rs`: `s` read through `exp` inside the loop), and the one they
+/// cannot (`s · s`, two `exp` reads in a term).
+fn linear_sums() -> Program {
+    let mul = |a, b| prim(Prim::Mul, vec![a, b]);
+    let add = |a, b| prim(Prim::Add, vec![a, b]);
+    Program {
+        params: vec![
+            ("s".into(), Type::Prob),
+            ("c".into(), Type::array(Type::Nat)),
+        ],
+        body: vec![
+            Stmt::alloc("a", Type::Prob, Expr::size(v("c"))),
+            Stmt::alloc("b", Type::Prob, Expr::size(v("c"))),
+            Stmt::for_(
+                "k",
+                Expr::nat(0),
+                Expr::size(v("c")),
+                vec![
+                    Stmt::let_("n", Type::Nat, Expr::index(v("c"), v("k"))),
+                    Stmt::let_(
+                        "p",
+                        Type::Prob,
+                        mul(v("s"), Expr::convert(Coercion::Nat2Prob, v("n"))),
+                    ),
+                    Stmt::let_("q", Type::Prob, add(v("p"), Expr::prob(1.0))),
+                    Stmt::let_(
+                        "r",
+                        Type::Prob,
+                        add(v("p"), Expr::convert(Coercion::Nat2Prob, v("n"))),
+                    ),
+                    Stmt::let_("t", Type::Prob, add(v("q"), v("r"))),
+                    Stmt::store("a", v("k"), AssignOp::Set, mul(v("t"), v("r"))),
+                    Stmt::let_(
+                        "u",
+                        Type::Prob,
+                        add(
+                            v("p"),
+                            mul(v("s"), Expr::convert(Coercion::Nat2Prob, v("k"))),
+                        ),
+                    ),
+                    Stmt::let_("x", Type::Prob, add(v("u"), mul(v("s"), v("s")))),
+                    Stmt::store("b", v("k"), AssignOp::Set, v("x")),
+                ],
+            ),
+        ],
+        result: Expr::Pair(Box::new(v("a")), Box::new(v("b"))),
+        measure: false,
+        inout: Vec::new(),
+    }
+}
+
+#[test]
+fn sums_in_linear_space_agree_and_fall_back_at_the_edges() {
+    let p = linear_sums();
+    // the linear forms are emitted (both targets render the same statements)
+    let src = emit(&p, Target::C).expect("emits").source;
+    let kernel = kernel_part(&src);
+    assert_eq!(kernel.matches("slic_lin_ok(").count(), 4, "{kernel}");
+    let counts = |ns: &[u64]| Val::array(ns.iter().map(|&n| Val::Nat(n)).collect());
+    let mut cases = Vec::new();
+    // s within e^±600 (the linear forms), beyond (log space: at e^-740, s is subnormal, and
+    // `s · c + s · k` a normal double wrong by a tenth), and at 0 and infinity; a count of
+    // 0 makes `s · c + c` exactly 0 (log space)
+    for ln_s in [
+        0.9, -3.0, 40.0, -599.0, 599.0, -601.0, 601.0, -740.0, 800.0, -1e6,
+    ] {
+        cases.push(vec![Val::Prob(ln_s), counts(&[0, 1, 7, 1 << 40, 1 << 60])]);
+    }
+    cases.push(vec![Val::Prob(f64::NEG_INFINITY), counts(&[0, 3])]);
+    cases.push(vec![Val::Prob(f64::INFINITY), counts(&[0, 3])]);
+    cases.push(vec![Val::Prob(0.5), counts(&[])]);
+    check(&p, &cases);
+}
+
 /// Every coercion and the fallible primitives, with arguments that make them fail.
 fn arith() -> Program {
     let x = || v("x");

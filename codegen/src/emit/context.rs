@@ -13,6 +13,7 @@ use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
 use serde::Serialize;
 use slic_algebra::{Coercion, Dist, Prim, Type};
 
+use super::linear::{self, Lin};
 use super::safe::{self, Safe};
 use super::{EmitError, Site, SiteKind};
 
@@ -37,7 +38,7 @@ pub(crate) struct Num {
     pub class: &'static str,
 }
 
-fn float_num(x: f64) -> Num {
+pub(crate) fn float_num(x: f64) -> Num {
     if x.is_nan() {
         Num {
             text: String::new(),
@@ -257,6 +258,8 @@ pub(crate) struct Builder<'a> {
     fixed: &'a [Option<FixedVal>],
     /// the checks that can never fire (`safe.rs`), for the program being built
     safe: Safe,
+    /// what sums of probs may be computed in linear space from (`linear.rs`)
+    lin: linear::Scope,
 }
 
 /// A specialised parameter's baked-in value.
@@ -313,12 +316,14 @@ impl<'a> Builder<'a> {
             sites: Vec::new(),
             fixed,
             safe: Safe::default(),
+            lin: linear::Scope::default(),
         }
     }
 
     fn declare(&mut self, ir: &str, ty: Type) -> String {
         self.counter += 1;
         let c = sanitise(ir, self.counter);
+        self.lin.depth.insert(c.clone(), self.lin.loop_depth);
         if let Some(scope) = self.scopes.last_mut() {
             scope.push(Bound {
                 ir: ir.to_string(),
@@ -466,6 +471,55 @@ impl<'a> Builder<'a> {
         r
     }
 
+    /// `c = v`, a sum of probs `v` in log space, computed in linear space where that is
+    /// exact enough (`linear.rs`), else as `v`: the linear value named, the test, and `v`
+    /// in the branch not taken.
+    fn linear_sum(
+        &mut self,
+        c: String,
+        v: ENode,
+        lin: Lin,
+        out: &mut Vec<SNode>,
+    ) -> Result<(), EmitError> {
+        let c_lin = self.temp("lin");
+        let test = lin.test(&c_lin);
+        out.push(SNode::Decl {
+            name: c_lin.clone(),
+            ty: "real",
+            value: Some(lin.node.clone()),
+            mutable: false,
+            check: false,
+        });
+        out.push(SNode::Decl {
+            name: c.clone(),
+            ty: "prob",
+            value: None,
+            mutable: true,
+            check: false,
+        });
+        let set = |value| SNode::Set {
+            name: c.clone(),
+            value,
+            check: false,
+        };
+        let log = ENode::Call {
+            f: "lin_log",
+            args: vec![ENode::Var {
+                name: c_lin.clone(),
+            }],
+            site: None,
+        };
+        out.push(SNode::If {
+            cond: test,
+            cname: self.temp("c"),
+            check: false,
+            then: vec![set(log)],
+            otherwise: vec![set(v)],
+        });
+        self.lin.forms.insert(c, lin.named(&c_lin));
+        Ok(())
+    }
+
     fn stmt(
         &mut self,
         s: &Stmt,
@@ -482,6 +536,17 @@ impl<'a> Builder<'a> {
                 let (v, _) = self.expr(value, at)?;
                 let check = fallible(self);
                 let c = self.declare(name, ty.clone());
+                let lin = if *ty == Type::Prob && !check {
+                    Lin::of(&v, &self.lin)
+                } else {
+                    None
+                };
+                if let Some(lin) = lin {
+                    if lin.sum {
+                        return self.linear_sum(c, v, lin, out);
+                    }
+                    self.lin.forms.insert(c.clone(), lin);
+                }
                 out.push(SNode::Decl {
                     name: c,
                     ty: scalar(ty)?,
@@ -497,6 +562,7 @@ impl<'a> Builder<'a> {
                 };
                 let check = fallible(self);
                 let c = self.declare(name, ty.clone());
+                self.lin.mutable.insert(c.clone());
                 out.push(SNode::Decl {
                     name: c,
                     ty: scalar(ty)?,
@@ -578,8 +644,10 @@ impl<'a> Builder<'a> {
                 let lo_name = self.temp("lo");
                 let hi_name = self.temp("hi");
                 self.scopes.push(Vec::new());
+                self.lin.loop_depth += 1;
                 let c = self.declare(var, ty.clone());
                 let inner = self.block(body, tails);
+                self.lin.loop_depth -= 1;
                 self.scopes.pop();
                 out.push(SNode::For {
                     var: c,
