@@ -62,6 +62,7 @@ pub mod ir;
 pub mod kernel;
 pub mod lower;
 pub mod pipeline;
+pub mod ranges;
 pub mod sampler;
 pub mod share;
 pub mod split;

@@ -3,8 +3,9 @@
 //!
 //! 0. loops whose body a later array recomputes share a table ([`crate::share`]: a Gibbs
 //!    update's mass and its categorical's weights computed once).
-//! 1. `summarized`: the point split and the histogram transform ([`crate::summarize`]);
-//!    skipped with `--no-histogram`.
+//! 1. `summarized`: the point split and the histogram transform ([`crate::summarize`]),
+//!    then the comparisons the loops' ranges decide ([`crate::ranges`]: the point's
+//!    `i + 1 <= size(as)` inside `array i of size(as)`); skipped with `--no-histogram`.
 //! 2. `anf`: A-normal form, loop-invariant bindings hoisted (skipped with `--no-licm`),
 //!    common subexpressions shared ([`crate::normalize`]).
 //!
@@ -21,6 +22,7 @@ use crate::fuse::fuse;
 use crate::histogram::summarize;
 use crate::ir::Program;
 use crate::lower::{lower, LowerError};
+use crate::ranges::decide_ranges;
 use crate::share::share_tables;
 use slic_algebra::{verify, Store, TermId};
 
@@ -80,7 +82,9 @@ pub fn term_stages(store: &mut Store, t: TermId, passes: Passes) -> Result<TermS
     check(store, t, shared.term, "sharing tables")?;
     let (summarized, histograms, sums_replaced) = if passes.histogram {
         let s = summarize(store, shared.term);
-        (s.term, s.histograms, s.sums_replaced)
+        // the tests the point split left that the loops' ranges decide
+        let r = decide_ranges(store, s.term);
+        (r.term, s.histograms, s.sums_replaced)
     } else {
         (shared.term, 0, 0)
     };

@@ -1,0 +1,226 @@
+//! Comparisons decided by the loops they sit in (issue 12: kernel speed). The point split
+//! evaluates a summand at the point with the proposed label, so a Gibbs update's weight of
+//! label `i`, inside `array i of size(as)`, reads tests such as `i + 1 <= size(as)` that
+//! the loop's own range makes true. Left in, they tie loop-invariant work to `i` (a gamma
+//! function of the class counts, once per proposed label instead of once per update); once
+//! decided, A-normal form hoists that work out of the loop.
+//!
+//! [`decide_ranges`] walks a term with the range `lo <= v < hi` of every enclosing
+//! `array`, `summate` and `product`, asks `slic_algebra::cond::decide` (never wrong,
+//! sometimes unknown) about every integral comparison that reads one of those variables,
+//! writes the decided ones as `true`/`false`, and folds the `&&`, `||`, `not` and `if`
+//! they leave. A range is forgotten under a binder that rebinds its variable or a variable
+//! of its bounds. Comparisons are total, so replacing one by its value keeps the meaning
+//! exactly, partiality included.
+
+use rustc_hash::FxHashMap;
+use slic_algebra::assume::{Context, Tri};
+use slic_algebra::{cond, stack, vars, Node, Prim, Store, TermId, Type, VarId};
+
+/// What [`decide_ranges`] did.
+#[derive(Clone, Debug)]
+pub struct Ranges {
+    /// The rewritten term (same type and meaning).
+    pub term: TermId,
+    /// Comparisons the ranges decided.
+    pub decided: usize,
+}
+
+/// Every integral comparison in `t` that the ranges of its enclosing loops decide, decided.
+pub fn decide_ranges(store: &mut Store, t: TermId) -> Ranges {
+    let mut w = Walker {
+        store,
+        facts: Vec::new(),
+        epoch: 0,
+        epochs: 0,
+        memo: FxHashMap::default(),
+        loops: FxHashMap::default(),
+        decided: 0,
+    };
+    let term = w.go(t);
+    Ranges {
+        term,
+        decided: w.decided,
+    }
+}
+
+/// `lo <= var < hi`.
+#[derive(Clone, Copy)]
+struct Range {
+    var: VarId,
+    lo: TermId,
+    hi: TermId,
+}
+
+struct Walker<'s> {
+    store: &'s mut Store,
+    /// The ranges in force, outermost first.
+    facts: Vec<Range>,
+    /// Which set of ranges `facts` is (memo entries are valid under one set only), and
+    /// how many sets there have been.
+    epoch: u64,
+    epochs: u64,
+    memo: FxHashMap<(TermId, u64), TermId>,
+    /// Whether a term has a loop (outside any loop, nothing can be decided).
+    loops: FxHashMap<TermId, bool>,
+    decided: usize,
+}
+
+impl Walker<'_> {
+    fn go(&mut self, t: TermId) -> TermId {
+        if self.facts.is_empty() && !loops_in(self.store, t, &mut self.loops) {
+            return t;
+        }
+        if let Some(&r) = self.memo.get(&(t, self.epoch)) {
+            return r;
+        }
+        let node = self.store.node(t).clone();
+        let ch = node.children();
+        let mut new = Vec::with_capacity(ch.len());
+        for (i, &c) in ch.iter().enumerate() {
+            let mut bound = Vec::new();
+            vars::bound_in(&node, i, &mut bound);
+            let range = match node {
+                Node::Array(v, n, _) if i + 1 == ch.len() => {
+                    let zero = self.store.int_lit(0, Type::Nat);
+                    Some(Range {
+                        var: v,
+                        lo: zero,
+                        hi: n,
+                    })
+                }
+                Node::Summate(v, lo, hi, _) | Node::Product(v, lo, hi, _) if i + 1 == ch.len() => {
+                    Some(Range { var: v, lo, hi })
+                }
+                _ => None,
+            };
+            let r = if bound.is_empty() && range.is_none() {
+                stack::grow(|| self.go(c))
+            } else {
+                let saved = self.enter(&bound, range);
+                let r = stack::grow(|| self.go(c));
+                self.leave(saved);
+                r
+            };
+            new.push(r);
+        }
+        let node = if new == ch {
+            node
+        } else {
+            node.with_children(&new)
+        };
+        let ty = self.store.ty(t).clone();
+        let r = self.fold(node, ty);
+        self.memo.insert((t, self.epoch), r);
+        r
+    }
+
+    /// Forgets the ranges a binder of `bound` shadows, adds `range`; returns what to restore.
+    fn enter(&mut self, bound: &[VarId], range: Option<Range>) -> (Vec<Range>, u64) {
+        let saved = (self.facts.clone(), self.epoch);
+        if !bound.is_empty() {
+            let store = &*self.store;
+            self.facts.retain(|f| {
+                !bound.contains(&f.var)
+                    && !vars::mentions_any(store, f.lo, bound)
+                    && !vars::mentions_any(store, f.hi, bound)
+            });
+        }
+        if let Some(r) = range {
+            // the range's own bounds are read outside the binder: they never mention it
+            self.facts.push(r);
+        }
+        if range.is_some() || self.facts.len() != saved.0.len() {
+            self.epochs += 1;
+            self.epoch = self.epochs;
+        }
+        saved
+    }
+
+    fn leave(&mut self, (facts, epoch): (Vec<Range>, u64)) {
+        self.facts = facts;
+        self.epoch = epoch;
+    }
+
+    /// `node` rebuilt: a comparison decided by the ranges, or a connective folded.
+    fn fold(&mut self, node: Node, ty: Type) -> TermId {
+        let truth = |store: &Store, t: TermId| match store.node(t) {
+            Node::Bool(b) => Some(*b),
+            _ => None,
+        };
+        match &node {
+            Node::Prim(Prim::Lt | Prim::Le | Prim::Eq | Prim::Ne, args)
+                if args.len() == 2
+                    && args
+                        .iter()
+                        .all(|&a| matches!(self.store.ty(a), Type::Nat | Type::Int)) =>
+            {
+                let t = self.store.intern(node.clone(), ty);
+                let vs: Vec<VarId> = self.facts.iter().map(|f| f.var).collect();
+                if vs.is_empty() || !vars::mentions_any(self.store, t, &vs) {
+                    return t;
+                }
+                let ctx = self
+                    .facts
+                    .iter()
+                    .fold(Context::new(), |c, f| c.with_range(f.var, f.lo, f.hi));
+                match cond::decide(self.store, &ctx, t) {
+                    Tri::True => {
+                        self.decided += 1;
+                        self.store.intern(Node::Bool(true), Type::Bool)
+                    }
+                    Tri::False => {
+                        self.decided += 1;
+                        self.store.intern(Node::Bool(false), Type::Bool)
+                    }
+                    Tri::Unknown => t,
+                }
+            }
+            Node::Prim(p @ (Prim::And | Prim::Or), args) => {
+                // `and`: a false argument decides it, true ones drop out (`or` dually)
+                let unit = *p == Prim::And;
+                if args.iter().any(|&a| truth(self.store, a) == Some(!unit)) {
+                    return self.store.intern(Node::Bool(!unit), Type::Bool);
+                }
+                let kept: Vec<TermId> = args
+                    .iter()
+                    .copied()
+                    .filter(|&a| truth(self.store, a) != Some(unit))
+                    .collect();
+                match kept.len() {
+                    0 => self.store.intern(Node::Bool(unit), Type::Bool),
+                    1 => kept[0],
+                    _ if kept.len() == args.len() => self.store.intern(node.clone(), ty),
+                    _ => self.store.prim(*p, kept, Type::Bool),
+                }
+            }
+            Node::Prim(Prim::Not, args) if args.len() == 1 => match truth(self.store, args[0]) {
+                Some(b) => self.store.intern(Node::Bool(!b), Type::Bool),
+                None => self.store.intern(node.clone(), ty),
+            },
+            Node::If(c, a, b) => match truth(self.store, *c) {
+                Some(true) => *a,
+                Some(false) => *b,
+                None => self.store.intern(node.clone(), ty),
+            },
+            _ => self.store.intern(node, ty),
+        }
+    }
+}
+
+/// Whether `t` has a loop, memoised in `seen`.
+fn loops_in(store: &Store, t: TermId, seen: &mut FxHashMap<TermId, bool>) -> bool {
+    if let Some(&r) = seen.get(&t) {
+        return r;
+    }
+    let node = store.node(t);
+    let r = matches!(
+        node,
+        Node::Array(..) | Node::Summate(..) | Node::Product(..)
+    ) || node
+        .children()
+        .iter()
+        .any(|&c| stack::grow(|| loops_in(store, c, seen)));
+    seen.insert(t, r);
+    r
+}

@@ -1,0 +1,63 @@
+//! Comparisons decided by the loops they sit in (`codegen::ranges`): inside `array i of n`,
+//! `i + 1 <= n` is true and `n <= i` false, and the `if`s and connectives they leave fold;
+//! a comparison the ranges do not decide stays; a loop that rebinds a variable of an
+//! enclosing range (loop indices are canonical variables, so nested loops may share one)
+//! forgets that range. Meaning: the pipeline's tests judge every corpus program's
+//! summarized stage, which includes this pass.
+
+use slic_algebra::{front, print, Node, Prim, Store, Type};
+use slic_codegen::ranges::decide_ranges;
+
+fn decided(text: &str) -> (String, usize) {
+    let mut store = Store::new();
+    let t = front::load(&mut store, text).expect("loads");
+    let r = decide_ranges(&mut store, t);
+    (print::print_term(&store, r.term), r.decided)
+}
+
+#[test]
+fn the_range_of_a_loop_decides_its_index_tests() {
+    let (out, n) = decided(
+        "fn n nat:\nfn m nat:\narray i of n: \
+         if i + 1 <= n && (n <= i || i < m): 1 else: 2",
+    );
+    assert_eq!(n, 2, "{out}");
+    assert!(out.contains("if i < m: 1 else: 2"), "{out}");
+    let (out, n) =
+        decided("fn n nat:\nfn m nat:\nsummate i from 2 to n: if 1 < i: nat2real(i) else: 0");
+    assert_eq!(n, 1, "{out}");
+    assert!(!out.contains("if"), "{out}");
+}
+
+#[test]
+fn tests_the_range_does_not_decide_stay() {
+    let text = "fn n nat:\nfn m nat:\narray i of n: if i < m: 1 else: 2";
+    let (out, n) = decided(text);
+    assert_eq!(n, 0);
+    assert!(out.contains("if i < m"), "{out}");
+}
+
+#[test]
+fn a_loop_rebinding_an_index_forgets_its_range() {
+    // array v of n: summate v from 0 to 5: if v + 1 <= n: 1 else: 0. The inner v runs
+    // over 0..5 whatever n is: the outer range (v < n) must not decide the test.
+    let mut store = Store::new();
+    let n = store.fresh_var("n", Type::Nat);
+    let v = store.fresh_var("v", Type::Nat);
+    let (nt, vt) = (store.var_term(n), store.var_term(v));
+    let one = store.int_lit(1, Type::Nat);
+    let zero = store.int_lit(0, Type::Nat);
+    let five = store.int_lit(5, Type::Nat);
+    let v1 = store.prim(Prim::Add, vec![vt, one], Type::Nat);
+    let test = store.prim(Prim::Le, vec![v1, nt], Type::Bool);
+    let body = store.intern(Node::If(test, one, zero), Type::Nat);
+    let inner = store.intern(Node::Summate(v, zero, five, body), Type::Nat);
+    let outer = store.intern(Node::Array(v, nt, inner), Type::array(Type::Nat));
+    let t = store.intern(
+        Node::Lam(n, outer),
+        Type::fun(Type::Nat, Type::array(Type::Nat)),
+    );
+    let r = decide_ranges(&mut store, t);
+    assert_eq!(r.decided, 0, "{}", print::print_term(&store, r.term));
+    assert_eq!(r.term, t);
+}
