@@ -82,7 +82,12 @@ fn the_point_loops_keep_their_statistics() {
     );
     // the Poisson mixture's product of the x[i]! reads no label: computed once
     let poisson = case(POISSON, "z", "u");
-    assert!(kept(&poisson.inc).contains(&("prod_4".to_string(), StatKind::Constant(AssignOp::Mul))));
+    let constant = StatKind::Constant(AssignOp::Mul);
+    assert!(
+        kept(&poisson.inc).iter().any(|(_, k)| *k == constant),
+        "{:?}",
+        kept(&poisson.inc)
+    );
     assert!(
         poisson
             .inc

@@ -63,6 +63,7 @@ pub mod kernel;
 pub mod lower;
 pub mod pipeline;
 pub mod ranges;
+pub mod ratios;
 pub mod sampler;
 pub mod share;
 pub mod split;

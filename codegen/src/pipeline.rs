@@ -5,7 +5,8 @@
 //!    update's mass and its categorical's weights computed once).
 //! 1. `summarized`: the point split and the histogram transform ([`crate::summarize`]),
 //!    then the comparisons the loops' ranges decide ([`crate::ranges`]: the point's
-//!    `i + 1 <= size(as)` inside `array i of size(as)`); skipped with `--no-histogram`.
+//!    `i + 1 <= size(as)` inside `array i of size(as)`) and the gamma ratios at the point
+//!    closed ([`crate::ratios`]); skipped with `--no-histogram`.
 //! 2. `anf`: A-normal form, loop-invariant bindings hoisted (skipped with `--no-licm`),
 //!    common subexpressions shared ([`crate::normalize`]).
 //!
@@ -23,6 +24,7 @@ use crate::histogram::summarize;
 use crate::ir::Program;
 use crate::lower::{lower, LowerError};
 use crate::ranges::decide_ranges;
+use crate::ratios::close_ratios;
 use crate::share::share_tables;
 use slic_algebra::{verify, Store, TermId};
 
@@ -82,9 +84,11 @@ pub fn term_stages(store: &mut Store, t: TermId, passes: Passes) -> Result<TermS
     check(store, t, shared.term, "sharing tables")?;
     let (summarized, histograms, sums_replaced) = if passes.histogram {
         let s = summarize(store, shared.term);
-        // the tests the point split left that the loops' ranges decide
+        // the tests the point split left that the loops' ranges decide, then the gamma
+        // ratios at the point they leave closed
         let r = decide_ranges(store, s.term);
-        (r.term, s.histograms, s.sums_replaced)
+        let q = close_ratios(store, r.term);
+        (q.term, s.histograms, s.sums_replaced)
     } else {
         (shared.term, 0, 0)
     };

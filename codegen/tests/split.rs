@@ -69,11 +69,22 @@ const SHAPES: &[&str] = &[
     // a choice on a test free of the loop, each branch's loop split on its own
     "array l of K: product m from 0 to K: \
          if u < size(z): (if m == l: nat2prob(z[u]) else: 1/2) else: nat2prob(m)",
+    // the Dirichlet's gamma functions of counts over every class, and over a range that
+    // is not the proposal's (the quotient at the point closes, guarded by the range)
+    GAMMA_ALL_CLASSES,
+    "array l of K: product k from 0 to size(doc): \
+         gammaFunc(nat2real(summate j from 0 to size(t): \
+                                if k == (if j == u: l else: z[j]): 1 else: 0) + 1/2)",
     // the same in a sum of squares (a per-class, per-word statistic)
     "array l of K: summate m from 0 to K: summate k from 0 to K: \
          (summate j from 0 to size(t): \
               if k == z[j] && m == (if j == u: l else: z[j]): t[j] else: 0) ^ 2",
 ];
+
+/// A product over classes of gamma functions of counts (the Dirichlet's evidence).
+const GAMMA_ALL_CLASSES: &str = "array l of K: product k from 0 to K: \
+     gammaFunc(nat2real(summate j from 0 to size(t): \
+                            if k == (if j == u: l else: z[j]): 1 else: 0) + 1/2)";
 
 /// The proposed label inside a loop nested in the loop over classes.
 const NESTED_PROPOSAL: &str = "array l of K: product m from 0 to K: product k from 0 to K: \
@@ -242,6 +253,24 @@ fn a_proposal_tested_inside_an_inner_loop_is_split() {
         hoisted < proposals,
         "the product over classes is not hoisted out of the proposals:\n{text}"
     );
+}
+
+/// The gamma quotient at the point is closed (`codegen::ratios`): the proposals' loop
+/// reads `real2prob` of the count where two gamma functions were, over every class (the
+/// point's range test decided) and over a range of its own (the test kept).
+#[test]
+fn the_gamma_quotient_at_the_point_is_closed() {
+    let guarded = SHAPES
+        .iter()
+        .find(|s| s.contains("product k from 0 to size(doc)"))
+        .expect("the guarded gamma shape");
+    for shape in [GAMMA_ALL_CLASSES, guarded] {
+        let mut store = Store::new();
+        let input = front::load(&mut store, &program(shape)).expect("elaborates");
+        let all = term_stages(&mut store, input, Passes::default()).expect("stages");
+        let text = print::print_term(&store, all.summarized);
+        assert!(text.contains("real2prob"), "not closed: {shape}\n{text}");
+    }
 }
 
 /// Every shape is split (the rewrite fires), on the arguments where the nested loop is
