@@ -19,6 +19,8 @@
 use rustc_hash::FxHashMap;
 use slic_algebra::{stack, Coercion, Node, Prim, Store, TermId, Type, VarId};
 
+use crate::split::{is_zero, with_children};
+
 /// What [`close_ratios`] did.
 #[derive(Clone, Debug)]
 pub struct Ratios {
@@ -62,25 +64,20 @@ impl Closer<'_> {
         if let Some(&r) = self.memo.get(&t) {
             return r;
         }
-        let node = self.store.node(t).clone();
-        let ch = node.children();
+        let ch = self.store.node(t).children();
         let new: Vec<TermId> = ch.iter().map(|&c| stack::grow(|| self.go(c))).collect();
-        let node = if new == ch {
-            node
-        } else {
-            node.with_children(&new)
-        };
-        let ty = self.store.ty(t).clone();
-        let r = match &node {
-            Node::Prim(Prim::Mul, args) if ty == Type::Prob => {
-                let args = self.close_in(args.clone());
-                if args.len() == 1 {
-                    args[0]
-                } else {
-                    self.store.prim(Prim::Mul, args, ty)
+        let t1 = with_children(self.store, t, &new);
+        let r = match self.store.node(t1).clone() {
+            Node::Prim(Prim::Mul, args) if *self.store.ty(t1) == Type::Prob => {
+                let n = args.len();
+                let args = self.close_in(args);
+                match args.len() {
+                    1 => args[0],
+                    k if k == n => t1,
+                    _ => self.store.prim(Prim::Mul, args, Type::Prob),
                 }
             }
-            _ => self.store.intern(node, ty),
+            _ => t1,
         };
         self.memo.insert(t, r);
         r
@@ -218,10 +215,6 @@ fn indicator(store: &Store, t: TermId) -> Option<TermId> {
         Node::If(b, one, zero) if is_one(store, *one) && is_zero(store, *zero) => Some(*b),
         _ => None,
     }
-}
-
-fn is_zero(store: &Store, t: TermId) -> bool {
-    matches!(store.node(t), Node::Lit(v) if v.is_zero())
 }
 
 fn is_one(store: &Store, t: TermId) -> bool {
