@@ -114,6 +114,7 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
         }
         Ran::Measure(Outcome::Exact(e)) => {
             obj.insert("mass".into(), json_number(e.mass()));
+            obj.insert("log_mass".into(), json_number(e.ln_mass));
             let mut probs = Map::new();
             for (v, p) in e.probabilities() {
                 probs.insert(to_json(&v).to_string(), json_number(p));
@@ -121,9 +122,9 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
             obj.insert("probs".into(), Json::Object(probs));
         }
         Ran::Measure(Outcome::Sampled(s)) => {
-            let n = s.samples.len().max(1) as f64;
-            let mass = s.samples.iter().map(|d| d.ln_w.exp()).sum::<f64>() / n;
-            obj.insert("mass".into(), json_number(mass));
+            let ln_mass = s.ln_mass();
+            obj.insert("mass".into(), json_number(ln_mass.exp()));
+            obj.insert("log_mass".into(), json_number(ln_mass));
             let samples = s
                 .samples
                 .iter()
@@ -186,6 +187,17 @@ enum Ran {
     Measure(Outcome),
 }
 
+/// `x` (finite) with 6 significant digits in plain decimal, as the residual's numbers.
+fn six_digits(x: f64) -> String {
+    let int_digits = if x == 0.0 {
+        1
+    } else {
+        (x.abs().log10().floor() as i64 + 1).max(1)
+    };
+    let decimals = usize::try_from((6 - int_digits).max(0)).unwrap_or(0);
+    format!("{x:.decimals$}")
+}
+
 /// The human-readable form: a sampled measure's residual, one line per probability or
 /// sample, then the mass, then the work counted.
 fn print_plain(out: &mut impl Write, obj: &Map<String, Json>) -> std::io::Result<()> {
@@ -212,7 +224,13 @@ fn print_plain(out: &mut impl Write, obj: &Map<String, Json>) -> std::io::Result
         }
     }
     if let Some(m) = obj.get("mass") {
-        writeln!(out, "mass: {m}")?;
+        // a mass beyond f64 (0 or infinite from a finite logarithm) as exp(l)
+        match (m.as_f64(), obj.get("log_mass").and_then(Json::as_f64)) {
+            (Some(v), Some(l)) if (v == 0.0 || v.is_infinite()) && l.is_finite() => {
+                writeln!(out, "mass: exp({})", six_digits(l))?
+            }
+            _ => writeln!(out, "mass: {m}")?,
+        }
     }
     if let Some(Json::Object(st)) = obj.get("stats") {
         let field = |k: &str| st.get(k).map_or_else(String::new, ToString::to_string);

@@ -594,6 +594,25 @@ fn run_prints_a_continuous_posterior_as_its_residual() {
         text.starts_with("residual (the parameters evaluated"),
         "{text}"
     );
+    // the mass of 1,000 points, e^-2000 or so, beyond f64: kept as its logarithm, printed
+    // as exp(l), not as 0
+    let xs: Vec<String> = (0..1000)
+        .map(|i| format!("{}", f64::from(i) / 10.0))
+        .collect();
+    let ys: Vec<String> = (0..1000)
+        .map(|i| format!("{}", 0.5 * f64::from(i) / 10.0 + f64::from(i % 7)))
+        .collect();
+    let big = format!("[[{}], [{}]]", xs.join(", "), ys.join(", "));
+    let args_file = temp_file("regression-args.json", big.as_bytes());
+    let at = format!("@{}", args_file.to_str().unwrap());
+    let o = slic(&["run", file, "--args", &at, "-n", "3", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let j: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let l = j["log_mass"].as_f64().expect("a log mass");
+    assert!(l < -800.0 && l.is_finite(), "{j}");
+    assert_eq!(j["mass"].as_f64(), Some(0.0), "{j}");
+    let text = stdout(&slic(&["run", file, "--args", &at, "-n", "3"]));
+    assert!(text.contains("mass: exp(-"), "{text}");
     // a finite discrete measure has probabilities, not a residual
     let coin = temp_file("coin.hk", b"a <~ categorical([1, 3])\nreturn a\n");
     let o = slic(&["run", coin.to_str().unwrap(), "--json"]);

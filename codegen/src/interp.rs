@@ -297,6 +297,27 @@ pub struct Sampled {
     pub stats: Stats,
 }
 
+impl Sampled {
+    /// The logarithm of the mean weight (the estimate of the measure's mass), computed
+    /// in log space, so a mass beyond `f64` (a posterior's evidence of `e^-2000`) keeps
+    /// its value; `-inf` with no samples or none of positive weight, NaN if a weight is.
+    pub fn ln_mass(&self) -> f64 {
+        let m = self
+            .samples
+            .iter()
+            .map(|d| d.ln_w)
+            .fold(f64::NEG_INFINITY, f64::max);
+        if self.samples.iter().any(|d| d.ln_w.is_nan()) {
+            return f64::NAN;
+        }
+        if m.is_infinite() {
+            return m;
+        }
+        let s: f64 = self.samples.iter().map(|d| (d.ln_w - m).exp()).sum();
+        m + s.ln() - (self.samples.len() as f64).ln()
+    }
+}
+
 /// One run: its result, `None` when the run has weight 0 (a `reject`, a `factor` of 0, a
 /// categorical of all-zero weights), and its log weight.
 #[derive(Clone, Debug, PartialEq)]

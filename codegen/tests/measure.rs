@@ -1054,3 +1054,26 @@ fn the_printer_writes_measure_statements() {
         "{rf}"
     );
 }
+
+/// A sampled measure's mass estimate in log space: the log of the mean weight, exact
+/// where the weights are beyond `f64` (e^-2000), `-inf` for no weight, NaN for a NaN.
+#[test]
+fn the_mass_of_samples_is_kept_in_log_space() {
+    let of = |ws: &[f64]| {
+        slic_codegen::Sampled {
+            samples: ws
+                .iter()
+                .map(|&ln_w| Sample { value: None, ln_w })
+                .collect(),
+            stats: Stats::default(),
+        }
+        .ln_mass()
+    };
+    let l = of(&[-2000.0, -2000.0 + 2f64.ln()]);
+    assert!((l - (-2000.0 + 1.5f64.ln())).abs() < 1e-12, "{l}");
+    assert!((of(&[0.0, f64::NEG_INFINITY]) - 0.5f64.ln()).abs() < 1e-15);
+    assert_eq!(of(&[]), f64::NEG_INFINITY);
+    assert_eq!(of(&[f64::NEG_INFINITY]), f64::NEG_INFINITY);
+    assert!(of(&[0.0, f64::NAN]).is_nan());
+    assert_eq!(of(&[f64::INFINITY, 0.0]), f64::INFINITY);
+}
