@@ -187,17 +187,6 @@ enum Ran {
     Measure(Outcome),
 }
 
-/// `x` (finite) with 6 significant digits in plain decimal, as the residual's numbers.
-fn six_digits(x: f64) -> String {
-    let int_digits = if x == 0.0 {
-        1
-    } else {
-        (x.abs().log10().floor() as i64 + 1).max(1)
-    };
-    let decimals = usize::try_from((6 - int_digits).max(0)).unwrap_or(0);
-    format!("{x:.decimals$}")
-}
-
 /// The human-readable form: a sampled measure's residual, one line per probability or
 /// sample, then the mass, then the work counted.
 fn print_plain(out: &mut impl Write, obj: &Map<String, Json>) -> std::io::Result<()> {
@@ -224,12 +213,17 @@ fn print_plain(out: &mut impl Write, obj: &Map<String, Json>) -> std::io::Result
         }
     }
     if let Some(m) = obj.get("mass") {
-        // a mass beyond f64 (0 or infinite from a finite logarithm) as exp(l)
-        match (m.as_f64(), obj.get("log_mass").and_then(Json::as_f64)) {
-            (Some(v), Some(l)) if (v == 0.0 || v.is_infinite()) && l.is_finite() => {
-                writeln!(out, "mass: exp({})", six_digits(l))?
+        // a mass beyond f64 (0 or infinite from a finite logarithm) as the residual writes
+        // it: exp(l)
+        let beyond = match (m.as_f64(), obj.get("log_mass").and_then(Json::as_f64)) {
+            (Some(v), Some(l)) if v == 0.0 || v.is_infinite() => {
+                slic_semantics::residual::number_text(&Value::Prob(l), &slic_algebra::Type::Prob)
             }
-            _ => writeln!(out, "mass: {m}")?,
+            _ => None,
+        };
+        match beyond {
+            Some(text) => writeln!(out, "mass: {text}")?,
+            None => writeln!(out, "mass: {m}")?,
         }
     }
     if let Some(Json::Object(st)) = obj.get("stats") {

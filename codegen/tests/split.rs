@@ -270,6 +270,11 @@ fn the_gamma_quotient_at_the_point_is_closed() {
         let all = term_stages(&mut store, input, Passes::default()).expect("stages");
         let text = print::print_term(&store, all.summarized);
         assert!(text.contains("real2prob"), "not closed: {shape}\n{text}");
+        // the pass alone, after the stages before it, closes the one quotient
+        let summarized = slic_codegen::summarize(&mut store, input).term;
+        let decided = slic_codegen::ranges::decide_ranges(&mut store, summarized).term;
+        let closed = slic_codegen::ratios::close_ratios(&mut store, decided).closed;
+        assert_eq!(closed, 1, "{shape}");
     }
 }
 

@@ -89,6 +89,22 @@ fn fold(
     Some(r)
 }
 
+/// A numeric value as the residual prints it (see the module doc for the rounding: a prob
+/// beyond `f64` is `exp(l)`); `None` for a value that is not a finite number of `ty`.
+pub fn number_text(v: &Value, ty: &Type) -> Option<String> {
+    let mut store = Store::new();
+    let t = number(&mut store, v, ty)?;
+    let opts = slic_algebra::print::PrintOptions {
+        decimals: true,
+        ..Default::default()
+    };
+    Some(
+        slic_algebra::print::print_with(&store, t, &opts)
+            .trim_end()
+            .to_string(),
+    )
+}
+
 /// A numeric value as a literal term of type `ty` (see the module doc for the rounding);
 /// `None` for a value that is not a finite number of that type.
 fn number(store: &mut Store, v: &Value, ty: &Type) -> Option<TermId> {
