@@ -44,6 +44,7 @@
 
 use crate::split::{conjuncts_of, is_zero};
 use rustc_hash::{FxHashMap, FxHashSet};
+use slic_algebra::alpha;
 use slic_algebra::vars::{self, FreeVars};
 use slic_algebra::{stack, Coercion, Node, Pattern, Prim, Store, TermId, Transform, Type, VarId};
 
@@ -253,7 +254,7 @@ impl Summarizer<'_> {
             let inner = self.store.intern(node.with_children(&children), ty.clone());
             let mut out = self.hoist(inner);
             for (h, bucket) in nested.into_iter().rev() {
-                out = self.store.intern(Node::Let(h, bucket, out), ty.clone());
+                out = self.bind_once(h, bucket, out);
             }
             return out;
         }
@@ -378,9 +379,48 @@ impl Summarizer<'_> {
         let ty = self.store.ty(t).clone();
         let mut out = self.store.intern(node.with_children(&children), ty.clone());
         for (h, bucket) in lets.into_iter().rev() {
-            out = self.store.intern(Node::Let(h, bucket, out), ty.clone());
+            out = self.bind_once(h, bucket, out);
         }
         out
+    }
+
+    /// `h = bucket` then `out`; where the lets at the head of `out` bind the same bucket
+    /// to another holder, that let is dropped and its holder read as `h` (`h` is fresh,
+    /// so nothing rebinds it). Two loops that made one histogram then read one name,
+    /// which later passes compare (the gamma ratios of `crate::ratios`).
+    fn bind_once(&mut self, h: VarId, bucket: TermId, out: TermId) -> TermId {
+        let ty = self.store.ty(out).clone();
+        let mut chain: Vec<(VarId, TermId)> = Vec::new();
+        let mut rest = out;
+        while let Node::Let(v, e, body) = *self.store.node(rest) {
+            chain.push((v, e));
+            rest = body;
+        }
+        let same = |store: &Store, e: TermId| e == bucket || alpha::alpha_eq(store, e, bucket);
+        let found = chain.iter().position(|&(_, e)| same(self.store, e));
+        // the lets before it must not bind a name the bucket reads (it would mean another
+        // value there)
+        let Some(at) = found.filter(|&at| {
+            let names: Vec<VarId> = chain[..at].iter().map(|&(v, _)| v).collect();
+            !vars::mentions_any(self.store, bucket, &names)
+        }) else {
+            return self.store.intern(Node::Let(h, bucket, out), ty);
+        };
+        let (dup, _) = chain.remove(at);
+        let h_term = self.store.var_term(h);
+        let mut map = FxHashMap::default();
+        map.insert(dup, h_term);
+        let later = chain.split_off(at);
+        let mut body = vars::substitute(self.store, rest, &map);
+        for (v, e) in later.into_iter().rev() {
+            let e = vars::substitute(self.store, e, &map);
+            body = self.store.intern(Node::Let(v, e, body), ty.clone());
+        }
+        for (v, e) in chain.into_iter().rev() {
+            body = self.store.intern(Node::Let(v, e, body), ty.clone());
+        }
+        self.histograms -= 1;
+        self.store.intern(Node::Let(h, bucket, body), ty)
     }
 
     /// The reducers of `g` made those of every bucket with its key (see [`Canon`]): while

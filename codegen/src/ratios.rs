@@ -1,6 +1,6 @@
 //! Gamma ratios at the point (issue 12: kernel speed). The point split writes a product
 //! over classes with the proposed label's class taken out as
-//! `(let all = Π_k f(k) in let q = f(i) in if q == 0: Π_{k /= i} f(k) else: all / q)`,
+//! `(let all = Π_k f(k) in let q = f(i) in if 0 < q < ∞: all / q else: Π_{k /= i} f(k))`,
 //! multiplied by the point's own factor `f'(i)`. For the Dirichlet's
 //! `f(k) = Γ(as[k] + n_k)` the point's factor is `Γ(as[i] + n_i + [b])` (the updated point
 //! counted when `b`), and the quotient of the two is `as[i] + n_i` or 1: one `log` per
@@ -15,11 +15,24 @@
 //! elsewhere the product is as it was. The fast branch reads what `q` and `P` read, so
 //! meaning and errors are kept; it needs neither `q` nor `P`, so neither gamma function is
 //! evaluated.
+//!
+//! Over words (Naive Bayes' Dirichlet evidence of a class's word counts): `q = Π_k Γ(x_k)`
+//! (the proposed class's row) and `P = Π_k Γ(x_k + d_k)` over the same range, `d_k` the
+//! point's count of word `k` (inside lets that build its histogram, which move out), each
+//! factor perhaps guarded by one test `c_k`. They become `if (Σ_k [c_k ∧ ¬(0 < x_k)]) == 0:
+//! all · Π_k (if c_k ∧ d_k /= 0: Γ(x_k + d_k) · recip(Γ(x_k)) else: 1) else: L · P`. Under
+//! the test every `Γ(x_k)` is finite and positive, so `P / q` is the product of the
+//! factors' quotients, and a word the point lacks has quotient 1 (`x_k + 0` is `x_k`):
+//! per proposal a test per word and two gamma functions per word of the point, where
+//! there were two gamma functions per word. The test evaluates every `x_k` that `q` did,
+//! the product what `P` and `q` did where it evaluates them, so errors are kept; at a
+//! pole of Γ the test fails and the product is as it was.
 
 use rustc_hash::FxHashMap;
+use slic_algebra::{alpha, vars};
 use slic_algebra::{stack, Coercion, Node, Prim, Store, TermId, Type, VarId};
 
-use crate::split::{is_zero, with_children};
+use crate::split::{divisor_test, is_zero, with_children};
 
 /// What [`close_ratios`] did.
 #[derive(Clone, Debug)]
@@ -50,10 +63,10 @@ struct Closer<'s> {
     closed: usize,
 }
 
-/// `let all = A in let q = Q in if q == 0: O else: all · recip(q)`, read apart.
+/// `let all = A in let q = Q in if 0 < q < ∞: all · recip(q) else: O`, read apart.
 struct Quotient {
     all: (VarId, TermId),
-    /// `let q = Q in if q == 0: O else: all · recip(q)`
+    /// `let q = Q in if 0 < q < ∞: all · recip(q) else: O`
     inner: TermId,
     /// `Q`
     q: TermId,
@@ -93,10 +106,12 @@ impl Closer<'_> {
                     .find_map(|j| self.closed_ratio(args[j], quot.q).map(|r| (j, r)));
                 if let Some((j, r)) = partner {
                     let p = args[j];
-                    args[i] = self.rebuild(&quot, p, r);
-                    args.remove(j);
-                    self.closed += 1;
-                    continue;
+                    if let Some(closed) = self.rebuild(&quot, p, r) {
+                        args[i] = closed;
+                        args.remove(j);
+                        self.closed += 1;
+                        continue;
+                    }
                 }
             }
             i += 1;
@@ -104,49 +119,102 @@ impl Closer<'_> {
         args
     }
 
-    fn quotient(&self, t: TermId) -> Option<Quotient> {
+    fn quotient(&mut self, t: TermId) -> Option<Quotient> {
+        let Node::Let(all, a, inner) = *self.store.node(t) else {
+            return None;
+        };
+        let Node::Let(q, qv, pick) = *self.store.node(inner) else {
+            return None;
+        };
+        let Node::If(test, quotient, _) = *self.store.node(pick) else {
+            return None;
+        };
+        let q_t = self.store.var_term(q);
+        if test != divisor_test(self.store, q_t) {
+            return None;
+        }
         let s = &*self.store;
-        let Node::Let(all, a, inner) = *s.node(t) else {
-            return None;
-        };
-        let Node::Let(q, qv, pick) = *s.node(inner) else {
-            return None;
-        };
-        let Node::If(test, _, quotient) = *s.node(pick) else {
-            return None;
-        };
         let is_var = |t: TermId, v| matches!(s.node(t), Node::Var(x) if *x == v);
-        let zero_test = matches!(s.node(test), Node::Prim(Prim::Eq, xs)
-            if xs.len() == 2 && is_var(xs[0], q) && is_zero(s, xs[1]));
         let divides = match s.node(quotient) {
             Node::Prim(Prim::Mul, xs) if xs.len() == 2 && is_var(xs[0], all) => {
                 matches!(s.node(xs[1]), Node::Prim(Prim::Recip, r) if r.len() == 1 && is_var(r[0], q))
             }
             _ => false,
         };
-        (zero_test && divides).then_some(Quotient {
+        divides.then_some(Quotient {
             all: (all, a),
             inner,
             q: qv,
         })
     }
 
-    /// `p / q` closable, where `p = if c: Γ(x') else: 1` and `q = if c: Γ(x) else: 1` with
-    /// `x'` the sum `x` plus `[b]` at one place: `(c, x, b)`.
+    /// `p / q` closable: at the point, `p = if c: Γ(x') else: 1` and `q = if c: Γ(x) else: 1`
+    /// with `x'` the sum `x` plus `[b]` at one place; or over words, `p` (under lets) a
+    /// product `Π_k g(k)` and `q` the product `Π_k f(k)` over the same range, `f(k) =
+    /// Γ(x_k)` and `g(k) = Γ(x_k + d_k)` (each perhaps guarded by one test `c_k`).
     fn closed_ratio(&mut self, p: TermId, q: TermId) -> Option<Closable> {
-        let (c, gp) = self.guarded(p)?;
+        let (lets, p_body) = peel_lets(self.store, p);
+        let (c, gp) = self.guarded(p_body)?;
         let (c2, gq) = self.guarded(q)?;
         if c != c2 {
             return None;
         }
+        if lets.is_empty() {
+            if let Some((ck, x, d)) = self.gamma_step(gp, gq) {
+                if ck.is_none() {
+                    let b = indicator(self.store, d)?;
+                    return Some(Closable::Point { c, x, b });
+                }
+            }
+        }
+        let (Node::Product(kp, lo, hi, bp), Node::Product(k, lo2, hi2, f)) =
+            (self.store.node(gp).clone(), self.store.node(gq).clone())
+        else {
+            return None;
+        };
+        if (lo, hi) != (lo2, hi2) {
+            return None;
+        }
+        let g = if kp == k {
+            bp
+        } else {
+            if vars::mentions(self.store, bp, k) {
+                return None;
+            }
+            let k_term = self.store.var_term(k);
+            vars::substitute1(self.store, bp, kp, k_term)
+        };
+        let (ck, x, d) = self.gamma_step(g, f)?;
+        Some(Closable::Words(Words {
+            lets,
+            c,
+            k,
+            lo,
+            hi,
+            f,
+            g,
+            ck,
+            x,
+            d,
+        }))
+    }
+
+    /// `(c, x, d)` where `g = if c: Γ(x') else: 1` and `f = if c: Γ(x) else: 1` (or both
+    /// unguarded, `c` none) with `x'` the sum `x` plus `d` at one place.
+    fn gamma_step(&self, g: TermId, f: TermId) -> Option<(Option<TermId>, TermId, TermId)> {
+        let (c, gg) = self.guarded(g)?;
+        let (c2, gf) = self.guarded(f)?;
+        if c != c2 {
+            return None;
+        }
         let (Node::Prim(Prim::GammaFunc, xp), Node::Prim(Prim::GammaFunc, xq)) =
-            (self.store.node(gp), self.store.node(gq))
+            (self.store.node(gg), self.store.node(gf))
         else {
             return None;
         };
         let (x1, x) = (*xp.first()?, *xq.first()?);
-        let b = plus_indicator(self.store, x, x1)?;
-        Some(Closable { c, x, b })
+        let d = added(self.store, x, x1)?;
+        Some((c, x, d))
     }
 
     /// `if c: g else: 1` as `(Some(c), g)`, any other term as `(None, t)`.
@@ -157,53 +225,149 @@ impl Closer<'_> {
         })
     }
 
-    /// `let all = A in if c: (if 0 < x: all · (if b: x else: 1) else: L · p) else: L · p`,
-    /// where `L · p` is the product as it was (`let q = Q in ...`, `all` bound).
-    fn rebuild(&mut self, quot: &Quotient, p: TermId, k: Closable) -> TermId {
+    /// The closed form of the quotient `quot` beside its partner `p`, or `None` where a
+    /// name would be captured.
+    fn rebuild(&mut self, quot: &Quotient, p: TermId, k: Closable) -> Option<TermId> {
         let ty = Type::Prob;
         let slow = self.store.prim(Prim::Mul, vec![quot.inner, p], ty.clone());
+        if vars::mentions(self.store, p, quot.all.0) {
+            return None;
+        }
         let all_t = self.store.var_term(quot.all.0);
-        let x_prob = self
-            .store
-            .intern(Node::Coerce(Coercion::Real2Prob, k.x), ty.clone());
-        let one = self.store.int_lit(1, ty.clone());
-        let step = self.store.intern(Node::If(k.b, x_prob, one), ty.clone());
-        let fast = self.store.prim(Prim::Mul, vec![all_t, step], ty.clone());
-        let zero = self.store.int_lit(0, Type::Real);
-        let pos = self.store.prim(Prim::Lt, vec![zero, k.x], Type::Bool);
-        let mut body = self.store.intern(Node::If(pos, fast, slow), ty.clone());
-        if let Some(c) = k.c {
+        let (c, mut body) = match k {
+            // `if c: (if 0 < x: all · (if b: x else: 1) else: L · p) else: L · p`
+            Closable::Point { c, x, b } => {
+                let x_prob = self
+                    .store
+                    .intern(Node::Coerce(Coercion::Real2Prob, x), ty.clone());
+                let one = self.store.int_lit(1, ty.clone());
+                let step = self.store.intern(Node::If(b, x_prob, one), ty.clone());
+                let fast = self.store.prim(Prim::Mul, vec![all_t, step], ty.clone());
+                let pos = self.positive(x);
+                (c, self.store.intern(Node::If(pos, fast, slow), ty.clone()))
+            }
+            Closable::Words(w) => {
+                let names: Vec<VarId> = w.lets.iter().map(|&(v, _)| v).collect();
+                if vars::mentions_any(self.store, quot.inner, &names) {
+                    return None;
+                }
+                let fast = self.words_ratio(&w, all_t);
+                let ok = self.all_positive(&w);
+                let mut body = self.store.intern(Node::If(ok, fast, slow), ty.clone());
+                for &(v, e) in w.lets.iter().rev() {
+                    body = self.store.intern(Node::Let(v, e, body), ty.clone());
+                }
+                (w.c, body)
+            }
+        };
+        if let Some(c) = c {
             body = self.store.intern(Node::If(c, body, slow), ty.clone());
         }
-        self.store
-            .intern(Node::Let(quot.all.0, quot.all.1, body), ty)
+        Some(
+            self.store
+                .intern(Node::Let(quot.all.0, quot.all.1, body), ty),
+        )
+    }
+
+    /// `0 < x` (a real).
+    fn positive(&mut self, x: TermId) -> TermId {
+        let zero = self.store.int_lit(0, Type::Real);
+        self.store.prim(Prim::Lt, vec![zero, x], Type::Bool)
+    }
+
+    /// `all · Π_k (if c_k: (if d_k == 0: 1 else: g(k) · recip(f(k))) else: 1)`.
+    fn words_ratio(&mut self, w: &Words, all_t: TermId) -> TermId {
+        let ty = Type::Prob;
+        let d_ty = self.store.ty(w.d).clone();
+        let zero = self.store.int_lit(0, d_ty);
+        let none = self.store.prim(Prim::Eq, vec![w.d, zero], Type::Bool);
+        let inv = self.store.prim(Prim::Recip, vec![w.f], ty.clone());
+        let step = self.store.prim(Prim::Mul, vec![w.g, inv], ty.clone());
+        let one = self.store.int_lit(1, ty.clone());
+        let mut at = self.store.intern(Node::If(none, one, step), ty.clone());
+        if let Some(ck) = w.ck {
+            at = self.store.intern(Node::If(ck, at, one), ty.clone());
+        }
+        let ratio = self
+            .store
+            .intern(Node::Product(w.k, w.lo, w.hi, at), ty.clone());
+        self.store.prim(Prim::Mul, vec![all_t, ratio], ty)
+    }
+
+    /// `(summate k: if c_k: (if 0 < x_k: 0 else: 1) else: 0) == 0`: every `Γ(x_k)` of the
+    /// quotient's product finite and positive.
+    fn all_positive(&mut self, w: &Words) -> TermId {
+        let nat = Type::Nat;
+        let zero = self.store.int_lit(0, nat.clone());
+        let one = self.store.int_lit(1, nat.clone());
+        let pos = self.positive(w.x);
+        let mut bad = self.store.intern(Node::If(pos, zero, one), nat.clone());
+        if let Some(ck) = w.ck {
+            bad = self.store.intern(Node::If(ck, bad, zero), nat.clone());
+        }
+        let count = self
+            .store
+            .intern(Node::Summate(w.k, w.lo, w.hi, bad), nat.clone());
+        self.store.prim(Prim::Eq, vec![count, zero], Type::Bool)
     }
 }
 
-/// A quotient that closes: `if c: (if b: x else: 1) else: 1` where `0 < x`.
-struct Closable {
-    c: Option<TermId>,
-    x: TermId,
-    b: TermId,
+/// A quotient that closes.
+enum Closable {
+    /// At the point: `if c: (if b: x else: 1) else: 1` where `0 < x`.
+    Point {
+        c: Option<TermId>,
+        x: TermId,
+        b: TermId,
+    },
+    /// Over words: `if c: Π_k (if c_k: Γ(x_k + d_k) / Γ(x_k) else: 1) else: 1` where every
+    /// `0 < x_k`, each factor 1 where `d_k == 0`.
+    Words(Words),
 }
 
-/// `b` where `x1` is `x` with, at one place in its sums (through coercions), an added
-/// `if b: 1 else: 0` (in place of a `0`, or as a new last summand).
-fn plus_indicator(store: &Store, x: TermId, x1: TermId) -> Option<TermId> {
-    if x == x1 {
+struct Words {
+    /// The lets around the partner's product (its histogram of the point's words).
+    lets: Vec<(VarId, TermId)>,
+    c: Option<TermId>,
+    k: VarId,
+    lo: TermId,
+    hi: TermId,
+    /// The quotient's factor `f(k)` and the partner's `g(k)`.
+    f: TermId,
+    g: TermId,
+    ck: Option<TermId>,
+    x: TermId,
+    d: TermId,
+}
+
+/// The lets at the head of `t`, and what they scope over.
+fn peel_lets(store: &Store, mut t: TermId) -> (Vec<(VarId, TermId)>, TermId) {
+    let mut lets = Vec::new();
+    while let Node::Let(v, e, body) = *store.node(t) {
+        lets.push((v, e));
+        t = body;
+    }
+    (lets, t)
+}
+
+/// `d` where `x1` is `x` with, at one place in its sums (through coercions), an added
+/// `d` (in place of a `0`, or as a new last summand).
+fn added(store: &Store, x: TermId, x1: TermId) -> Option<TermId> {
+    let same = |a: TermId, b: TermId| a == b || alpha::alpha_eq(store, a, b);
+    if same(x, x1) {
         return None;
     }
     match (store.node(x), store.node(x1)) {
-        (Node::Coerce(c, a), Node::Coerce(c1, a1)) if c == c1 => plus_indicator(store, *a, *a1),
+        (Node::Coerce(c, a), Node::Coerce(c1, a1)) if c == c1 => added(store, *a, *a1),
         (Node::Prim(Prim::Add, xs), Node::Prim(Prim::Add, ys)) if xs.len() == ys.len() => {
-            let diff: Vec<usize> = (0..xs.len()).filter(|&k| xs[k] != ys[k]).collect();
+            let diff: Vec<usize> = (0..xs.len()).filter(|&k| !same(xs[k], ys[k])).collect();
             match diff.as_slice() {
-                [k] => plus_indicator(store, xs[*k], ys[*k]),
+                [k] => added(store, xs[*k], ys[*k]),
                 _ => None,
             }
         }
-        (_, Node::Prim(Prim::Add, ys)) if ys.len() == 2 && ys[0] == x => indicator(store, ys[1]),
-        _ if is_zero(store, x) => indicator(store, x1),
+        (_, Node::Prim(Prim::Add, ys)) if ys.len() == 2 && same(ys[0], x) => Some(ys[1]),
+        _ if is_zero(store, x) => Some(x1),
         _ => None,
     }
 }

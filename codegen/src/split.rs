@@ -288,8 +288,8 @@ impl Splitter<'_> {
     /// and `u` is not a parameter (a loop over all points but a given one keeps its
     /// split, which costs nothing):
     /// `Σ_{j /= u} f(j) = Σ_j f(j) - [lo <= u < hi] f(u)` for real and integer sums;
-    /// `Π_{j /= u} f(j) = Π_j f(j) / f(u)` where `f(u) /= 0`, the loop over the other
-    /// points otherwise (decided at run time), for products.
+    /// `Π_{j /= u} f(j) = Π_j f(j) / f(u)` where `f(u)` is finite and not 0, the loop over
+    /// the other points otherwise (decided at run time), for products.
     fn complement(&mut self, lp: Loop, u: TermId, f: TermId, fuel: usize) -> Option<TermId> {
         let Node::Var(uv) = *self.store.node(u) else {
             return None;
@@ -315,16 +315,16 @@ impl Splitter<'_> {
         if !matches!(ty, Type::Real | Type::Prob) {
             return None;
         }
-        // all = Π_j f(j); q = [lo <= u < hi] f(u); if q == 0 the product over the others
-        // is looped, else it is all / q. `all` is bound outside the test, so that it is
-        // evaluated whatever q is and can be hoisted out of a loop over u.
+        // all = Π_j f(j); q = [lo <= u < hi] f(u); where q is finite and not 0 the product
+        // over the others is all / q, elsewhere (0, a pole such as Γ(0) = ∞, or undefined)
+        // it is looped. `all` is bound outside the test, so that it is evaluated whatever q
+        // is and can be hoisted out of a loop over u.
         let q = self.guard(in_range, f_u, true);
         let all_v = self.store.fresh_var("all", ty.clone());
         let q_v = self.store.fresh_var("q", ty.clone());
         let all_t = self.store.var_term(all_v);
         let q_t = self.store.var_term(q_v);
-        let zero = self.store.int_lit(0, ty.clone());
-        let is_zero = self.store.prim(Prim::Eq, vec![q_t, zero], Type::Bool);
+        let divisible = divisor_test(self.store, q_t);
         let j_term = self.store.var_term(lp.j);
         let ne = self.store.prim(Prim::Ne, vec![j_term, u], Type::Bool);
         let others_body = self.guard(ne, f, true);
@@ -333,7 +333,7 @@ impl Splitter<'_> {
         let quotient = self.store.prim(Prim::Mul, vec![all_t, inv], ty.clone());
         let pick = self
             .store
-            .intern(Node::If(is_zero, others, quotient), ty.clone());
+            .intern(Node::If(divisible, quotient, others), ty.clone());
         let inner = self.store.intern(Node::Let(q_v, q, pick), ty.clone());
         Some(self.store.intern(Node::Let(all_v, all, inner), ty))
     }
@@ -879,4 +879,20 @@ fn tidy_in(store: &mut Store, t: TermId, memo: &mut FxHashMap<TermId, TermId>) -
     };
     memo.insert(t, r);
     r
+}
+
+/// `0 < |q| && |q| < ∞` for a prob or real `q` (the magnitude a prob): where it holds,
+/// `all / q` is the product over the others; it fails at 0, at ±∞ and where `q` is
+/// undefined (NaN compares false).
+pub(crate) fn divisor_test(store: &mut Store, q: TermId) -> TermId {
+    let a = if *store.ty(q) == Type::Prob {
+        q
+    } else {
+        store.prim(Prim::Abs, vec![q], Type::Prob)
+    };
+    let zero = store.int_lit(0, Type::Prob);
+    let inf = store.prim(Prim::Infinity, vec![], Type::Prob);
+    let pos = store.prim(Prim::Lt, vec![zero, a], Type::Bool);
+    let finite = store.prim(Prim::Lt, vec![a, inf], Type::Bool);
+    store.prim(Prim::And, vec![pos, finite], Type::Bool)
 }
