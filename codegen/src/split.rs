@@ -287,9 +287,9 @@ impl Splitter<'_> {
     /// when that loop does not mention `u` (so it can be hoisted out of a loop over `u`)
     /// and `u` is not a parameter (a loop over all points but a given one keeps its
     /// split, which costs nothing):
-    /// `Σ_{j /= u} f(j) = Σ_j f(j) - [lo <= u < hi] f(u)` for real and integer sums;
-    /// `Π_{j /= u} f(j) = Π_j f(j) / f(u)` where `f(u)` is finite and not 0, the loop over
-    /// the other points otherwise (decided at run time), for products.
+    /// `Σ_{j /= u} f(j) = Σ_j f(j) - [lo <= u < hi] f(u)` for integer sums, and for real
+    /// sums where `f(u)` is finite; `Π_{j /= u} f(j) = Π_j f(j) / f(u)` where `f(u)` is
+    /// finite and not 0; the loop over the other points otherwise (decided at run time).
     fn complement(&mut self, lp: Loop, u: TermId, f: TermId, fuel: usize) -> Option<TermId> {
         let Node::Var(uv) = *self.store.node(u) else {
             return None;
@@ -309,8 +309,27 @@ impl Splitter<'_> {
                 return None;
             }
             let point = self.guard(in_range, f_u, false);
-            let minus = self.store.prim(Prim::Neg, vec![point], ty.clone());
-            return Some(self.store.prim(Prim::Add, vec![all, minus], ty));
+            if ty == Type::Int {
+                let minus = self.store.prim(Prim::Neg, vec![point], ty.clone());
+                return Some(self.store.prim(Prim::Add, vec![all, minus], ty));
+            }
+            // a real point may be ±∞ (a log of 0) or undefined, and then so is the sum
+            // of all: where it is finite the others' sum is all - q, elsewhere it is looped
+            let all_v = self.store.fresh_var("all", ty.clone());
+            let q_v = self.store.fresh_var("q", ty.clone());
+            let all_t = self.store.var_term(all_v);
+            let q_t = self.store.var_term(q_v);
+            let magnitude = self.store.prim(Prim::Abs, vec![q_t], Type::Prob);
+            let inf = self.store.prim(Prim::Infinity, vec![], Type::Prob);
+            let finite = self.store.prim(Prim::Lt, vec![magnitude, inf], Type::Bool);
+            let minus = self.store.prim(Prim::Neg, vec![q_t], ty.clone());
+            let difference = self.store.prim(Prim::Add, vec![all_t, minus], ty.clone());
+            let others = self.others(lp, u, f);
+            let pick = self
+                .store
+                .intern(Node::If(finite, difference, others), ty.clone());
+            let inner = self.store.intern(Node::Let(q_v, point, pick), ty.clone());
+            return Some(self.store.intern(Node::Let(all_v, all, inner), ty));
         }
         if !matches!(ty, Type::Real | Type::Prob) {
             return None;
@@ -325,10 +344,7 @@ impl Splitter<'_> {
         let all_t = self.store.var_term(all_v);
         let q_t = self.store.var_term(q_v);
         let divisible = divisor_test(self.store, q_t);
-        let j_term = self.store.var_term(lp.j);
-        let ne = self.store.prim(Prim::Ne, vec![j_term, u], Type::Bool);
-        let others_body = self.guard(ne, f, true);
-        let others = self.rebuild(lp, others_body);
+        let others = self.others(lp, u, f);
         let inv = self.store.prim(Prim::Recip, vec![q_t], ty.clone());
         let quotient = self.store.prim(Prim::Mul, vec![all_t, inv], ty.clone());
         let pick = self
@@ -336,6 +352,14 @@ impl Splitter<'_> {
             .intern(Node::If(divisible, quotient, others), ty.clone());
         let inner = self.store.intern(Node::Let(q_v, q, pick), ty.clone());
         Some(self.store.intern(Node::Let(all_v, all, inner), ty))
+    }
+
+    /// The loop over every point but `u`: `f(j)` where `j /= u`, the unit elsewhere.
+    fn others(&mut self, lp: Loop, u: TermId, f: TermId) -> TermId {
+        let j_term = self.store.var_term(lp.j);
+        let ne = self.store.prim(Prim::Ne, vec![j_term, u], Type::Bool);
+        let body = self.guard(ne, f, lp.product);
+        self.rebuild(lp, body)
     }
 
     /// A product of a choice between a factor free of `j` and 1 is a power of a count:

@@ -82,6 +82,10 @@ const SHAPES: &[&str] = &[
     // the same with the label read through the point's document, and a prior that may be
     // 0, negative or out of range (the guard fails, or the reads do)
     WORD_GAMMAS_BY_DOC,
+    // a sum over classes but the proposal's of logs that are -∞ at a count of 0: the sum
+    // over all classes less the proposal's term only where that term is finite (over the
+    // classes of `z`: the sum over all reads every class, see `a_sum_less_..`)
+    "array l of K: summate k from 0 to size(z): log(nat2prob(if k == l: 1 else: z[k]))",
     // the same in a sum of squares (a per-class, per-word statistic)
     "array l of K: summate m from 0 to K: summate k from 0 to K: \
          (summate j from 0 to size(t): \
@@ -337,6 +341,20 @@ fn the_words_quotient_keeps_the_poles_of_gamma() {
         "the case is a pole: {want:?}"
     );
     rewrites_agree(&program(WORD_GAMMAS_BY_DOC), args).expect("meaning kept at the pole");
+}
+
+/// The sum over the classes but the proposal's is not the sum over all less the
+/// proposal's term where that term is infinite: `log(z[0])` is -∞ for proposal 0, and
+/// the others' sum is finite. (The sum over all evaluates the proposal's term, which the
+/// input did not: where that term cannot be evaluated, here with fewer than `K` entries
+/// in `z`, the rewrite fails where the input had a value; the proptest's shape loops
+/// over `size(z)` classes.)
+#[test]
+fn a_sum_less_an_infinite_term_is_looped() {
+    let src =
+        program("array l of K: summate k from 0 to K: log(nat2prob(if k == l: 1 else: z[k]))");
+    let args = "[[0, 1, 2, 1, 3], [1.5, -2.0, 3.25, 0.5, -1.0], [0, 0, 1, 1, 2], 3, 0]";
+    rewrites_agree(&src, args).expect("meaning kept where a term is -∞");
 }
 
 /// Every shape is split (the rewrite fires), on the arguments where the nested loop is
