@@ -70,7 +70,9 @@ fn the_point_loops_keep_their_statistics() {
     use slic_codegen::AssignOp;
     let gmm = case(GMM, "z", "u");
     // per class: the sums of the points and their counts; the sum of squares of the
-    // points with a valid label, and the count of invalid labels
+    // points with a valid label, and the count of invalid labels; and, split off the
+    // loops over classes that fusion made, the Dirichlet's `Σ_k as[k]` and `Π_k Γ(as[k])`
+    // (no label reaches them: computed once)
     assert_eq!(
         kept(&gmm.inc),
         [
@@ -78,6 +80,8 @@ fn the_point_loops_keep_their_statistics() {
             ("hist_1".to_string(), StatKind::Moving),
             ("sum".to_string(), StatKind::Moving),
             ("sum_2".to_string(), StatKind::Moving),
+            ("sum_8".to_string(), StatKind::Constant(AssignOp::Add)),
+            ("prod_5".to_string(), StatKind::Constant(AssignOp::Mul)),
         ]
     );
     // the Poisson mixture's product of the x[i]! reads no label: computed once

@@ -45,6 +45,8 @@ use crate::ir::walk::{map_exprs, reads, rewrite_leaves, visit_leaves, Effects};
 use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
 use crate::verify::verify;
 
+mod fission;
+
 /// One kept statistic: an array parameter standing for an accumulator of the update.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Statistic {
@@ -162,6 +164,15 @@ struct Kept {
 pub fn derive(p: &Program, state: &str, index: &str) -> Result<Incremental, NotIncremental> {
     let mut names: HashSet<String> = p.params.iter().map(|(x, _)| x.clone()).collect();
     names.extend(Effects::of(&p.body).decls);
+    // label-free accumulators split off into loops of their own, kept as constants
+    let labelled: HashSet<String> = tainted(&p.body, state, index)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    let mut split = p.clone();
+    let labelled_ref: HashSet<&str> = labelled.iter().map(String::as_str).collect();
+    fission::split_loops(&mut split.body, &labelled_ref, &mut names);
+    let p = &split;
     let params: HashSet<&str> = p.params.iter().map(|(x, _)| x.as_str()).collect();
     let mut found = Vec::new();
     loops(&p.body, &mut Vec::new(), &mut found);
@@ -172,10 +183,18 @@ pub fn derive(p: &Program, state: &str, index: &str) -> Result<Incremental, NotI
         let Some(Stmt::For { var, lo, hi, body }) = at(&p.body, &path) else {
             continue;
         };
-        let mut uses = Effects::of(body).free().reads;
+        let eff = Effects::of(body).free();
+        let mut uses = eff.reads;
         reads(lo, &mut uses);
         reads(hi, &mut uses);
-        if !uses.contains(state) {
+        // a loop over the points, or one whose sums no label reaches (a constant)
+        let constant = !eff.measure
+            && !eff.writes.is_empty()
+            && eff.writes.iter().all(|w| !labelled.contains(w))
+            && !uses
+                .iter()
+                .any(|x| labelled.contains(x) || x == state || x == index);
+        if !uses.contains(state) && !constant {
             continue;
         }
         let head = format!("for {var} in {lo}..{hi}");
@@ -207,6 +226,9 @@ pub fn derive(p: &Program, state: &str, index: &str) -> Result<Incremental, NotI
                 });
                 kept.push(k);
             }
+            // a loop that reads no label and cannot be kept runs at every update, as it
+            // did: only loops over the points are reported
+            Err(_) if !uses.contains(state) => {}
             Err(why) => reports.push(LoopReport {
                 head,
                 verdict: Err(why),
@@ -979,9 +1001,10 @@ impl Builder<'_> {
                     ));
                 }
             }
-            // point u's own part, but of the constant statistics (which hold it already)
+            // point u's own part, but of the constant statistics (which hold it already;
+            // a loop of constants only has none, and init evaluated what it read)
             let body_u = fold(&drop_writes(&k.body_u, &constant));
-            if !body_u.is_empty() {
+            if !body_u.is_empty() && constant.len() < k.accs.len() {
                 let mut inner = vec![Stmt::let_(&k.var, Type::Nat, Expr::var(self.index))];
                 inner.extend(body_u);
                 with.push(Stmt::if_(in_range(k, self.index), inner, Vec::new()));

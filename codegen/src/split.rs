@@ -319,9 +319,7 @@ impl Splitter<'_> {
             let q_v = self.store.fresh_var("q", ty.clone());
             let all_t = self.store.var_term(all_v);
             let q_t = self.store.var_term(q_v);
-            let magnitude = self.store.prim(Prim::Abs, vec![q_t], Type::Prob);
-            let inf = self.store.prim(Prim::Infinity, vec![], Type::Prob);
-            let finite = self.store.prim(Prim::Lt, vec![magnitude, inf], Type::Bool);
+            let finite = real_finite(self.store, q_t);
             let minus = self.store.prim(Prim::Neg, vec![q_t], ty.clone());
             let difference = self.store.prim(Prim::Add, vec![all_t, minus], ty.clone());
             let others = self.others(lp, u, f);
@@ -905,18 +903,31 @@ fn tidy_in(store: &mut Store, t: TermId, memo: &mut FxHashMap<TermId, TermId>) -
     r
 }
 
-/// `0 < |q| && |q| < ∞` for a prob or real `q` (the magnitude a prob): where it holds,
-/// `all / q` is the product over the others; it fails at 0, at ±∞ and where `q` is
-/// undefined (NaN compares false).
+/// `0 < |q| && |q| < ∞` for a prob or real `q`: where it holds, `all / q` is the product
+/// over the others; it fails at 0, at ±∞ and where `q` is undefined (NaN compares
+/// false). A real is compared as a real (no logarithm of its magnitude).
 pub(crate) fn divisor_test(store: &mut Store, q: TermId) -> TermId {
-    let a = if *store.ty(q) == Type::Prob {
-        q
-    } else {
-        store.prim(Prim::Abs, vec![q], Type::Prob)
-    };
-    let zero = store.int_lit(0, Type::Prob);
-    let inf = store.prim(Prim::Infinity, vec![], Type::Prob);
-    let pos = store.prim(Prim::Lt, vec![zero, a], Type::Bool);
-    let finite = store.prim(Prim::Lt, vec![a, inf], Type::Bool);
-    store.prim(Prim::And, vec![pos, finite], Type::Bool)
+    if *store.ty(q) == Type::Prob {
+        let zero = store.int_lit(0, Type::Prob);
+        let inf = store.prim(Prim::Infinity, vec![], Type::Prob);
+        let pos = store.prim(Prim::Lt, vec![zero, q], Type::Bool);
+        let finite = store.prim(Prim::Lt, vec![q, inf], Type::Bool);
+        return store.prim(Prim::And, vec![pos, finite], Type::Bool);
+    }
+    let zero = store.int_lit(0, Type::Real);
+    let neg = store.prim(Prim::Lt, vec![q, zero], Type::Bool);
+    let pos = store.prim(Prim::Lt, vec![zero, q], Type::Bool);
+    let nonzero = store.prim(Prim::Or, vec![neg, pos], Type::Bool);
+    let finite = real_finite(store, q);
+    store.prim(Prim::And, vec![nonzero, finite], Type::Bool)
+}
+
+/// `-∞ < q && q < ∞` for a real `q` (false where `q` is undefined).
+fn real_finite(store: &mut Store, q: TermId) -> TermId {
+    let inf_p = store.prim(Prim::Infinity, vec![], Type::Prob);
+    let inf = store.intern(Node::Coerce(Coercion::Prob2Real, inf_p), Type::Real);
+    let minus_inf = store.prim(Prim::Neg, vec![inf], Type::Real);
+    let above = store.prim(Prim::Lt, vec![minus_inf, q], Type::Bool);
+    let below = store.prim(Prim::Lt, vec![q, inf], Type::Bool);
+    store.prim(Prim::And, vec![above, below], Type::Bool)
 }

@@ -300,12 +300,17 @@ fn the_gamma_quotient_at_the_point_is_closed() {
         let all = term_stages(&mut store, input, Passes::default()).expect("stages");
         let text = print::print_term(&store, all.summarized);
         assert!(text.contains("real2prob"), "not closed: {shape}\n{text}");
-        // the pass alone, after the stages before it, closes the one quotient
-        let summarized = slic_codegen::summarize(&mut store, input).term;
-        let decided = slic_codegen::ranges::decide_ranges(&mut store, summarized).term;
-        let closed = slic_codegen::ratios::close_ratios(&mut store, decided).closed;
-        assert_eq!(closed, 1, "{shape}");
+        assert_eq!(quotients_closed(shape), 1, "{shape}");
     }
+}
+
+/// How many quotients the ratios pass alone closes in `shape`, after the stages before it.
+fn quotients_closed(shape: &str) -> usize {
+    let mut store = Store::new();
+    let input = front::load(&mut store, &program(shape)).expect("elaborates");
+    let summarized = slic_codegen::summarize(&mut store, input).term;
+    let decided = slic_codegen::ranges::decide_ranges(&mut store, summarized).term;
+    slic_codegen::ratios::close_ratios(&mut store, decided).closed
 }
 
 /// The gamma quotient over a class's words is closed: the proposals' loop tests each
@@ -313,19 +318,15 @@ fn the_gamma_quotient_at_the_point_is_closed() {
 #[test]
 fn the_gamma_quotient_over_the_words_is_closed() {
     for shape in [WORD_GAMMAS, WORD_GAMMAS_BY_DOC] {
-        let mut store = Store::new();
-        let input = front::load(&mut store, &program(shape)).expect("elaborates");
-        let summarized = slic_codegen::summarize(&mut store, input).term;
-        let decided = slic_codegen::ranges::decide_ranges(&mut store, summarized).term;
-        let closed = slic_codegen::ratios::close_ratios(&mut store, decided).closed;
-        assert_eq!(closed, 1, "{shape}");
+        assert_eq!(quotients_closed(shape), 1, "{shape}");
     }
 }
 
-/// At a pole of Γ the words' quotient is not closed: the prior of word 1 is 0 and class 0
-/// has none of it, so `Γ(0)` is a factor of both the product over all classes and the
-/// proposal's own, and the weight of proposal 0 is `∞ · 0` (undefined) as it was, not the
-/// `∞` a closed form without its guard would give.
+/// At a pole of Γ neither the point split's quotient nor the words' closure divides: the
+/// prior of word 0 is 0 and class 0 has none of it but the point's, so `Γ(0)` is a
+/// factor of the product over all classes and of proposal 0's row without the point,
+/// while proposal 0's weight is finite (the point's word lifts its row off the pole).
+/// Dividing by the row would give `∞ · 0`; a closure without its guard, `∞`.
 #[test]
 fn the_words_quotient_keeps_the_poles_of_gamma() {
     // tokens 0, 1, 2 of words z[j] = 0, 1, 0 in documents 0, 1, 1; document 0 (the
