@@ -165,13 +165,9 @@ pub fn derive(p: &Program, state: &str, index: &str) -> Result<Incremental, NotI
     let mut names: HashSet<String> = p.params.iter().map(|(x, _)| x.clone()).collect();
     names.extend(Effects::of(&p.body).decls);
     // label-free accumulators split off into loops of their own, kept as constants
-    let labelled: HashSet<String> = tainted(&p.body, state, index)
-        .into_iter()
-        .map(str::to_string)
-        .collect();
+    let labelled = tainted(&p.body, state, index);
     let mut split = p.clone();
-    let labelled_ref: HashSet<&str> = labelled.iter().map(String::as_str).collect();
-    fission::split_loops(&mut split.body, &labelled_ref, &mut names);
+    fission::split_loops(&mut split.body, &labelled, &mut names);
     let p = &split;
     let params: HashSet<&str> = p.params.iter().map(|(x, _)| x.as_str()).collect();
     let mut found = Vec::new();
@@ -190,10 +186,10 @@ pub fn derive(p: &Program, state: &str, index: &str) -> Result<Incremental, NotI
         // a loop over the points, or one whose sums no label reaches (a constant)
         let constant = !eff.measure
             && !eff.writes.is_empty()
-            && eff.writes.iter().all(|w| !labelled.contains(w))
+            && eff.writes.iter().all(|w| !labelled.contains(w.as_str()))
             && !uses
                 .iter()
-                .any(|x| labelled.contains(x) || x == state || x == index);
+                .any(|x| labelled.contains(x.as_str()) || x == state || x == index);
         if !uses.contains(state) && !constant {
             continue;
         }

@@ -22,34 +22,29 @@ use crate::ir::Stmt;
 
 /// `body` with each loop outside every other loop (under `if`s too) split where it sums
 /// into both accumulators outside `tainted` and others (see the module doc); `names`
-/// holds every name in use and receives the fresh ones. Returns how many loops split.
+/// holds every name in use and receives the fresh ones.
 pub(super) fn split_loops(
     body: &mut Vec<Stmt>,
     tainted: &HashSet<&str>,
     names: &mut HashSet<String>,
-) -> usize {
+) {
     let mut out = Vec::with_capacity(body.len());
-    let mut split = 0;
     for mut s in std::mem::take(body) {
         match &mut s {
             Stmt::If {
                 then, otherwise, ..
             } => {
-                split += split_loops(then, tainted, names);
-                split += split_loops(otherwise, tainted, names);
+                split_loops(then, tainted, names);
+                split_loops(otherwise, tainted, names);
             }
             Stmt::For { var, lo, hi, body } => {
-                if let Some(first) = fission(var, lo, hi, body, tainted, names) {
-                    out.push(first);
-                    split += 1;
-                }
+                out.extend(fission(var, lo, hi, body, tainted, names));
             }
             _ => {}
         }
         out.push(s);
     }
     *body = out;
-    split
 }
 
 /// The label-free accumulators' loop, taken out of `body` (which keeps the rest), when
@@ -96,7 +91,7 @@ fn fission(
     let mut first = slice(body, &mut need.clone());
     let sliced = Effects::of(&first).decls;
     // its locals renamed, the loop variable too
-    let mut decls: Vec<String> = Effects::of(&first).decls.into_iter().collect();
+    let mut decls: Vec<String> = sliced.iter().cloned().collect();
     decls.sort();
     decls.push(var.to_string());
     let rename: HashMap<String, String> = decls
