@@ -12,6 +12,11 @@
 //! they leave. A range is forgotten under a binder that rebinds its variable or a variable
 //! of its bounds. Comparisons are total, so replacing one by its value keeps the meaning
 //! exactly, partiality included.
+//!
+//! A comparison inside a loop that stays undecided is also normalised: a positive literal
+//! added to one side moves across (`z[j] + 1 <= size(as)` becomes `z[j] < size(as)`), so
+//! the kernel's test needs no addition that could overflow, and it is the very test the
+//! histogram's bucket makes, which the C and Rust compilers then evaluate once.
 
 use rustc_hash::FxHashMap;
 use slic_algebra::assume::{Context, Tri};
@@ -155,7 +160,10 @@ impl Walker<'_> {
                         .iter()
                         .all(|&a| matches!(self.store.ty(a), Type::Nat | Type::Int)) =>
             {
-                let t = self.store.intern(node.clone(), ty);
+                let t = match shift_literal(self.store, &node) {
+                    Some(t) => t,
+                    None => self.store.intern(node.clone(), ty),
+                };
                 let vs: Vec<VarId> = self.facts.iter().map(|f| f.var).collect();
                 if vs.is_empty() || !vars::mentions_any(self.store, t, &vs) {
                     return t;
@@ -206,6 +214,45 @@ impl Walker<'_> {
             _ => self.store.intern(node, ty),
         }
     }
+}
+
+/// `a + c <= b` as `a + (c - 1) < b`, and `b < a + c` as `b <= a + (c - 1)`, for an
+/// integral (nat or int) sum `a + c` with a positive integer literal `c`: the comparison
+/// a label's bounds test reads, `z[j] + 1 <= size(as)`, becomes `z[j] < size(as)`, which
+/// a kernel evaluates without an addition that could overflow, and which is the test the
+/// histogram's bucket already makes (so the two are one). Exact on the integers; `None`
+/// when `node` is not of that form.
+fn shift_literal(store: &mut Store, node: &Node) -> Option<TermId> {
+    let Node::Prim(p @ (Prim::Le | Prim::Lt), args) = node else {
+        return None;
+    };
+    // the side that holds the sum: the left of `<=`, the right of `<`
+    let side = usize::from(*p == Prim::Lt);
+    let Node::Prim(Prim::Add, terms) = store.node(args[side]) else {
+        return None;
+    };
+    let ty = store.ty(args[side]).clone();
+    let (at, c) = terms
+        .iter()
+        .enumerate()
+        .find_map(|(i, &t)| match store.node(t) {
+            Node::Lit(r) => r.to_i64().filter(|&c| c >= 1).map(|c| (i, c)),
+            _ => None,
+        })?;
+    let mut rest: Vec<TermId> = terms.clone();
+    if c == 1 {
+        rest.remove(at);
+    } else {
+        rest[at] = store.int_lit(c - 1, ty.clone());
+    }
+    let sum = match rest.len() {
+        1 => rest[0],
+        _ => store.prim(Prim::Add, rest, ty),
+    };
+    let mut new = args.clone();
+    new[side] = sum;
+    let q = if *p == Prim::Le { Prim::Lt } else { Prim::Le };
+    Some(store.prim(q, new, Type::Bool))
 }
 
 /// Whether `t` has a loop, memoised in `seen`.

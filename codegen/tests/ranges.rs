@@ -2,11 +2,14 @@
 //! `i + 1 <= n` is true and `n <= i` false, and the `if`s and connectives they leave fold;
 //! a comparison the ranges do not decide stays; a loop that rebinds a variable of an
 //! enclosing range (loop indices are canonical variables, so nested loops may share one)
-//! forgets that range. Meaning: the pipeline's tests judge every corpus program's
+//! forgets that range. A literal added to one side of `<=` or `<` is shifted across
+//! (`z[j] + 1 <= m` is `z[j] < m`), checked by evaluation on both sides of the boundary.
+//! Meaning: the pipeline's tests judge every corpus program's
 //! summarized stage, which includes this pass.
 
-use slic_algebra::{front, print, Node, Prim, Store, Type};
+use slic_algebra::{front, print, Node, Prim, Store, TermId, Type};
 use slic_codegen::ranges::decide_ranges;
+use slic_semantics::{apply_args, args_from_json, eval, Env, Value};
 
 fn decided(text: &str) -> (String, usize) {
     let mut store = Store::new();
@@ -58,6 +61,44 @@ fn a_loop_rebinding_an_index_forgets_its_range() {
         Type::fun(Type::Nat, Type::array(Type::Nat)),
     );
     let r = decide_ranges(&mut store, t);
-    assert_eq!(r.decided, 0, "{}", print::print_term(&store, r.term));
-    assert_eq!(r.term, t);
+    let out = print::print_term(&store, r.term);
+    assert_eq!(r.decided, 0, "{out}");
+    // the test stays, as `v < n` (the inner `v` printed as `v1`; the `+ 1` shifted across)
+    assert!(out.contains(" < n: 1 else: 0"), "{out}");
+}
+
+/// `t` evaluated at the JSON arguments.
+fn run(store: &Store, t: TermId, args: &str) -> Value {
+    let values = args_from_json(args, "test", store.ty(t)).expect("test arguments");
+    let f = eval(store, t, &Env::new()).expect("evaluates");
+    apply_args(store, &f, &values).expect("applies")
+}
+
+#[test]
+fn a_literal_added_to_one_side_is_shifted_across() {
+    // the labels' bounds test of a mixture: `z[j] + 1 <= m` is `z[j] < m`; `m < z[j] + 2`
+    // is `m <= z[j] + 1`; a sum without a literal, or one on the other side, stays
+    let text = "fn m nat:\nfn z array(nat):\nfn y int:\n\
+                summate j from 0 to size(z): \
+                (if z[j] + 1 <= m: 1 else: 0) + (if m < z[j] + 2: 10 else: 0) \
+                + (if y + 3 <= nat2int(m): 100 else: 0) + (if z[j] <= m + 1: 1000 else: 0)";
+    let mut store = Store::new();
+    let t = front::load(&mut store, text).expect("loads");
+    let r = decide_ranges(&mut store, t);
+    let out = print::print_term(&store, r.term);
+    assert!(out.contains("if z[j] < m: 1"), "{out}");
+    assert!(out.contains("if m <= z[j] + 1: 10"), "{out}");
+    assert!(out.contains("if y + 2 < m: 100"), "{out}");
+    assert!(out.contains("if z[j] <= m + 1: 1000"), "{out}");
+    // the same numbers on every side of every boundary
+    for m in 0..5 {
+        for y in -4..4 {
+            let args = format!("[{m}, [0, 1, 2, 3, 4, 5, 6], {y}]");
+            assert_eq!(
+                run(&store, t, &args),
+                run(&store, r.term, &args),
+                "m = {m}, y = {y}: {out}"
+            );
+        }
+    }
 }
