@@ -689,3 +689,35 @@ fn topic_model_updates_work_grows_with_the_data() {
         );
     }
 }
+
+/// Copies of one bounds test (`w[j] + 1 <= size(word_prior)`, read by several sums of the
+/// Naive Bayes update) take one form before the histogram transform, so the counts of
+/// words by topic are one table. When the test was rewritten after the transform, and
+/// only inside loops, two copies differed and the update filled two topic-by-word
+/// tables: twice the cache misses of its hottest loop (the C kernel's update took three
+/// times as long).
+#[test]
+fn the_naive_bayes_update_fills_one_topic_by_word_table() {
+    let path = slic_suite::root().join("corpus/cases/19-naive-bayes-gibbs.simplified.hk");
+    let text = std::fs::read_to_string(&path).expect("corpus file");
+    let ir = with_big_stack(move || slic_suite::lowered(&text).0.to_string());
+    // the sizes K * (V - 1) and K * V, by the names they are bound to
+    let products: Vec<&str> = ir
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim().strip_prefix("let ")?;
+            let (name, value) = l.split_once(": nat = ")?;
+            value.starts_with("(size(topic_prior) * ").then_some(name)
+        })
+        .collect();
+    let tables = ir
+        .lines()
+        .filter(|l| {
+            l.trim().starts_with("alloc ")
+                && products
+                    .iter()
+                    .any(|p| l.trim().ends_with(&format!(" of {p}")))
+        })
+        .count();
+    assert_eq!(tables, 1, "{ir}");
+}

@@ -3,10 +3,11 @@
 //!
 //! 0. loops whose body a later array recomputes share a table ([`crate::share`]: a Gibbs
 //!    update's mass and its categorical's weights computed once).
-//! 1. `summarized`: the point split and the histogram transform ([`crate::summarize`]),
-//!    then the comparisons the loops' ranges decide ([`crate::ranges`]: the point's
-//!    `i + 1 <= size(as)` inside `array i of size(as)`) and the gamma ratios at the point
-//!    closed ([`crate::ratios`]); skipped with `--no-histogram`.
+//! 1. `summarized`: integral comparisons in one form (`z[j] + 1 <= n` as `z[j] < n`,
+//!    [`crate::ranges::shift_literals`]), the point split and the histogram transform
+//!    ([`crate::summarize`]), then the comparisons the loops' ranges decide
+//!    ([`crate::ranges`]: the point's `i < size(as)` inside `array i of size(as)`) and the
+//!    gamma ratios at the point closed ([`crate::ratios`]); skipped with `--no-histogram`.
 //! 2. `anf`: A-normal form, loop-invariant bindings hoisted (skipped with `--no-licm`),
 //!    common subexpressions shared ([`crate::normalize`]).
 //!
@@ -23,7 +24,7 @@ use crate::fuse::fuse;
 use crate::histogram::summarize;
 use crate::ir::Program;
 use crate::lower::{lower, LowerError};
-use crate::ranges::decide_ranges;
+use crate::ranges::{decide_ranges, shift_literals};
 use crate::ratios::close_ratios;
 use crate::share::share_tables;
 use slic_algebra::{verify, Store, TermId};
@@ -83,7 +84,10 @@ pub fn term_stages(store: &mut Store, t: TermId, passes: Passes) -> Result<TermS
     let shared = share_tables(store, t);
     check(store, t, shared.term, "sharing tables")?;
     let (summarized, histograms, sums_replaced) = if passes.histogram {
-        let s = summarize(store, shared.term);
+        // one form for every bounds test first (`z[j] + 1 <= n` is `z[j] < n`), so that
+        // the buckets the histogram transform builds from copies of a test are equal
+        let shifted = shift_literals(store, shared.term);
+        let s = summarize(store, shifted);
         // the tests the point split left that the loops' ranges decide, then the gamma
         // ratios at the point they leave closed
         let r = decide_ranges(store, s.term);

@@ -13,10 +13,11 @@
 //! of its bounds. Comparisons are total, so replacing one by its value keeps the meaning
 //! exactly, partiality included.
 //!
-//! A comparison inside a loop that stays undecided is also normalised: a positive literal
-//! added to one side moves across (`z[j] + 1 <= size(as)` becomes `z[j] < size(as)`), so
-//! the kernel's test needs no addition that could overflow, and it is the very test the
-//! histogram's bucket makes, which the C and Rust compilers then evaluate once.
+//! [`shift_literals`], run by the pipeline before the histogram transform, normalises
+//! integral comparisons everywhere: a positive literal added to one side moves across
+//! (`z[j] + 1 <= size(as)` becomes `z[j] < size(as)`), so the kernel's test needs no
+//! addition that could overflow, and it is the very test the histogram's bucket makes,
+//! which the C and Rust compilers then evaluate once.
 
 use rustc_hash::FxHashMap;
 use slic_algebra::assume::{Context, Tri};
@@ -160,10 +161,7 @@ impl Walker<'_> {
                         .iter()
                         .all(|&a| matches!(self.store.ty(a), Type::Nat | Type::Int)) =>
             {
-                let t = match shift_literal(self.store, &node) {
-                    Some(t) => t,
-                    None => self.store.intern(node.clone(), ty),
-                };
+                let t = self.store.intern(node.clone(), ty);
                 let vs: Vec<VarId> = self.facts.iter().map(|f| f.var).collect();
                 if vs.is_empty() || !vars::mentions_any(self.store, t, &vs) {
                     return t;
@@ -216,8 +214,44 @@ impl Walker<'_> {
     }
 }
 
+/// Every comparison in `t` with a positive literal added to one side shifted across (see
+/// the module's documentation), everywhere in the term. The pipeline runs it before the
+/// histogram transform, so that every copy of a test, inside a loop or not, has one form
+/// and the buckets that read it stay equal (shifting only some copies would make two
+/// tables of one histogram).
+pub fn shift_literals(store: &mut Store, t: TermId) -> TermId {
+    let mut memo = FxHashMap::default();
+    shift_all(store, t, &mut memo)
+}
+
+fn shift_all(store: &mut Store, t: TermId, memo: &mut FxHashMap<TermId, TermId>) -> TermId {
+    if let Some(&r) = memo.get(&t) {
+        return r;
+    }
+    let node = store.node(t).clone();
+    let ch = node.children();
+    let new: Vec<TermId> = ch
+        .iter()
+        .map(|&c| stack::grow(|| shift_all(store, c, memo)))
+        .collect();
+    let node = if new == ch {
+        node
+    } else {
+        node.with_children(&new)
+    };
+    let r = match shift_literal(store, &node) {
+        Some(r) => r,
+        None => {
+            let ty = store.ty(t).clone();
+            store.intern(node, ty)
+        }
+    };
+    memo.insert(t, r);
+    r
+}
+
 /// `a + c <= b` as `a + (c - 1) < b`, and `b < a + c` as `b <= a + (c - 1)`, for an
-/// integral (nat or int) sum `a + c` with a positive integer literal `c`: the comparison
+/// integral (nat or int) comparison and a positive integer literal `c`: the comparison
 /// a label's bounds test reads, `z[j] + 1 <= size(as)`, becomes `z[j] < size(as)`, which
 /// a kernel evaluates without an addition that could overflow, and which is the test the
 /// histogram's bucket already makes (so the two are one). Exact on the integers; `None`
@@ -226,6 +260,13 @@ fn shift_literal(store: &mut Store, node: &Node) -> Option<TermId> {
     let Node::Prim(p @ (Prim::Le | Prim::Lt), args) = node else {
         return None;
     };
+    if args.len() != 2
+        || !args
+            .iter()
+            .all(|&a| matches!(store.ty(a), Type::Nat | Type::Int))
+    {
+        return None;
+    }
     // the side that holds the sum: the left of `<=`, the right of `<`
     let side = usize::from(*p == Prim::Lt);
     let Node::Prim(Prim::Add, terms) = store.node(args[side]) else {
