@@ -14,7 +14,10 @@
 //! when the original would have been, or is total:
 //! - out of a branch of `if c` (or the right operand of `&&`, `||`): `h = if c: e else: 0`
 //!   (the zero of `e`'s type), and only inside loops, where it pays; elsewhere a branch
-//!   keeps its bindings;
+//!   keeps its bindings. Where `c` reads the loop's index, only what cannot fail leaves,
+//!   unguarded, and only to leave the loop as well: a cheap term, or a loop whose only
+//!   reads are of its own index below its array's size (`Σ_k topic_prior[k]` under `if
+//!   l /= doc[u]` in a loop over documents: once per update, not once per document);
 //! - out of a loop body that may run zero times: unguarded when `e` cannot fail
 //!   (`split::total`) or the range is known not empty (an enclosing `if 1 <= n`, an
 //!   enclosing loop over the same range), else `h = if lo < hi: e else: 0`;
@@ -394,6 +397,10 @@ impl Anf<'_> {
                 Ctx::Cond(g) => match scope {
                     // cheap and total: evaluated whatever the test says
                     Some(sc) if !self.variant(b.rhs, sc) && self.cheap_total(b.rhs) => Some(b),
+                    // a loop that cannot fail (`Σ_j topic_prior[j]` inside `if l /= d`
+                    // in a loop over documents): it leaves the branch and then the loop,
+                    // so it runs once where it ran once per iteration taking the branch
+                    Some(sc) if !self.variant(b.rhs, sc) && self.total_reads(b.rhs) => Some(b),
                     Some(sc) if !self.variant(b.rhs, sc) && !self.variant(*g, sc) => {
                         self.guarded(b, *g).inspect(|gb| {
                             self.defs.insert(gb.var, gb.rhs);
@@ -496,6 +503,80 @@ impl Anf<'_> {
     /// costs one operation)?
     fn cheap_total(&self, t: TermId) -> bool {
         total(self.store, t) && !vars::has_binders(self.store, t)
+    }
+
+    /// Can `t` never fail? As [`total`], and a read `a[j]` is allowed where `a` is a name
+    /// and `j` the index of an enclosing `summate`, `product` or `array` of `t` whose range
+    /// ends at `size(a)` (directly or through a name bound to it) and starts at a `nat`:
+    /// then `0 <= j < size(a)`. Neither `j` nor `a` may be rebound in between.
+    fn total_reads(&self, t: TermId) -> bool {
+        let mut scope = Vec::new();
+        self.total_in(t, &mut scope)
+    }
+
+    /// [`Self::total_reads`] under `scope`: the binders entered, innermost last, each a
+    /// loop index with the array its range ends at the size of (`Some`), or another bound
+    /// name (`None`).
+    fn total_in(&self, t: TermId, scope: &mut Vec<(VarId, Option<VarId>)>) -> bool {
+        let node = self.store.node(t);
+        match node {
+            Node::Index(a, i) => {
+                let (Node::Var(a), Node::Var(i)) = (self.store.node(*a), self.store.node(*i))
+                else {
+                    return false;
+                };
+                // the innermost binding of `i` must be a loop over `0..size(a)` with `a`
+                // not rebound inside it
+                for &(v, arr) in scope.iter().rev() {
+                    if v == *i {
+                        return arr == Some(*a);
+                    }
+                    if v == *a {
+                        return false;
+                    }
+                }
+                false
+            }
+            Node::Bucket(..) | Node::RIndex(..) | Node::Match(..) => false,
+            Node::Coerce(c, _) if !c.is_safe() => false,
+            Node::Prim(Prim::Reduce, _) => false,
+            _ => {
+                let ch = node.children();
+                let loop_of = |v: VarId, lo: Option<TermId>, hi: TermId| {
+                    let from_nat = lo.is_none_or(|lo| self.store.ty(lo) == &Type::Nat);
+                    match self.store.node(self.resolve(hi)) {
+                        Node::Prim(Prim::Size, xs) if from_nat && xs.len() == 1 => {
+                            match self.store.node(xs[0]) {
+                                Node::Var(a) => (v, Some(*a)),
+                                _ => (v, None),
+                            }
+                        }
+                        _ => (v, None),
+                    }
+                };
+                let body_scope = match *node {
+                    Node::Summate(v, lo, hi, _) | Node::Product(v, lo, hi, _) => {
+                        Some(loop_of(v, Some(lo), hi))
+                    }
+                    Node::Array(v, n, _) => Some(loop_of(v, None, n)),
+                    _ => None,
+                };
+                ch.iter().enumerate().all(|(k, &c)| {
+                    let mut bound = Vec::new();
+                    vars::bound_in(node, k, &mut bound);
+                    let depth = scope.len();
+                    for v in bound {
+                        match body_scope {
+                            Some(entry) if entry.0 == v => scope.push(entry),
+                            _ => scope.push((v, None)),
+                        }
+                    }
+                    let ok = stack::grow(|| self.total_in(c, scope));
+                    scope.truncate(depth);
+                    ok
+                })
+            }
+        }
     }
 
     /// The definition of `t` when it is a name bound to a computation without binders

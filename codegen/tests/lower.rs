@@ -1022,3 +1022,38 @@ proptest! {
         }
     }
 }
+
+/// A loop that cannot fail leaves a branch whose test reads the enclosing loop's index
+/// (`Σ_j t[j]` under `if i /= 1` in a loop over `i`; LDA's `Σ_k topic_prior[k]` under `if
+/// l /= doc[u]` in its loop over documents): it then leaves that loop too, and runs once
+/// instead of once per iteration that takes the branch. A loop whose reads may fail
+/// (`t[j]` for `j < size(w)`) stays in its branch.
+#[test]
+fn a_loop_that_cannot_fail_leaves_a_branch_and_its_loop() {
+    use slic_codegen::{lower_program, Passes};
+    for (body, hoisted) in [
+        (
+            "summate i from 0 to K: if i /= 1: (summate j from 0 to size(t): t[j]) * nat2real(i) else: 0",
+            true,
+        ),
+        (
+            "summate i from 0 to K: if i /= 1: (summate j from 0 to size(w): t[j]) * nat2real(i) else: 0",
+            false,
+        ),
+    ] {
+        let mut store = Store::new();
+        let t = load(&mut store, body);
+        let p = lower_program(&mut store, t, Passes::default())
+            .unwrap_or_else(|e| panic!("{body}: {e:?}"))
+            .program;
+        verify(&p).unwrap_or_else(|e| panic!("{e}\n{p}"));
+        for a in fixed_args() {
+            compare(&store, t, &p, &a).unwrap_or_else(|e| panic!("{body}\n{e}\n{p}"));
+        }
+        // K = 3 and six points: 3 + 6 iterations once hoisted, 3 + 2 * 6 in the branch
+        let a = &fixed_args()[0];
+        let (_, stats) = run(&p, &a.ir()).expect("runs");
+        let want = if hoisted { 3 + 6 } else { 3 + 2 * 6 };
+        assert_eq!(stats.iterations, want, "{body}\n{p}");
+    }
+}
