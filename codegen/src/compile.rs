@@ -9,7 +9,8 @@
 //! be read against the code that ran.
 //!
 //! The cache directory is `$SLIC_CACHE_DIR`, else `$XDG_CACHE_HOME/slic-cas`, else
-//! `~/.cache/slic-cas`. A missing compiler is [`CompileError::NoCompiler`], whose message
+//! `~/.cache/slic-cas`; a kernel built for this machine's CPU is keyed by the CPU too.
+//! A missing compiler is [`CompileError::NoCompiler`], whose message
 //! says so and names the other backends. It must not interpret kernels or know the IR:
 //! it takes source text and gives back an opened library.
 
@@ -203,6 +204,25 @@ fn fnv1a(seed: u64, parts: &[&[u8]]) -> u64 {
     h
 }
 
+/// What identifies this machine's CPU for the cache key of kernels built for it: the
+/// model and feature flags Linux reports for the first CPU; empty where there is no
+/// `/proc/cpuinfo` (there, `portable` keeps a shared cache safe).
+fn host_cpu() -> String {
+    let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else {
+        return String::new();
+    };
+    let mut out = String::from("\ncpu:");
+    for line in info.lines().take_while(|l| !l.trim().is_empty()) {
+        if let Some((k, v)) = line.split_once(':') {
+            if matches!(k.trim(), "vendor_id" | "model name" | "flags" | "Features") {
+                out.push_str(v.trim());
+                out.push(';');
+            }
+        }
+    }
+    out
+}
+
 /// The command as text: what the cache key and error messages name.
 fn describe(cmd: &Command) -> String {
     let mut s = cmd.get_program().to_string_lossy().into_owned();
@@ -221,10 +241,18 @@ pub fn compile(
 ) -> Result<Library, CompileError> {
     let mut cmd = compiler_command(target, opts)?;
     let text = describe(&cmd);
+    // built for this CPU: a cache shared with another machine (a network home directory)
+    // must not hand it a library with instructions its CPU lacks
+    let cpu = if opts.portable {
+        String::new()
+    } else {
+        host_cpu()
+    };
+    let keyed = [text.as_bytes(), cpu.as_bytes()].concat();
     let key = format!(
         "{:016x}{:016x}",
-        fnv1a(0xcbf2_9ce4_8422_2325, &[source.as_bytes(), text.as_bytes()]),
-        fnv1a(0x8422_2325_cbf2_9ce4, &[text.as_bytes(), source.as_bytes()])
+        fnv1a(0xcbf2_9ce4_8422_2325, &[source.as_bytes(), &keyed]),
+        fnv1a(0x8422_2325_cbf2_9ce4, &[&keyed, source.as_bytes()])
     );
     let dir = cache_dir(opts)?;
     std::fs::create_dir_all(&dir)
