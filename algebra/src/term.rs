@@ -877,6 +877,51 @@ impl Store {
         self.intern(Node::Prim(p, args), ty)
     }
 
+    /// `t` rebuilt bottom up, each distinct subterm once: its children first, then `f`
+    /// given the subterm's original id and its node with the rebuilt children, which
+    /// returns the replacement, or `None` for the node as it is (interned at the original
+    /// type). Binders are rebuilt as any node: for rewrites that read no scopes. Deep terms
+    /// recurse inside [`crate::stack::grow`].
+    pub fn rebuild(
+        &mut self,
+        t: TermId,
+        f: &mut dyn FnMut(&mut Store, TermId, &Node) -> Option<TermId>,
+    ) -> TermId {
+        let mut memo = rustc_hash::FxHashMap::default();
+        self.rebuild_in(t, f, &mut memo)
+    }
+
+    fn rebuild_in(
+        &mut self,
+        t: TermId,
+        f: &mut dyn FnMut(&mut Store, TermId, &Node) -> Option<TermId>,
+        memo: &mut rustc_hash::FxHashMap<TermId, TermId>,
+    ) -> TermId {
+        if let Some(&r) = memo.get(&t) {
+            return r;
+        }
+        let node = self.node(t).clone();
+        let ch = node.children();
+        let mut new = Vec::with_capacity(ch.len());
+        for &c in &ch {
+            new.push(crate::stack::grow(|| self.rebuild_in(c, f, memo)));
+        }
+        let node = if new == ch {
+            node
+        } else {
+            node.with_children(&new)
+        };
+        let r = match f(self, t, &node) {
+            Some(r) => r,
+            None => {
+                let ty = self.ty(t).clone();
+                self.intern(node, ty)
+            }
+        };
+        memo.insert(t, r);
+        r
+    }
+
     /// Every distinct subterm of `t` (itself included), each once, parents before their
     /// children. The walk keeps its own stack, so deep terms cost no call stack; shared
     /// subterms of the DAG are visited once.

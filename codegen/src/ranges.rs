@@ -220,34 +220,7 @@ impl Walker<'_> {
 /// and the buckets that read it stay equal (shifting only some copies would make two
 /// tables of one histogram).
 pub fn shift_literals(store: &mut Store, t: TermId) -> TermId {
-    let mut memo = FxHashMap::default();
-    shift_all(store, t, &mut memo)
-}
-
-fn shift_all(store: &mut Store, t: TermId, memo: &mut FxHashMap<TermId, TermId>) -> TermId {
-    if let Some(&r) = memo.get(&t) {
-        return r;
-    }
-    let node = store.node(t).clone();
-    let ch = node.children();
-    let new: Vec<TermId> = ch
-        .iter()
-        .map(|&c| stack::grow(|| shift_all(store, c, memo)))
-        .collect();
-    let node = if new == ch {
-        node
-    } else {
-        node.with_children(&new)
-    };
-    let r = match shift_literal(store, &node) {
-        Some(r) => r,
-        None => {
-            let ty = store.ty(t).clone();
-            store.intern(node, ty)
-        }
-    };
-    memo.insert(t, r);
-    r
+    store.rebuild(t, &mut |s, _, node| shift_literal(s, node))
 }
 
 /// `a + c <= b` as `a + (c - 1) < b`, and `b < a + c` as `b <= a + (c - 1)`, for an

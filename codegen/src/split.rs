@@ -845,62 +845,43 @@ fn in_bounds(store: &Store, a: TermId, i: TermId, facts: &[TermId]) -> bool {
 /// false, `if true: a else: b` is `a`, conjunctions drop `true` and are false with a
 /// `false`. Only what is decided syntactically; everything else is kept as it is.
 fn tidy(store: &mut Store, t: TermId) -> TermId {
-    let mut memo = FxHashMap::default();
-    tidy_in(store, t, &mut memo)
-}
-
-fn tidy_in(store: &mut Store, t: TermId, memo: &mut FxHashMap<TermId, TermId>) -> TermId {
-    if let Some(&r) = memo.get(&t) {
-        return r;
-    }
-    let node = store.node(t).clone();
-    let ch = node.children();
-    let new: Vec<TermId> = ch
-        .iter()
-        .map(|&c| stack::grow(|| tidy_in(store, c, memo)))
-        .collect();
-    let node = if new == ch {
-        node
-    } else {
-        node.with_children(&new)
-    };
-    let ty = store.ty(t).clone();
-    let r = match &node {
-        Node::Prim(Prim::Eq, args) if args.len() == 2 && args[0] == args[1] => {
-            store.intern(Node::Bool(true), Type::Bool)
-        }
-        Node::Prim(Prim::Ne, args) if args.len() == 2 && args[0] == args[1] => {
-            store.intern(Node::Bool(false), Type::Bool)
-        }
-        Node::Prim(Prim::And, args) => {
-            if args
-                .iter()
-                .any(|&a| matches!(store.node(a), Node::Bool(false)))
-            {
+    store.rebuild(t, &mut |store, _, node| {
+        Some(match node {
+            Node::Prim(Prim::Eq, args) if args.len() == 2 && args[0] == args[1] => {
+                store.intern(Node::Bool(true), Type::Bool)
+            }
+            Node::Prim(Prim::Ne, args) if args.len() == 2 && args[0] == args[1] => {
                 store.intern(Node::Bool(false), Type::Bool)
-            } else {
-                let kept: Vec<TermId> = args
+            }
+            Node::Prim(Prim::And, args) => {
+                if args
                     .iter()
-                    .copied()
-                    .filter(|&a| !matches!(store.node(a), Node::Bool(true)))
-                    .collect();
-                match kept.len() {
-                    0 => store.intern(Node::Bool(true), Type::Bool),
-                    1 => kept[0],
-                    _ => store.prim(Prim::And, kept, Type::Bool),
+                    .any(|&a| matches!(store.node(a), Node::Bool(false)))
+                {
+                    store.intern(Node::Bool(false), Type::Bool)
+                } else {
+                    let kept: Vec<TermId> = args
+                        .iter()
+                        .copied()
+                        .filter(|&a| !matches!(store.node(a), Node::Bool(true)))
+                        .collect();
+                    match kept.len() {
+                        0 => store.intern(Node::Bool(true), Type::Bool),
+                        1 => kept[0],
+                        _ if kept.len() == args.len() => return None,
+                        _ => store.prim(Prim::And, kept, Type::Bool),
+                    }
                 }
             }
-        }
-        Node::If(_, a, b) if a == b => *a,
-        Node::If(c, a, b) => match store.node(*c) {
-            Node::Bool(true) => *a,
-            Node::Bool(false) => *b,
-            _ => store.intern(node.clone(), ty),
-        },
-        _ => store.intern(node.clone(), ty),
-    };
-    memo.insert(t, r);
-    r
+            Node::If(_, a, b) if a == b => *a,
+            Node::If(c, a, b) => match store.node(*c) {
+                Node::Bool(true) => *a,
+                Node::Bool(false) => *b,
+                _ => return None,
+            },
+            _ => return None,
+        })
+    })
 }
 
 /// `0 < |q| && |q| < ∞` for a prob or real `q`: where it holds, `all / q` is the product
