@@ -248,6 +248,19 @@ struct Bound {
     ir: String,
     c: String,
     ty: Type,
+    /// a `nat` array stored as 32-bit elements (`safe.rs`): element type `nat32`
+    narrow: bool,
+}
+
+impl Bound {
+    /// The element type the templates store this array's elements as.
+    fn stored(&self, elem: &Type) -> Result<&'static str, EmitError> {
+        if self.narrow {
+            Ok("nat32")
+        } else {
+            scalar(elem)
+        }
+    }
 }
 
 pub(crate) struct Builder<'a> {
@@ -329,6 +342,7 @@ impl<'a> Builder<'a> {
                 ir: ir.to_string(),
                 c: c.clone(),
                 ty,
+                narrow: false,
             });
         }
         c
@@ -587,9 +601,15 @@ impl<'a> Builder<'a> {
                 let (v, _) = self.expr(size, at)?;
                 let site = self.site(at, SiteKind::Alloc);
                 let c = self.declare(name, Type::array(elem.clone()));
+                let narrow = self.safe.narrow(s);
+                if narrow {
+                    if let Some(b) = self.scopes.last_mut().and_then(|sc| sc.last_mut()) {
+                        b.narrow = true;
+                    }
+                }
                 out.push(SNode::Alloc {
                     name: c,
-                    ety: scalar(elem)?,
+                    ety: if narrow { "nat32" } else { scalar(elem)? },
                     size: v,
                     site,
                     check: true,
@@ -609,7 +629,7 @@ impl<'a> Builder<'a> {
                     b.ty.array_of()
                         .cloned()
                         .ok_or_else(|| bug("a store into a scalar"))?;
-                let ety = scalar(&elem)?;
+                let ety = b.stored(&elem)?;
                 let ix = self.temp("ix");
                 let old = ENode::Elem {
                     arr: b.c.clone(),
@@ -843,8 +863,8 @@ impl<'a> Builder<'a> {
                 if self.safe.read(e) && ity == Type::Nat {
                     return Ok((
                         ENode::Get {
+                            ety: b.stored(&elem)?,
                             arr: b.c,
-                            ety: scalar(&elem)?,
                             idx: Box::new(idx),
                         },
                         elem,
@@ -858,8 +878,8 @@ impl<'a> Builder<'a> {
                 );
                 (
                     ENode::Read {
+                        ety: b.stored(&elem)?,
                         arr: b.c,
-                        ety: scalar(&elem)?,
                         ity: scalar(&ity)?,
                         idx: Box::new(idx),
                         site,
