@@ -82,8 +82,8 @@ pub(crate) struct Safe {
     stores: HashSet<*const Stmt>,
     /// `Stmt::Assign` / `Stmt::Store` with `+=` whose addition cannot overflow.
     adds: HashSet<*const Stmt>,
-    /// `Stmt::Alloc`s of `nat` arrays whose elements never exceed `u32::MAX`, read and
-    /// stored only at indices proven in bounds and never used whole.
+    /// `Stmt::Alloc`s of `nat` arrays known to be large whose elements never exceed
+    /// `u32::MAX`, read and stored element by element and never used whole.
     narrow: HashSet<*const Stmt>,
 }
 
