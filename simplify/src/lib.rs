@@ -153,8 +153,14 @@ pub fn simplify(store: &mut Store, t: TermId, config: &SimplifyConfig) -> Simpli
 /// powers merged). Those forms are not canonical, so this is the last step: everything
 /// before it compares and rebuilds canonical terms.
 fn cheapest_weights(store: &mut Store, t: TermId) -> TermId {
-    let mut memo = rustc_hash::FxHashMap::default();
-    cheapest_weights_in(store, t, &mut memo)
+    store.rebuild(t, &mut |store, old, node| {
+        let Node::Weight(w, m) = *node else {
+            return None;
+        };
+        let cheap = stable_cheapest_form(store, w);
+        let ty = store.ty(old).clone();
+        (cheap != w).then(|| store.intern(Node::Weight(cheap, m), ty))
+    })
 }
 
 /// `canon::cheapest_form` of the weight `w`, kept only when it settles (canonical form,
@@ -180,33 +186,6 @@ fn settled(store: &mut Store, w: TermId) -> TermId {
     let c = canon::canonicalize(store, &Context::new(), w);
     let c = canon::shift_gammas(store, c);
     canon::merge_radicals(store, c)
-}
-
-fn cheapest_weights_in(
-    store: &mut Store,
-    t: TermId,
-    memo: &mut rustc_hash::FxHashMap<TermId, TermId>,
-) -> TermId {
-    if let Some(&r) = memo.get(&t) {
-        return r;
-    }
-    let node = store.node(t).clone();
-    let ch = node.children();
-    let mut new: Vec<TermId> = ch
-        .iter()
-        .map(|&c| slic_algebra::stack::grow(|| cheapest_weights_in(store, c, memo)))
-        .collect();
-    if let (Node::Weight(..), Some(w)) = (&node, new.first_mut()) {
-        *w = stable_cheapest_form(store, *w);
-    }
-    let r = if new == ch {
-        t
-    } else {
-        let ty = store.ty(t).clone();
-        store.intern(node.with_children(&new), ty)
-    };
-    memo.insert(t, r);
-    r
 }
 
 /// How many times the whole term is simplified at most (until it no longer changes).

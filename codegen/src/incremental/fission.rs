@@ -18,7 +18,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::ir::walk::{map_exprs, reads, rename_expr, rewrite_leaves, Effects};
-use crate::ir::Stmt;
+use crate::ir::{Expr, Stmt};
 
 /// `body` with each loop outside every other loop (under `if`s too) split where it sums
 /// into both accumulators outside `tainted` and others (see the module doc); `names`
@@ -121,50 +121,31 @@ fn fission(
 fn slice(block: &[Stmt], need: &mut HashSet<String>) -> Vec<Stmt> {
     let mut kept = Vec::new();
     for s in block.iter().rev() {
-        let keep = match s {
-            Stmt::Let { name, value, .. } => {
-                let k = need.contains(name);
-                if k {
-                    reads(value, need);
-                }
-                k.then(|| s.clone())
+        // a statement that writes one name, and what it reads to write it
+        let write: Option<(&String, Vec<&Expr>)> = match s {
+            Stmt::Let { name, value, .. } | Stmt::Assign { name, value, .. } => {
+                Some((name, vec![value]))
             }
-            Stmt::Var { name, init, .. } => {
-                let k = need.contains(name);
-                if k {
-                    if let Some(e) = init {
-                        reads(e, need);
-                    }
-                }
-                k.then(|| s.clone())
-            }
-            Stmt::Assign { name, value, .. } => {
-                let k = need.contains(name);
-                if k {
-                    reads(value, need);
-                }
-                k.then(|| s.clone())
-            }
-            Stmt::Alloc { name, size, .. } => {
-                let k = need.contains(name);
-                if k {
-                    reads(size, need);
-                }
-                k.then(|| s.clone())
-            }
+            Stmt::Var { name, init, .. } => Some((name, init.iter().collect())),
+            Stmt::Alloc { name, size, .. } => Some((name, vec![size])),
             Stmt::Store {
                 array,
                 index,
                 value,
                 ..
-            } => {
-                let k = need.contains(array);
-                if k {
-                    reads(index, need);
-                    reads(value, need);
+            } => Some((array, vec![index, value])),
+            _ => None,
+        };
+        if let Some((name, read)) = write {
+            if need.contains(name) {
+                for e in read {
+                    reads(e, need);
                 }
-                k.then(|| s.clone())
+                kept.push(s.clone());
             }
+            continue;
+        }
+        let keep = match s {
             Stmt::For { var, lo, hi, body } => {
                 let inner = slice(body, need);
                 (!inner.is_empty()).then(|| {
@@ -194,7 +175,8 @@ fn slice(block: &[Stmt], need: &mut HashSet<String>) -> Vec<Stmt> {
                     }
                 })
             }
-            Stmt::Draw { .. } | Stmt::Factor(_) | Stmt::Observe { .. } | Stmt::Reject => None,
+            // the writes are taken above; draws, factors and rejects write no statistic
+            _ => None,
         };
         kept.extend(keep);
     }
