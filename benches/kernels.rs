@@ -27,12 +27,12 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use slic_algebra::{front, Store, Type};
 use slic_codegen::chain::{run_chain, CompiledStepper, InterpStepper};
-use slic_codegen::gibbs::{Chain, Checking};
+use slic_codegen::gibbs::{pick_program, Chain, Checking};
 use slic_codegen::incremental::derive;
 use slic_codegen::sampler::Rng;
 use slic_codegen::{
-    lower_program, run_chains, CompileOptions, Compiled, CompiledKernel, GibbsConfig, Init, Passes,
-    Program, Specialise, Target, Update, Val,
+    lower_draw_only, lower_program, run_chains, CompileOptions, Compiled, CompiledKernel,
+    GibbsConfig, Init, Passes, Program, Specialise, Target, Update, Val,
 };
 use slic_suite::baselines::{self, Baseline, Gibbs};
 use slic_suite::datagen::{
@@ -74,7 +74,8 @@ fn bound(case: &str, data: &Dataset, state: &str, index: &str) -> (Program, Upda
     bound_with(case, data, state, index, Passes::default())
 }
 
-/// [`bound`] with the program lowered with `passes`.
+/// [`bound`] with the program lowered with `passes`: its draw-only form where the data
+/// allow, as `slic-cas gibbs` runs it.
 fn bound_with(
     case: &str,
     data: &Dataset,
@@ -82,14 +83,22 @@ fn bound_with(
     index: &str,
     passes: Passes,
 ) -> (Program, Update, Vec<Val>) {
-    let (p, ty) = lowered_with(case, passes);
-    let update = Update::new(&p, &ty, state, index).expect("an update");
+    let path = slic_suite::root().join("corpus/cases").join(case);
+    let text = std::fs::read_to_string(&path).expect("the corpus file");
+    let mut store = Store::new();
+    let t = front::load(&mut store, &text).expect("the case loads");
+    let ty = store.ty(t).clone();
+    let full = lower_program(&mut store, t, passes).expect("the case lowers");
+    let draw_only = lower_draw_only(&mut store, t, passes).expect("the draw-only form lowers");
+    let update = Update::new(&full.program, &ty, state, index).expect("an update");
     let dir = std::env::temp_dir().join(format!("slic-bench-{}-{case}", std::process::id()));
     data.write(&dir).expect("the data writes");
     let read = slic_data::dataset::read_file(&dir.join("data.json")).expect("the data reads");
     let b = update.bind(&read, Some("truth")).expect("the data binds");
     let _ = std::fs::remove_dir_all(&dir);
-    (p, update, b.args)
+    let (p, _) = pick_program(&full.program, draw_only.as_ref(), &b.args);
+    let update = Update::new(p, &ty, state, index).expect("an update");
+    (p.clone(), update, b.args)
 }
 
 fn kernel(p: &Program, target: Target, update: &Update, args: &[Val]) -> CompiledKernel {
@@ -209,6 +218,14 @@ fn gmm_ablation(c: &mut Criterion) {
             "--no-fusion",
             Passes {
                 fusion: false,
+                ..all
+            },
+            true,
+        ),
+        (
+            "--no-draw-only",
+            Passes {
+                draw_only: false,
                 ..all
             },
             true,

@@ -44,6 +44,7 @@ const SETTINGS: [(&str, Passes); 3] = [
             histogram: true,
             licm: true,
             fusion: true,
+            draw_only: true,
         },
     ),
     (
@@ -52,6 +53,7 @@ const SETTINGS: [(&str, Passes); 3] = [
             histogram: false,
             licm: true,
             fusion: true,
+            draw_only: true,
         },
     ),
     (
@@ -60,6 +62,7 @@ const SETTINGS: [(&str, Passes); 3] = [
             histogram: true,
             licm: false,
             fusion: true,
+            draw_only: true,
         },
     ),
 ];

@@ -120,6 +120,10 @@ pub struct PassFlags {
     /// Keep every loop its own pass over its range.
     #[arg(long)]
     pub no_fusion: bool,
+    /// `gibbs`: evaluate the products every label's weight shares (the update's mass),
+    /// which a draw needs only to be positive and finite.
+    #[arg(long)]
+    pub no_draw_only: bool,
 }
 
 #[derive(Args, Debug)]
@@ -139,6 +143,10 @@ pub struct LowerArgs {
     /// init, remove and add programs, on stdout).
     #[arg(long, value_name = "STATE,INDEX")]
     pub incremental: Option<String>,
+    /// The update's draw-only form: its products common to every proposed label dropped
+    /// (the condition on the parameters under which that is exact, on stderr).
+    #[arg(long)]
+    pub draw_only: bool,
 }
 
 /// Where `slic-cas run` executes the lowered program.

@@ -269,6 +269,7 @@ pub(crate) fn passes(f: PassFlags) -> slic_codegen::Passes {
         histogram: !f.no_histogram,
         licm: !f.no_licm,
         fusion: !f.no_fusion,
+        draw_only: !f.no_draw_only,
     }
 }
 
@@ -280,7 +281,21 @@ fn lower(a: &LowerArgs) -> Result<(), Failure> {
         ascii: a.ascii,
         ..print::PrintOptions::default()
     };
-    let (stages, ir) = if a.dump == Stage::Ir {
+    let (stages, ir) = if a.draw_only {
+        let d = slic_codegen::lower_draw_only(&mut l.store, l.term, passes(a.passes))
+            .map_err(|e| pipeline_failure(&name, e))?
+            .ok_or_else(|| {
+                Failure::User(format!(
+                    "error: {name}: --draw-only: no product common to every label can be dropped"
+                ))
+            })?;
+        eprintln!(
+            "note: {} common product(s) or sum(s) dropped where this holds:\n{}",
+            d.dropped, d.condition
+        );
+        let ir = (a.dump == Stage::Ir).then_some(d.lowered.program);
+        (d.lowered.stages, ir)
+    } else if a.dump == Stage::Ir {
         let lowered = slic_codegen::lower_program(&mut l.store, l.term, passes(a.passes))
             .map_err(|e| pipeline_failure(&name, e))?;
         (lowered.stages, Some(lowered.program))

@@ -52,6 +52,8 @@ pub fn gibbs(a: &GibbsArgs) -> Result<(), Failure> {
     let ty = l.store.ty(l.term).clone();
     let lowered = slic_codegen::lower_program(&mut l.store, l.term, passes(a.passes))
         .map_err(|e| pipeline_failure(&name, e))?;
+    let draw_only = slic_codegen::lower_draw_only(&mut l.store, l.term, passes(a.passes))
+        .map_err(|e| pipeline_failure(&name, e))?;
     let update = Update::new(&lowered.program, &ty, &a.state, &a.index)
         .map_err(|e| user(format!("{name}: {e}")))?;
     let data_name = a.data.display().to_string();
@@ -60,6 +62,11 @@ pub fn gibbs(a: &GibbsArgs) -> Result<(), Failure> {
     let bound = update
         .bind(&data, a.truth.as_deref())
         .map_err(|e| user(format!("{data_name}: {e}")))?;
+    // the update without its common products where the data allow (same parameters,
+    // the same distribution of every label)
+    let (program, _) = gibbs::pick_program(&lowered.program, draw_only.as_ref(), &bound.args);
+    let update =
+        Update::new(program, &ty, &a.state, &a.index).map_err(|e| user(format!("{name}: {e}")))?;
     let config = GibbsConfig {
         sweeps,
         warmup,
@@ -67,7 +74,7 @@ pub fn gibbs(a: &GibbsArgs) -> Result<(), Failure> {
         init,
         classes: a.classes,
     };
-    let inc = match derive(&lowered.program, &a.state, &a.index) {
+    let inc = match derive(program, &a.state, &a.index) {
         _ if a.recompute => None,
         Ok(inc) => Some(inc),
         Err(e) if a.check_incremental => {
@@ -100,7 +107,6 @@ pub fn gibbs(a: &GibbsArgs) -> Result<(), Failure> {
             run_chains(&update, &data, truth, &config, a.chains, kernel, on_sweep)
         }
         (Backend::Interp, None) => {
-            let program = &lowered.program;
             let kernel = |_| InterpKernel::new(program.clone(), MAX_PATHS, &update);
             run_chains(&update, &data, truth, &config, a.chains, kernel, on_sweep)
         }
@@ -123,14 +129,9 @@ pub fn gibbs(a: &GibbsArgs) -> Result<(), Failure> {
                     &opts,
                     checking,
                 ),
-                None => CompiledKernel::build(
-                    &lowered.program,
-                    target,
-                    &update,
-                    &bound.args,
-                    MAX_PATHS,
-                    &opts,
-                ),
+                None => {
+                    CompiledKernel::build(program, target, &update, &bound.args, MAX_PATHS, &opts)
+                }
             }
             .map_err(|e| kernel_failure(&name, e))?;
             let sibling = built.sibling();

@@ -804,6 +804,28 @@ impl Chain {
     }
 }
 
+/// The program a Gibbs driver runs on `args` (the update's arguments in parameter order):
+/// the draw-only form ([`crate::lower_draw_only`]) where its condition holds on them,
+/// the full program elsewhere; and whether it is the draw-only one. The condition reads
+/// neither the state nor the index, so it holds for a whole chain or for none of it.
+pub fn pick_program<'a>(
+    full: &'a Program,
+    draw_only: Option<&'a crate::DrawOnlyLowered>,
+    args: &[Val],
+) -> (&'a Program, bool) {
+    match draw_only {
+        Some(d)
+            if matches!(
+                crate::interp::run(&d.condition, args),
+                Ok((Val::Bool(true), _))
+            ) =>
+        {
+            (&d.lowered.program, true)
+        }
+        _ => (full, false),
+    }
+}
+
 /// A label drawn with probability proportional to `exp` of its log weight; `None` when
 /// every weight is zero (or there are none).
 pub fn draw(dist: &[(u64, f64)], rng: &mut Rng) -> Option<u64> {

@@ -52,6 +52,7 @@
 pub mod anf;
 pub mod chain;
 pub mod compile;
+pub mod draw_only;
 pub mod emit;
 pub mod fuse;
 pub mod gibbs;
@@ -86,7 +87,8 @@ pub use ir::{AssignOp, Expr, Lit, Program, Stmt};
 pub use kernel::{Bench, Compiled, KernelError, Prepared};
 pub use lower::{lower, LowerError};
 pub use pipeline::{
-    lower_program, term_stages, Lowered, PassBug, Passes, PipelineError, TermStages,
+    lower_draw_only, lower_program, term_stages, DrawOnlyLowered, Lowered, PassBug, Passes,
+    PipelineError, TermStages,
 };
 pub use share::{share_tables, Shared};
 pub use split::{split_points, Split};

@@ -20,6 +20,7 @@
 //! reference interpreter; the IR is checked by the IR's verifier after each pass.
 
 use crate::anf::normalize;
+use crate::draw_only::draw_only;
 use crate::fuse::fuse;
 use crate::histogram::summarize;
 use crate::ir::Program;
@@ -38,6 +39,9 @@ pub struct Passes {
     pub licm: bool,
     /// Loop fusion and the hoisting of repeated array reads, on the loop IR.
     pub fusion: bool,
+    /// A Gibbs driver's update without its products common to every label
+    /// ([`lower_draw_only`]; the full program is lowered either way).
+    pub draw_only: bool,
 }
 
 impl Default for Passes {
@@ -46,6 +50,7 @@ impl Default for Passes {
             histogram: true,
             licm: true,
             fusion: true,
+            draw_only: true,
         }
     }
 }
@@ -81,6 +86,13 @@ impl std::fmt::Display for PassBug {
 
 /// Runs the term-level passes on `t`.
 pub fn term_stages(store: &mut Store, t: TermId, passes: Passes) -> Result<TermStages, PassBug> {
+    let s = summarized_stage(store, t, passes)?;
+    anf_stage(store, t, s, passes)
+}
+
+/// The first stage: tables shared, then (unless the histogram transform is off) the
+/// point split and the histograms; `anf` not yet made.
+fn summarized_stage(store: &mut Store, t: TermId, passes: Passes) -> Result<TermStages, PassBug> {
     let shared = share_tables(store, t);
     check(store, t, shared.term, "sharing tables")?;
     let (summarized, histograms, sums_replaced) = if passes.histogram {
@@ -97,17 +109,33 @@ pub fn term_stages(store: &mut Store, t: TermId, passes: Passes) -> Result<TermS
         (shared.term, 0, 0)
     };
     check(store, t, summarized, "summarize")?;
-    let n = normalize(store, summarized, passes.licm);
-    check(store, t, n.term, "A-normal form")?;
     Ok(TermStages {
         summarized,
         tables: shared.tables,
-        anf: n.term,
+        anf: summarized,
         histograms,
         sums_replaced,
+        bindings: 0,
+        hoisted: 0,
+        shared: 0,
+    })
+}
+
+/// The last term stage: `s.summarized` in A-normal form.
+fn anf_stage(
+    store: &mut Store,
+    t: TermId,
+    s: TermStages,
+    passes: Passes,
+) -> Result<TermStages, PassBug> {
+    let n = normalize(store, s.summarized, passes.licm);
+    check(store, t, n.term, "A-normal form")?;
+    Ok(TermStages {
+        anf: n.term,
         bindings: n.bindings,
         hoisted: n.hoisted,
         shared: n.shared,
+        ..s
     })
 }
 
@@ -160,6 +188,15 @@ pub fn lower_program(
     passes: Passes,
 ) -> Result<Lowered, PipelineError> {
     let stages = term_stages(store, t, passes).map_err(PipelineError::Bug)?;
+    lower_stages(store, stages, passes)
+}
+
+/// The term stages' A-normal form lowered, verified and fused.
+fn lower_stages(
+    store: &mut Store,
+    stages: TermStages,
+    passes: Passes,
+) -> Result<Lowered, PipelineError> {
     let unfused = lower(store, stages.anf).map_err(|e| match e {
         LowerError::Unsupported(what) => PipelineError::Unsupported(what),
         LowerError::Internal(what) => PipelineError::Bug(PassBug(format!("lowering: {what}"))),
@@ -181,4 +218,58 @@ pub fn lower_program(
         unfused,
         program,
     })
+}
+
+/// A Gibbs update's draw-only program ([`crate::draw_only`]) lowered, and its condition.
+#[derive(Clone, Debug)]
+pub struct DrawOnlyLowered {
+    /// Every stage of the draw-only program (its `summarized` term is the draw-only one).
+    pub lowered: Lowered,
+    /// `fn params: bool` over the same parameters: where it is true, the draw-only
+    /// program's measure is the full program's times a constant in `(0, ∞)`.
+    pub condition: Program,
+    /// How many common products or sums it drops.
+    pub dropped: usize,
+}
+
+/// The draw-only form of an update program `t` lowered with `passes`, or `None` where
+/// there is none (no common product; draw-only off; or the histogram transform off: the
+/// products are split by it).
+pub fn lower_draw_only(
+    store: &mut Store,
+    t: TermId,
+    passes: Passes,
+) -> Result<Option<DrawOnlyLowered>, PipelineError> {
+    if !passes.histogram || !passes.draw_only {
+        return Ok(None);
+    }
+    let s = summarized_stage(store, t, passes).map_err(PipelineError::Bug)?;
+    let Some(d) = draw_only(store, s.summarized) else {
+        return Ok(None);
+    };
+    check(store, t, d.term, "draw-only").map_err(PipelineError::Bug)?;
+    let stages = anf_stage(
+        store,
+        t,
+        TermStages {
+            summarized: d.term,
+            ..s
+        },
+        passes,
+    )
+    .map_err(PipelineError::Bug)?;
+    let lowered = lower_stages(store, stages, passes)?;
+    let condition = lower(store, d.condition).map_err(|e| {
+        PipelineError::Bug(PassBug(format!("lowering the draw-only condition: {e:?}")))
+    })?;
+    crate::verify::verify(&condition).map_err(|e| {
+        PipelineError::Bug(PassBug(format!(
+            "the draw-only condition lowered into ill-formed IR: {e}"
+        )))
+    })?;
+    Ok(Some(DrawOnlyLowered {
+        lowered,
+        condition,
+        dropped: d.dropped,
+    }))
 }

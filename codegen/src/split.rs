@@ -904,7 +904,7 @@ pub(crate) fn divisor_test(store: &mut Store, q: TermId) -> TermId {
 }
 
 /// `-∞ < q && q < ∞` for a real `q` (false where `q` is undefined).
-fn real_finite(store: &mut Store, q: TermId) -> TermId {
+pub(crate) fn real_finite(store: &mut Store, q: TermId) -> TermId {
     let inf_p = store.prim(Prim::Infinity, vec![], Type::Prob);
     let inf = store.intern(Node::Coerce(Coercion::Prob2Real, inf_p), Type::Real);
     let minus_inf = store.prim(Prim::Neg, vec![inf], Type::Real);

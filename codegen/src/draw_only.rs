@@ -1,0 +1,1087 @@
+//! Draw-only updates (issues 12 and 13): a Gibbs update's products common to every
+//! proposed label, dropped where a cheap test on the parameters shows them positive and
+//! finite.
+//!
+//! After the point split a Gibbs update evaluates, per update, products over every class
+//! that all proposals share: the split writes `Π_l g(l, i)` as `let all = Π_l g(l) in let
+//! q = g(i) in if 0 < q < ∞: all / q else: Π_{l /= i} g(l)` times the point's own factor
+//! (sums inside an `exp` alike, `all - q`). Naive Bayes' `Π_l Π_w Γ(β_w + n_lw)` is a
+//! million `lgamma`s per update; only the measure's mass needs it. A Gibbs driver draws
+//! from the normalised measure and needs of its mass only whether it is zero: a measure
+//! scaled by a constant in `(0, ∞)` is, for it, the same measure.
+//!
+//! [`draw_only`] finds the `all`s whose products (or sums) are closed over the program's
+//! parameters and a range analysis bounds: in `(0, ∞)` with a finite logarithm (sums:
+//! finite), and each split's `q` likewise, under a condition on the parameters alone
+//! (every element of a prob array in `[10^-30, 10^30]`, a real one within `±10^30`, and
+//! so on; counts are bounded by their type). Under that condition every split's test
+//! holds, so its `if` is its quotient, and the program is a function of the symbol `all`
+//! that is homogeneous: the mass's weight `W` and every categorical weight `A[i]` are
+//! `all^d` times themselves at `all = 1` (an `all` of a sum appears as `exp(d · all)`),
+//! with `d` the same for every label (a degree analysis on the term: products add
+//! degrees, sums and branches must agree, `exp` reads the sum's coefficient, anything else
+//! that reads `all` refuses). Then `all := 1` (sums: `0`) scales the measure by a constant
+//! in `(0, ∞)`, and the products are never evaluated.
+//!
+//! The result is a second program with the same parameters and a condition program: the
+//! driver evaluates the condition once on its data (it reads no label and no index) and
+//! runs the draw-only program where it holds, the full one elsewhere. The draw-only
+//! program's distribution of each label is the full one's up to a positive factor; its
+//! mass is zero exactly where the full one's is; it is defined wherever the full one is
+//! (it evaluates less, never more).
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use slic_algebra::vars::{self, FreeVars};
+use slic_algebra::{stack, Coercion, Dist, Node, Prim, Rational, Store, TermId, Type, VarId};
+
+use crate::split::{divisor_test, real_finite, total};
+
+/// A Gibbs update without its common products, and where that is exact.
+#[derive(Clone, Debug)]
+pub struct DrawOnly {
+    /// The program (same parameters and type) with every accepted `all` set to its unit.
+    pub term: TermId,
+    /// `fn params: bool`: where it is true the draw-only program's measure is the full
+    /// program's times a constant in `(0, ∞)`.
+    pub condition: TermId,
+    /// How many common products or sums were dropped.
+    pub dropped: usize,
+}
+
+/// The draw-only form of a summarized update program (its `fn` parameters around a
+/// measure), or `None` when no common product can be dropped.
+pub fn draw_only(store: &mut Store, t: TermId) -> Option<DrawOnly> {
+    let mut params = Vec::new();
+    let mut body = t;
+    while let Node::Lam(x, b) = *store.node(body) {
+        params.push(x);
+        body = b;
+    }
+    if !matches!(store.ty(body), Type::Measure(_)) {
+        return None;
+    }
+    let buckets = store
+        .subterms(body)
+        .filter_map(|t| match *store.node(t) {
+            Node::Let(x, e, _) => match *store.node(e) {
+                Node::Bucket(_, _, _, r) => Some((x, r)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    let mut d = Dropper {
+        store,
+        params: params.iter().copied().collect(),
+        buckets,
+        fv: FreeVars::new(),
+        conds: Vec::new(),
+    };
+    // the splits whose `all` and `q` are bounded, by their `all`
+    let mut sites: Vec<Site> = Vec::new();
+    let mut site_conds: FxHashMap<TermId, Vec<TermId>> = FxHashMap::default();
+    // what each `let` binds; a name bound to two different values (passes may copy a
+    // binder) is left out, so a split's `all` is always the one product it names
+    let mut lets: FxHashMap<VarId, TermId> = FxHashMap::default();
+    let mut twice: FxHashSet<VarId> = FxHashSet::default();
+    for t in d.store.subterms(body) {
+        if let Node::Let(x, e, _) = *d.store.node(t) {
+            if *lets.entry(x).or_insert(e) != e {
+                twice.insert(x);
+            }
+        }
+    }
+    lets.retain(|x, _| !twice.contains(x));
+    for s in d.store.subterms(body).collect::<Vec<_>>() {
+        let Some(site) = d.site(s, &lets) else {
+            continue;
+        };
+        if !d.closed(site.all) {
+            continue;
+        }
+        d.conds.clear();
+        let ok = d.bounded(site.all, site.real) && d.bounded(site.q, site.real);
+        if ok {
+            site_conds
+                .entry(site.all)
+                .or_default()
+                .extend(d.conds.iter().copied());
+            sites.push(site);
+        }
+    }
+    if sites.is_empty() {
+        return None;
+    }
+    // each symbol kept only if the whole measure is homogeneous in it
+    let symbols: Vec<TermId> = {
+        let mut seen = FxHashSet::default();
+        sites
+            .iter()
+            .map(|s| s.all)
+            .filter(|a| seen.insert(*a))
+            .collect()
+    };
+    let resolved = d.resolve(body, &sites, &symbols.iter().copied().collect());
+    let kept: FxHashSet<TermId> = symbols
+        .iter()
+        .copied()
+        .filter(|&p| homogeneous(d.store, &d.params, p, resolved))
+        .collect();
+    if kept.is_empty() {
+        return None;
+    }
+    let resolved = d.resolve(body, &sites, &kept);
+    let dropped = d.drop_symbols(resolved, &kept);
+    let mut conds: Vec<TermId> = Vec::new();
+    let mut seen = FxHashSet::default();
+    for p in &symbols {
+        if kept.contains(p) {
+            for &c in &site_conds[p] {
+                if seen.insert(c) {
+                    conds.push(c);
+                }
+            }
+        }
+    }
+    let cond = match conds.len() {
+        0 => d.store.intern(Node::Bool(true), Type::Bool),
+        1 => conds[0],
+        _ => d.store.prim(Prim::And, conds, Type::Bool),
+    };
+    let term = wrap(d.store, &params, dropped);
+    let condition = wrap(d.store, &params, cond);
+    Some(DrawOnly {
+        term,
+        condition,
+        dropped: kept.len(),
+    })
+}
+
+/// `fn params: body`.
+fn wrap(store: &mut Store, params: &[VarId], body: TermId) -> TermId {
+    let mut out = body;
+    for &x in params.iter().rev() {
+        let ty = Type::fun(store.var_type(x).clone(), store.ty(out).clone());
+        out = store.intern(Node::Lam(x, out), ty);
+    }
+    out
+}
+
+/// One point split's test, of a product (`all / q`) or of a real sum (`all - q`).
+#[derive(Clone, Copy, Debug)]
+struct Site {
+    /// `let q = Q in if test: all ⊙ q⁻¹ else: others`.
+    term: TermId,
+    /// The product (or sum) over every class.
+    all: TermId,
+    /// The proposed class's factor (or summand).
+    q: TermId,
+    /// The quotient (or difference) of the split's fast branch.
+    quotient: TermId,
+    real: bool,
+}
+
+/// Parameters are bounded by `10^±PARAM`.
+const PARAM: i32 = 30;
+/// Every bound stays within `10^±CAP`, far inside a double's range (`10^±308`).
+const CAP: i32 = 300;
+/// A count or a loop's trip count is below `2^64 < 10^20`.
+const COUNT: i32 = 20;
+
+/// What the range analysis knows of a numeric term's value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Range {
+    /// `0 <= x <= 10^hi`.
+    NonNeg { hi: i32 },
+    /// `10^-lo <= x <= 10^hi`.
+    Pos { lo: i32, hi: i32 },
+    /// `|x| <= 10^mag`.
+    Fin { mag: i32 },
+    /// A prob in `(0, ∞)` with `|ln x| <= 10^l`.
+    LogFin { l: i32 },
+}
+
+impl Range {
+    fn capped(self) -> Option<Range> {
+        let ok = match self {
+            Range::NonNeg { hi } => hi <= CAP,
+            Range::Pos { lo, hi } => lo <= CAP && hi <= CAP,
+            Range::Fin { mag } => mag <= CAP,
+            Range::LogFin { l } => l <= CAP,
+        };
+        ok.then_some(self)
+    }
+
+    /// `|x| <= 10^mag` for a value that is not a prob of unbounded magnitude.
+    fn mag(self) -> Option<i32> {
+        match self {
+            Range::NonNeg { hi } | Range::Pos { hi, .. } => Some(hi),
+            Range::Fin { mag } => Some(mag),
+            Range::LogFin { .. } => None,
+        }
+    }
+
+    /// `|ln x| <= 10^l` for a positive value.
+    fn log(self) -> Option<i32> {
+        match self {
+            // ln of a value within 10^±300 is below 700 in magnitude
+            Range::Pos { .. } => Some(3),
+            Range::LogFin { l } => Some(l),
+            _ => None,
+        }
+    }
+
+    fn nonneg_hi(self) -> Option<i32> {
+        match self {
+            Range::NonNeg { hi } | Range::Pos { hi, .. } => Some(hi),
+            _ => None,
+        }
+    }
+}
+
+struct Dropper<'s> {
+    store: &'s mut Store,
+    params: FxHashSet<VarId>,
+    /// The histograms the program binds, by name: their reducers.
+    buckets: FxHashMap<VarId, TermId>,
+    fv: FreeVars,
+    /// The conditions the current range analysis assumed.
+    conds: Vec<TermId>,
+}
+
+impl Dropper<'_> {
+    /// `t` as a split's test: `let q = Q in if test(q): all ⊙ q⁻¹ else: others`, where
+    /// `all` is bound to `P` around it (by the split itself, or by the gamma ratios'
+    /// rewrite that moved it out: [`crate::ratios`]).
+    fn site(&mut self, t: TermId, lets: &FxHashMap<VarId, TermId>) -> Option<Site> {
+        let Node::Let(q_v, q, pick) = *self.store.node(t) else {
+            return None;
+        };
+        let Node::If(test, fast, _) = *self.store.node(pick) else {
+            return None;
+        };
+        let real = match self.store.ty(t) {
+            Type::Prob => false,
+            Type::Real => true,
+            _ => return None,
+        };
+        let (all_v, inv) = match self.store.node(fast) {
+            Node::Prim(Prim::Mul, args) if !real && args.len() == 2 => (args[0], args[1]),
+            Node::Prim(Prim::Add, args) if real && args.len() == 2 => (args[0], args[1]),
+            _ => return None,
+        };
+        let Node::Var(all_v) = *self.store.node(all_v) else {
+            return None;
+        };
+        let all = *lets.get(&all_v)?;
+        let q_t = self.store.var_term(q_v);
+        let all_t = self.store.var_term(all_v);
+        let (want_test, want_fast) = if real {
+            let minus = self.store.prim(Prim::Neg, vec![q_t], Type::Real);
+            let diff = self.store.prim(Prim::Add, vec![all_t, minus], Type::Real);
+            (real_finite(self.store, q_t), diff)
+        } else {
+            let inv = self.store.prim(Prim::Recip, vec![q_t], Type::Prob);
+            let quot = self.store.prim(Prim::Mul, vec![all_t, inv], Type::Prob);
+            (divisor_test(self.store, q_t), quot)
+        };
+        let _ = inv;
+        (test == want_test && fast == want_fast).then_some(Site {
+            term: t,
+            all,
+            q,
+            quotient: fast,
+            real,
+        })
+    }
+
+    /// Does `t` read nothing but the program's parameters?
+    fn closed(&mut self, t: TermId) -> bool {
+        let fv = self.fv.of(self.store, t).to_vec();
+        fv.iter().all(|v| self.params.contains(v))
+    }
+
+    /// Does the range analysis bound `t` as a split needs (a prob positive with a finite
+    /// logarithm, a real finite)? The conditions it assumes are added to `self.conds`.
+    fn bounded(&mut self, t: TermId, real: bool) -> bool {
+        let mut env = FxHashMap::default();
+        match self.range(t, &mut env) {
+            Some(r) if real => r.mag().is_some(),
+            Some(r) => r.log().is_some(),
+            None => false,
+        }
+    }
+
+    fn range(&mut self, t: TermId, env: &mut FxHashMap<VarId, Range>) -> Option<Range> {
+        match self.store.ty(t) {
+            Type::Nat => return Some(Range::NonNeg { hi: COUNT }),
+            Type::Int => return Some(Range::Fin { mag: COUNT }),
+            Type::Prob | Type::Real => {}
+            _ => return None,
+        }
+        let node = self.store.node(t).clone();
+        let r = match node {
+            Node::Lit(v) => literal(&v)?,
+            Node::Var(x) => match env.get(&x) {
+                Some(r) => *r,
+                None if self.params.contains(&x) => self.scalar_param(x)?,
+                None => return None,
+            },
+            Node::Index(a, _) => {
+                let Node::Var(x) = *self.store.node(a) else {
+                    return None;
+                };
+                match env.get(&x) {
+                    Some(r) => *r,
+                    None if self.params.contains(&x) => self.array_param(a)?,
+                    None => return None,
+                }
+            }
+            Node::Coerce(c, x) => {
+                let r = stack::grow(|| self.range(x, env))?;
+                match c {
+                    Coercion::Prob2Real => {
+                        r.mag()?;
+                        r
+                    }
+                    Coercion::Real2Prob => {
+                        r.nonneg_hi()?;
+                        r
+                    }
+                    _ => r,
+                }
+            }
+            Node::Prim(p, args) => self.prim(p, &args, env)?,
+            Node::If(_, a, b) => {
+                let ra = stack::grow(|| self.range(a, env))?;
+                let rb = stack::grow(|| self.range(b, env))?;
+                join(ra, rb)?
+            }
+            Node::Let(x, e, b) => {
+                if let Node::Bucket(_, _, _, r) = *self.store.node(e) {
+                    // a histogram's components: sums of at most 2^64 reducer values
+                    let m = self.reducer_mag(r, env)?;
+                    env.insert(x, Range::Fin { mag: m + COUNT });
+                } else if let Some(r) = stack::grow(|| self.range(e, env)) {
+                    env.insert(x, r);
+                }
+                stack::grow(|| self.range(b, env))?
+            }
+            Node::Match(scrut, arms) => {
+                // a histogram's entry: its components bounded as the histogram's
+                let Node::Index(h, _) = *self.store.node(scrut) else {
+                    return None;
+                };
+                let Node::Var(hv) = *self.store.node(h) else {
+                    return None;
+                };
+                let mag = match env.get(&hv) {
+                    Some(r) => r.mag()?,
+                    // a histogram bound around the split
+                    None => {
+                        let r = *self.buckets.get(&hv)?;
+                        self.reducer_mag(r, env)? + COUNT
+                    }
+                };
+                let mut out: Option<Range> = None;
+                for (pat, body) in arms {
+                    let mut vs = Vec::new();
+                    pat.vars(&mut vs);
+                    for v in vs {
+                        let r = match self.store.var_type(v) {
+                            Type::Prob => Range::NonNeg { hi: mag },
+                            _ => Range::Fin { mag },
+                        };
+                        env.insert(v, r);
+                    }
+                    let r = stack::grow(|| self.range(body, env))?;
+                    out = Some(match out {
+                        None => r,
+                        Some(o) => join(o, r)?,
+                    });
+                }
+                out?
+            }
+            Node::Summate(_, lo, hi, body) => match stack::grow(|| self.range(body, env))? {
+                // a sum of positive terms over a range the parameters show non-empty
+                Range::Pos { lo: l, hi: h } if self.nonempty(lo, hi) => Range::Pos {
+                    lo: l,
+                    hi: h + COUNT,
+                },
+                Range::NonNeg { hi } | Range::Pos { hi, .. } => Range::NonNeg { hi: hi + COUNT },
+                Range::Fin { mag } => Range::Fin { mag: mag + COUNT },
+                Range::LogFin { .. } => return None,
+            },
+            Node::Product(_, _, _, body) => {
+                let l = stack::grow(|| self.range(body, env))?.log()?;
+                Range::LogFin { l: l + COUNT }
+            }
+            _ => return None,
+        };
+        r.capped()
+    }
+
+    fn prim(
+        &mut self,
+        p: Prim,
+        args: &[TermId],
+        env: &mut FxHashMap<VarId, Range>,
+    ) -> Option<Range> {
+        let mut rs = Vec::with_capacity(args.len());
+        let arg = |s: &mut Self, env: &mut FxHashMap<VarId, Range>, i: usize| {
+            stack::grow(|| s.range(args[i], env))
+        };
+        Some(match p {
+            Prim::Pi => Range::Pos { lo: 0, hi: 1 },
+            Prim::Add => {
+                for i in 0..args.len() {
+                    rs.push(arg(self, env, i)?);
+                }
+                let mut acc = rs[0];
+                for &r in &rs[1..] {
+                    acc = add(acc, r)?;
+                }
+                acc
+            }
+            Prim::Mul => {
+                for i in 0..args.len() {
+                    rs.push(arg(self, env, i)?);
+                }
+                let mut acc = rs[0];
+                for &r in &rs[1..] {
+                    acc = mul(acc, r)?;
+                }
+                acc
+            }
+            Prim::Neg => Range::Fin {
+                mag: arg(self, env, 0)?.mag()?,
+            },
+            Prim::Recip => match arg(self, env, 0)? {
+                Range::Pos { lo, hi } => Range::Pos { lo: hi, hi: lo },
+                Range::LogFin { l } => Range::LogFin { l },
+                _ => return None,
+            },
+            Prim::Sqrt => match arg(self, env, 0)? {
+                Range::Pos { lo, hi } => Range::Pos {
+                    lo: lo / 2 + 1,
+                    hi: hi / 2 + 1,
+                },
+                Range::NonNeg { hi } => Range::NonNeg { hi: hi / 2 + 1 },
+                Range::LogFin { l } => Range::LogFin { l },
+                _ => return None,
+            },
+            Prim::Pow => {
+                let base = arg(self, env, 0)?;
+                match literal_int(self.store, args[1]) {
+                    Some(k) => {
+                        let k32 = i32::try_from(k.unsigned_abs()).ok()?;
+                        match base {
+                            Range::Pos { lo, hi } if k >= 0 => Range::Pos {
+                                lo: lo.checked_mul(k32)?,
+                                hi: hi.checked_mul(k32)?,
+                            },
+                            Range::Pos { lo, hi } => Range::Pos {
+                                lo: hi.checked_mul(k32)?,
+                                hi: lo.checked_mul(k32)?,
+                            },
+                            Range::NonNeg { hi } if k >= 0 => Range::NonNeg {
+                                hi: hi.checked_mul(k32)?,
+                            },
+                            Range::Fin { mag } if k >= 0 => Range::Fin {
+                                mag: mag.checked_mul(k32)?,
+                            },
+                            Range::LogFin { l } => Range::LogFin { l: l + digits(k32) },
+                            _ => return None,
+                        }
+                    }
+                    // a power of at most 2^64: a positive base's logarithm times it
+                    None if *self.store.ty(args[1]) == Type::Nat => Range::LogFin {
+                        l: base.log()? + COUNT,
+                    },
+                    None => return None,
+                }
+            }
+            Prim::RealPow => {
+                let base = arg(self, env, 0)?.log()?;
+                let e = arg(self, env, 1)?.mag()?;
+                Range::LogFin { l: base + e + 1 }
+            }
+            Prim::Exp => Range::LogFin {
+                l: arg(self, env, 0)?.mag()?,
+            },
+            Prim::Log => Range::Fin {
+                mag: arg(self, env, 0)?.log()?,
+            },
+            Prim::GammaFunc => match arg(self, env, 0)? {
+                // |ln Γ(x)| <= x ln x for large x, about -ln x for small x
+                Range::Pos { lo, hi } => Range::LogFin { l: lo.max(hi) + 3 },
+                _ => return None,
+            },
+            Prim::BetaFunc => match (arg(self, env, 0)?, arg(self, env, 1)?) {
+                (Range::Pos { lo: l1, hi: h1 }, Range::Pos { lo: l2, hi: h2 }) => Range::LogFin {
+                    l: l1.max(h1).max(l2).max(h2) + 4,
+                },
+                _ => return None,
+            },
+            _ => return None,
+        })
+    }
+
+    /// Is `lo < hi` a condition on the parameters that cannot fail? Then it is assumed.
+    fn nonempty(&mut self, lo: TermId, hi: TermId) -> bool {
+        if !(self.closed(lo) && self.closed(hi) && total(self.store, lo) && total(self.store, hi)) {
+            return false;
+        }
+        let c = self.store.prim(Prim::Lt, vec![lo, hi], Type::Bool);
+        self.conds.push(c);
+        true
+    }
+
+    /// The largest magnitude of a histogram's reducer values (`r_add` bodies).
+    fn reducer_mag(&mut self, r: TermId, env: &mut FxHashMap<VarId, Range>) -> Option<i32> {
+        match self.store.node(r).clone() {
+            Node::RAdd(e) => stack::grow(|| self.range(e, env))?.mag(),
+            Node::RNop => Some(0),
+            Node::RIndex(_, _, _, r) => self.reducer_mag(r, env),
+            Node::RSplit(_, a, b) | Node::RFanout(a, b) => {
+                Some(self.reducer_mag(a, env)?.max(self.reducer_mag(b, env)?))
+            }
+            _ => None,
+        }
+    }
+
+    /// A prob or real parameter, bounded by a condition on it.
+    fn scalar_param(&mut self, x: VarId) -> Option<Range> {
+        let ty = self.store.var_type(x).clone();
+        let xt = self.store.var_term(x);
+        let c = self.within(xt, &ty)?;
+        self.conds.push(c);
+        Some(param_range(&ty))
+    }
+
+    /// An element of a prob or real array parameter `a`: every element bounded.
+    fn array_param(&mut self, a: TermId) -> Option<Range> {
+        let Type::Array(elem) = self.store.ty(a).clone() else {
+            return None;
+        };
+        let m = self.store.fresh_var("m", Type::Nat);
+        let mt = self.store.var_term(m);
+        let read = self.store.intern(Node::Index(a, mt), (*elem).clone());
+        let ok = self.within(read, &elem)?;
+        let zero = self.store.int_lit(0, Type::Nat);
+        let one = self.store.int_lit(1, Type::Nat);
+        let miss = self.store.intern(Node::If(ok, zero, one), Type::Nat);
+        let size = self.store.prim(Prim::Size, vec![a], Type::Nat);
+        let count = self
+            .store
+            .intern(Node::Summate(m, zero, size, miss), Type::Nat);
+        let c = self.store.prim(Prim::Eq, vec![count, zero], Type::Bool);
+        self.conds.push(c);
+        Some(param_range(&elem))
+    }
+
+    /// `10^-PARAM < x < 10^PARAM` (prob), `-10^PARAM < x < 10^PARAM` (real).
+    fn within(&mut self, x: TermId, ty: &Type) -> Option<TermId> {
+        let big = Rational::from_integer(10).pow(i64::from(PARAM))?;
+        let hi = self.store.lit(big.to_big(), ty.clone());
+        let lo = match ty {
+            Type::Prob => {
+                let small = big.recip()?;
+                self.store.lit(small.to_big(), Type::Prob)
+            }
+            Type::Real => self.store.lit(-big.to_big(), Type::Real),
+            _ => return None,
+        };
+        let above = self.store.prim(Prim::Lt, vec![lo, x], Type::Bool);
+        let below = self.store.prim(Prim::Lt, vec![x, hi], Type::Bool);
+        Some(self.store.prim(Prim::And, vec![above, below], Type::Bool))
+    }
+
+    /// `t` with the tests of the splits whose `all` is in `symbols` decided: each such
+    /// split is `let all = P in let q = Q in all ⊙ q⁻¹`.
+    fn resolve(&mut self, t: TermId, sites: &[Site], symbols: &FxHashSet<TermId>) -> TermId {
+        let by_term: FxHashMap<TermId, Site> = sites
+            .iter()
+            .filter(|s| symbols.contains(&s.all))
+            .map(|s| (s.term, *s))
+            .collect();
+        self.store.rebuild(t, &mut |store, orig, node| {
+            let site = by_term.get(&orig)?;
+            // `q` is rebuilt (a split inside it resolved too); the fast branch reads only
+            // `all` and `q`
+            let Node::Let(q_v, q, _) = node else {
+                return None;
+            };
+            let ty = store.ty(orig).clone();
+            Some(store.intern(Node::Let(*q_v, *q, site.quotient), ty))
+        })
+    }
+
+    /// `t` with every `let x = P` of a kept symbol `P` replaced by its body at `x = 1`
+    /// (a product) or `x = 0` (a sum).
+    fn drop_symbols(&mut self, t: TermId, kept: &FxHashSet<TermId>) -> TermId {
+        self.store.rebuild(t, &mut |store, _, node| {
+            let Node::Let(x, e, b) = node else {
+                return None;
+            };
+            if !kept.contains(e) {
+                return None;
+            }
+            let unit = match store.ty(*e) {
+                Type::Prob => store.int_lit(1, Type::Prob),
+                _ => store.int_lit(0, Type::Real),
+            };
+            Some(vars::substitute1(store, *b, *x, unit))
+        })
+    }
+}
+
+/// What a literal is.
+fn literal(v: &Rational) -> Option<Range> {
+    if v.is_zero() {
+        return Some(Range::NonNeg { hi: 0 });
+    }
+    let f = v.to_f64().abs();
+    if !f.is_finite() || f == 0.0 {
+        return None;
+    }
+    let e = f.log10();
+    let hi = (e.ceil() as i32).max(0);
+    let lo = ((-e).ceil() as i32).max(0);
+    Some(if v.is_positive() {
+        Range::Pos { lo, hi }
+    } else {
+        Range::Fin { mag: hi }
+    })
+}
+
+/// An integer literal's value.
+fn literal_int(store: &Store, t: TermId) -> Option<i64> {
+    match store.node(t) {
+        Node::Lit(v) if v.is_integer() => v.to_i64(),
+        _ => None,
+    }
+}
+
+fn param_range(ty: &Type) -> Range {
+    match ty {
+        Type::Prob => Range::Pos {
+            lo: PARAM,
+            hi: PARAM,
+        },
+        _ => Range::Fin { mag: PARAM },
+    }
+}
+
+fn digits(k: i32) -> i32 {
+    let mut d = 1;
+    let mut k = k / 10;
+    while k > 0 {
+        d += 1;
+        k /= 10;
+    }
+    d
+}
+
+fn add(a: Range, b: Range) -> Option<Range> {
+    use Range::*;
+    Some(match (a, b) {
+        (Pos { lo: l1, hi: h1 }, Pos { lo: l2, hi: h2 }) => Pos {
+            lo: l1.min(l2),
+            hi: h1.max(h2) + 1,
+        },
+        (Pos { lo, hi: h1 }, NonNeg { hi: h2 }) | (NonNeg { hi: h2 }, Pos { lo, hi: h1 }) => Pos {
+            lo,
+            hi: h1.max(h2) + 1,
+        },
+        (NonNeg { hi: h1 }, NonNeg { hi: h2 }) => NonNeg { hi: h1.max(h2) + 1 },
+        _ => Fin {
+            mag: a.mag()?.max(b.mag()?) + 1,
+        },
+    })
+}
+
+fn mul(a: Range, b: Range) -> Option<Range> {
+    use Range::*;
+    Some(match (a, b) {
+        (Pos { lo: l1, hi: h1 }, Pos { lo: l2, hi: h2 }) => Pos {
+            lo: l1 + l2,
+            hi: h1 + h2,
+        },
+        (LogFin { .. }, _) | (_, LogFin { .. }) => LogFin {
+            l: a.log()?.max(b.log()?) + 1,
+        },
+        (Pos { hi: h1, .. } | NonNeg { hi: h1 }, Pos { hi: h2, .. } | NonNeg { hi: h2 }) => {
+            NonNeg { hi: h1 + h2 }
+        }
+        _ => Fin {
+            mag: a.mag()? + b.mag()?,
+        },
+    })
+}
+
+fn join(a: Range, b: Range) -> Option<Range> {
+    use Range::*;
+    Some(match (a, b) {
+        (Pos { lo: l1, hi: h1 }, Pos { lo: l2, hi: h2 }) => Pos {
+            lo: l1.max(l2),
+            hi: h1.max(h2),
+        },
+        (LogFin { .. }, _) | (_, LogFin { .. }) => LogFin {
+            l: a.log()?.max(b.log()?),
+        },
+        (Pos { hi: h1, .. } | NonNeg { hi: h1 }, Pos { hi: h2, .. } | NonNeg { hi: h2 }) => {
+            NonNeg { hi: h1.max(h2) }
+        }
+        _ => Fin {
+            mag: a.mag()?.max(b.mag()?),
+        },
+    })
+}
+
+/// A term's degree in the symbol: `Some(d)` when the term is `P^d` times itself at
+/// `P = 1` (a product's symbol) or `exp(d · P)` times itself at `P = 0` (a sum's).
+type Degree = i64;
+
+/// At most this many conditions on the parameters are split on (`2^n` analyses).
+const MAX_CASES: usize = 3;
+
+/// Is the measure `root` homogeneous in `symbol`? A branch on the parameters alone may
+/// give its two sides different degrees (the scale is then one constant or another, as
+/// the parameters decide): such conditions are split on, each case analysed alone.
+fn homogeneous(store: &Store, params: &FxHashSet<VarId>, symbol: TermId, root: TermId) -> bool {
+    let mut cases: Vec<TermId> = Vec::new();
+    loop {
+        let mut wanted: Vec<TermId> = Vec::new();
+        let mut ok = true;
+        for mask in 0..(1usize << cases.len()) {
+            let mut h = Homogeneity::new(store, params, symbol, root);
+            for (k, &c) in cases.iter().enumerate() {
+                h.assume.insert(c, mask >> k & 1 == 1);
+            }
+            if !h.measure(root) {
+                ok = false;
+                for w in h.wanted {
+                    if !cases.contains(&w) && !wanted.contains(&w) {
+                        wanted.push(w);
+                    }
+                }
+            }
+        }
+        if ok {
+            return true;
+        }
+        if wanted.is_empty() || cases.len() + wanted.len() > MAX_CASES {
+            return false;
+        }
+        cases.extend(wanted);
+    }
+}
+
+/// The degree analysis of one symbol `P` (a term), over a measure whose splits of `P` are
+/// resolved: every `let x = P` makes `x` of degree 1.
+struct Homogeneity<'s> {
+    store: &'s Store,
+    params: &'s FxHashSet<VarId>,
+    symbol: TermId,
+    /// Conditions on the parameters taken as decided (a case of [`homogeneous`]).
+    assume: FxHashMap<TermId, bool>,
+    /// Conditions on the parameters whose branches had different degrees.
+    wanted: Vec<TermId>,
+    /// Variables bound to values that read the symbol (found before the analysis, so
+    /// that what reads the symbol is a function of the term alone).
+    tainted: FxHashSet<VarId>,
+    /// The degrees of the tainted variables in scope (arrays: of every element; a sum's
+    /// symbol: a real variable's coefficient, a prob variable's degree).
+    env: FxHashMap<VarId, Degree>,
+    /// Which subterms read the symbol or a tainted variable.
+    reads: FxHashMap<TermId, bool>,
+}
+
+impl<'s> Homogeneity<'s> {
+    fn new(
+        store: &'s Store,
+        params: &'s FxHashSet<VarId>,
+        symbol: TermId,
+        root: TermId,
+    ) -> Homogeneity<'s> {
+        let mut h = Homogeneity {
+            store,
+            params,
+            symbol,
+            assume: FxHashMap::default(),
+            wanted: Vec::new(),
+            tainted: FxHashSet::default(),
+            env: FxHashMap::default(),
+            reads: FxHashMap::default(),
+        };
+        let lets: Vec<(VarId, TermId)> = store
+            .subterms(root)
+            .filter_map(|t| match *store.node(t) {
+                Node::Let(x, e, _) => Some((x, e)),
+                _ => None,
+            })
+            .collect();
+        loop {
+            h.reads.clear();
+            let before = h.tainted.len();
+            for &(x, e) in &lets {
+                if !h.tainted.contains(&x) && h.mentions(e) {
+                    h.tainted.insert(x);
+                }
+            }
+            if h.tainted.len() == before {
+                break;
+            }
+        }
+        h.reads.clear();
+        h
+    }
+
+    /// Does `t` read the symbol, directly or through a tainted variable?
+    fn mentions(&mut self, t: TermId) -> bool {
+        if let Some(&r) = self.reads.get(&t) {
+            return r;
+        }
+        let r = t == self.symbol
+            || matches!(self.store.node(t), Node::Var(x) if self.tainted.contains(x))
+            || self
+                .store
+                .node(t)
+                .children()
+                .into_iter()
+                .any(|c| stack::grow(|| self.mentions(c)));
+        self.reads.insert(t, r);
+        r
+    }
+
+    /// Is the measure `m` the measure at `P = 1` times a constant in `(0, ∞)`?
+    fn measure(&mut self, m: TermId) -> bool {
+        if !self.mentions(m) {
+            return true;
+        }
+        match self.store.node(m).clone() {
+            Node::Weight(w, m) => {
+                stack::grow(|| self.degree(w)).is_some() && stack::grow(|| self.measure(m))
+            }
+            Node::Dist(Dist::Categorical, args) => {
+                args.len() == 1 && stack::grow(|| self.degree(args[0])).is_some()
+            }
+            Node::If(c, a, b) => match self.assume.get(&c) {
+                Some(&v) => stack::grow(|| self.measure(if v { a } else { b })),
+                None => {
+                    self.free(c)
+                        && stack::grow(|| self.measure(a))
+                        && stack::grow(|| self.measure(b))
+                }
+            },
+            Node::Let(x, e, b) => {
+                if !self.bind(x, e) {
+                    return false;
+                }
+                stack::grow(|| self.measure(b))
+            }
+            Node::Bind(_, m1, k) => stack::grow(|| self.measure(m1)) && self.free(k),
+            _ => self.free(m),
+        }
+    }
+
+    /// `let x = e`: `x`'s degree recorded when `e` reads the symbol (a real `x` of a
+    /// sum's symbol: its coefficient).
+    fn bind(&mut self, x: VarId, e: TermId) -> bool {
+        if !self.mentions(e) {
+            // (a name may be bound elsewhere to what reads the symbol)
+            self.env.insert(x, 0);
+            return true;
+        }
+        let d = if e == self.symbol {
+            Some(1)
+        } else if self.is_sum_symbol() && *self.store.ty(e) == Type::Real {
+            stack::grow(|| self.linear(e))
+        } else {
+            stack::grow(|| self.degree(e))
+        };
+        match d {
+            Some(d) => {
+                self.env.insert(x, d);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn free(&mut self, t: TermId) -> bool {
+        !self.mentions(t)
+    }
+
+    /// The degree of a prob or real term, or of every element of an array.
+    fn degree(&mut self, t: TermId) -> Option<Degree> {
+        if !self.mentions(t) {
+            return Some(0);
+        }
+        if t == self.symbol {
+            return (*self.store.ty(t) == Type::Prob).then_some(1);
+        }
+        match self.store.node(t).clone() {
+            Node::Var(x) => {
+                let d = *self.env.get(&x)?;
+                // a sum's symbol is read only inside an `exp`: a real variable bound to
+                // it has a coefficient, not a degree
+                let coefficient = self.is_sum_symbol() && *self.store.var_type(x) == Type::Real;
+                (!coefficient || d == 0).then_some(d)
+            }
+            Node::Prim(Prim::Mul, args) => {
+                let mut d = 0;
+                for a in args {
+                    d += stack::grow(|| self.degree(a))?;
+                }
+                Some(d)
+            }
+            Node::Prim(Prim::Recip, args) => Some(-stack::grow(|| self.degree(args[0]))?),
+            Node::Prim(Prim::Neg, args) => stack::grow(|| self.degree(args[0])),
+            Node::Prim(Prim::Pow | Prim::RealPow, args) => {
+                if !self.free(args[1]) {
+                    return None;
+                }
+                let k = literal_int(self.store, args[1])?;
+                stack::grow(|| self.degree(args[0]))?.checked_mul(k)
+            }
+            Node::Prim(Prim::Add, args) => self.same(&args, |s, a| s.degree(a)),
+            Node::Prim(Prim::Exp, args) => stack::grow(|| self.linear(args[0])),
+            Node::Coerce(Coercion::Prob2Real | Coercion::Real2Prob, x) => {
+                stack::grow(|| self.degree(x))
+            }
+            Node::Summate(_, lo, hi, body) => {
+                if !self.free(lo) || !self.free(hi) {
+                    return None;
+                }
+                stack::grow(|| self.degree(body))
+            }
+            Node::Array(_, n, body) => {
+                if !self.free(n) {
+                    return None;
+                }
+                stack::grow(|| self.degree(body))
+            }
+            Node::Index(a, i) => {
+                if !self.free(i) {
+                    return None;
+                }
+                let Node::Var(x) = *self.store.node(a) else {
+                    return None;
+                };
+                self.env.get(&x).copied()
+            }
+            Node::If(c, a, b) => self.branches(c, a, b, Self::degree),
+            Node::Let(x, e, b) => {
+                if !self.bind(x, e) {
+                    return None;
+                }
+                stack::grow(|| self.degree(b))
+            }
+            _ => None,
+        }
+    }
+
+    /// The coefficient of a sum's symbol in a real term that is affine in it (the
+    /// argument of an `exp`); 0 for a product's symbol, which may not appear.
+    fn linear(&mut self, t: TermId) -> Option<Degree> {
+        if !self.mentions(t) {
+            return Some(0);
+        }
+        if !self.is_sum_symbol() {
+            return None;
+        }
+        if t == self.symbol {
+            return Some(1);
+        }
+        match self.store.node(t).clone() {
+            Node::Var(x) if *self.store.var_type(x) == Type::Real => self.env.get(&x).copied(),
+            Node::Prim(Prim::Add, args) => {
+                let mut d = 0;
+                for a in args {
+                    d += stack::grow(|| self.linear(a))?;
+                }
+                Some(d)
+            }
+            Node::Prim(Prim::Neg, args) => Some(-stack::grow(|| self.linear(args[0]))?),
+            Node::Prim(Prim::Mul, args) => {
+                // one factor reads the symbol, the others are integer literals
+                let mut d = None;
+                let mut k: i64 = 1;
+                for a in args {
+                    if self.mentions(a) {
+                        if d.is_some() {
+                            return None;
+                        }
+                        d = Some(stack::grow(|| self.linear(a))?);
+                    } else {
+                        k = k.checked_mul(literal_int(self.store, a)?)?;
+                    }
+                }
+                d?.checked_mul(k)
+            }
+            Node::If(c, a, b) => self.branches(c, a, b, Self::linear),
+            Node::Let(x, e, b) => {
+                if !self.bind(x, e) {
+                    return None;
+                }
+                stack::grow(|| self.linear(b))
+            }
+            _ => None,
+        }
+    }
+
+    /// `if c: a else: b` of one degree: both sides', or the side an assumed `c` takes. A
+    /// condition on the parameters alone whose sides differ is wanted as a case.
+    fn branches(
+        &mut self,
+        c: TermId,
+        a: TermId,
+        b: TermId,
+        f: fn(&mut Self, TermId) -> Option<Degree>,
+    ) -> Option<Degree> {
+        if let Some(&v) = self.assume.get(&c) {
+            return stack::grow(|| f(self, if v { a } else { b }));
+        }
+        if !self.free(c) {
+            return None;
+        }
+        let da = stack::grow(|| f(self, a))?;
+        let db = stack::grow(|| f(self, b))?;
+        if da == db {
+            return Some(da);
+        }
+        let params = self.params;
+        if vars::free_vars(self.store, c)
+            .iter()
+            .all(|v| params.contains(v))
+            && !self.wanted.contains(&c)
+        {
+            self.wanted.push(c);
+        }
+        None
+    }
+
+    fn is_sum_symbol(&self) -> bool {
+        *self.store.ty(self.symbol) == Type::Real
+    }
+
+    /// The one degree every term of `ts` has.
+    fn same(
+        &mut self,
+        ts: &[TermId],
+        mut f: impl FnMut(&mut Self, TermId) -> Option<Degree>,
+    ) -> Option<Degree> {
+        let mut out = None;
+        for &t in ts {
+            let d = stack::grow(|| f(self, t))?;
+            match out {
+                None => out = Some(d),
+                Some(o) if o == d => {}
+                Some(_) => return None,
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,308 @@
+//! Draw-only updates (`slic_codegen::draw_only`, `lower_draw_only`):
+//! - the GMM, Naive Bayes and LDA updates and the two mixtures of `corpus/gibbs/` drop
+//!   their products common to every label;
+//! - proptest: on random data (random priors, labels, points, documents and tokens), at
+//!   every index, the draw-only program's condition holds and its exact distribution of
+//!   the label is the full program's (1e-9 relative, the reference being the IR
+//!   interpreter on the full program), with the same labels of zero weight;
+//! - the condition fails where a dropped product may be 0 or ∞ (a prior of 0, a point
+//!   beyond 10^30);
+//! - a product read other than as a factor of every weight (`Π_k Γ(..) + 1`) is refused,
+//!   and its factor form accepted.
+
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+use slic_algebra::{front, Store, TermId};
+use slic_codegen::sampler::Rng;
+use slic_codegen::{
+    lower_draw_only, lower_program, run, run_measure, DrawOnlyLowered, Mode, Outcome, Passes,
+    Program, Val,
+};
+use slic_simplify::SimplifyConfig;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+const GMM: &str = "corpus/cases/18-gmm-gibbs.simplified.hk";
+const NB: &str = "corpus/cases/19-naive-bayes-gibbs.simplified.hk";
+const LDA: &str = "corpus/cases/20-lda-gibbs.simplified.hk";
+const POISSON: &str = "corpus/gibbs/poisson-mixture-gibbs.hk";
+const EXPONENTIAL: &str = "corpus/gibbs/exponential-mixture-gibbs.hk";
+
+/// A program, simplified first unless it is already.
+fn load(store: &mut Store, text: &str, simplified: bool) -> TermId {
+    let t = front::load(store, text).expect("the program loads");
+    if simplified {
+        t
+    } else {
+        slic_simplify::simplify(store, t, &SimplifyConfig::default()).term
+    }
+}
+
+/// The full program and its draw-only form.
+fn both_of(text: &str, simplified: bool) -> (Program, Option<DrawOnlyLowered>) {
+    let mut store = Store::new();
+    let t = load(&mut store, text, simplified);
+    let full = lower_program(&mut store, t, Passes::default()).expect("the program lowers");
+    let draw = lower_draw_only(&mut store, t, Passes::default()).expect("draw-only lowers");
+    (full.program, draw)
+}
+
+fn both(rel: &str) -> (Program, DrawOnlyLowered) {
+    let text = std::fs::read_to_string(root().join(rel)).expect("the corpus file");
+    let (full, draw) = both_of(&text, rel.ends_with(".simplified.hk"));
+    (
+        full,
+        draw.unwrap_or_else(|| panic!("{rel}: no draw-only form")),
+    )
+}
+
+/// The label's normalised distribution (`None` for a measure of mass 0).
+fn distribution(p: &Program, args: &[Val]) -> Result<Option<Vec<(u64, f64)>>, String> {
+    let out = run_measure(p, args, Mode::Exact { max_paths: 1000 }).map_err(|e| e.to_string())?;
+    let Outcome::Exact(e) = out else {
+        return Err("not enumerated".into());
+    };
+    if e.ln_mass == f64::NEG_INFINITY || e.weights.is_empty() {
+        return Ok(None);
+    }
+    let mut d = Vec::new();
+    for (v, l) in e.weights {
+        let Val::Nat(k) = v else {
+            return Err(format!("not a label: {v:?}"));
+        };
+        d.push((k, (l - e.ln_mass).exp()));
+    }
+    Ok(Some(d))
+}
+
+fn holds(cond: &Program, args: &[Val]) -> bool {
+    matches!(run(cond, args), Ok((Val::Bool(true), _)))
+}
+
+/// The draw-only program agrees with the full one at every index `u < points`.
+fn agrees(
+    full: &Program,
+    draw: &DrawOnlyLowered,
+    mut args: Vec<Val>,
+    index: usize,
+    points: usize,
+) -> Result<(), String> {
+    if !holds(&draw.condition, &args) {
+        return Err("the condition fails on tame data".into());
+    }
+    for u in 0..points {
+        args[index] = Val::Nat(u as u64);
+        let a = distribution(full, &args)?;
+        let b = distribution(&draw.lowered.program, &args)?;
+        match (a, b) {
+            (None, None) => {}
+            (Some(a), Some(b)) => {
+                if a.len() != b.len() {
+                    return Err(format!("u = {u}: labels {a:?} against {b:?}"));
+                }
+                for ((ka, pa), (kb, pb)) in a.iter().zip(&b) {
+                    let close = (pa - pb).abs() <= 1e-9 * pa.abs().max(pb.abs()).max(1e-300);
+                    if ka != kb || !close {
+                        return Err(format!("u = {u}: {a:?} against {b:?}"));
+                    }
+                }
+            }
+            (a, b) => return Err(format!("u = {u}: mass {a:?} against {b:?}")),
+        }
+    }
+    Ok(())
+}
+
+trait Below {
+    fn below(&mut self, k: usize) -> u64;
+}
+
+impl Below for Rng {
+    fn below(&mut self, k: usize) -> u64 {
+        ((self.uniform() * k as f64) as u64).min(k as u64 - 1)
+    }
+}
+
+fn probs(k: usize, lo: f64, spread: f64, rng: &mut Rng) -> Val {
+    Val::array(
+        (0..k)
+            .map(|_| Val::prob(lo + spread * rng.uniform()))
+            .collect(),
+    )
+}
+
+fn nats(n: usize, below: usize, rng: &mut Rng) -> Val {
+    Val::array((0..n).map(|_| Val::Nat(rng.below(below))).collect())
+}
+
+fn gmm_args(n: usize, k: usize, rng: &mut Rng) -> Vec<Val> {
+    vec![
+        Val::prob(0.5 + 3.0 * rng.uniform()),
+        probs(k, 0.2, 1.0, rng),
+        nats(n, k, rng),
+        Val::array(
+            (0..n)
+                .map(|_| Val::Real(10.0 * rng.uniform() - 5.0))
+                .collect(),
+        ),
+        Val::Nat(0),
+    ]
+}
+
+/// Naive Bayes: `n` documents over `k` topics, 5 words, 3 tokens a document on average.
+fn nb_args(n: usize, k: usize, rng: &mut Rng) -> Vec<Val> {
+    let tokens = 3 * n;
+    vec![
+        probs(k, 0.2, 1.0, rng),
+        probs(5, 0.05, 0.5, rng),
+        nats(n, k, rng),
+        nats(tokens, 5, rng),
+        nats(tokens, n, rng),
+        Val::Nat(0),
+    ]
+}
+
+/// LDA: `n` tokens over 3 documents, `k` topics, 4 words.
+fn lda_args(n: usize, k: usize, rng: &mut Rng) -> Vec<Val> {
+    vec![
+        probs(k, 0.2, 1.0, rng),
+        probs(4, 0.05, 0.5, rng),
+        Val::Nat(3),
+        nats(n, 4, rng),
+        nats(n, 3, rng),
+        nats(n, k, rng),
+        Val::Nat(0),
+    ]
+}
+
+fn poisson_args(n: usize, k: usize, rng: &mut Rng) -> Vec<Val> {
+    vec![
+        probs(k, 0.2, 1.0, rng),
+        Val::prob(0.5 + 2.0 * rng.uniform()),
+        Val::prob(0.5 + 2.0 * rng.uniform()),
+        nats(n, k, rng),
+        nats(n, 12, rng),
+        Val::Nat(0),
+    ]
+}
+
+fn exponential_args(n: usize, k: usize, rng: &mut Rng) -> Vec<Val> {
+    vec![
+        probs(k, 0.2, 1.0, rng),
+        Val::prob(1.0 + 2.0 * rng.uniform()),
+        Val::prob(0.5 + 2.0 * rng.uniform()),
+        nats(n, k, rng),
+        probs(n, 0.05, 4.0, rng),
+        Val::Nat(0),
+    ]
+}
+
+type Args = fn(usize, usize, &mut Rng) -> Vec<Val>;
+
+/// Each case: the program, its random arguments, the index's position among them.
+const CASES: [(&str, Args, usize); 5] = [
+    (GMM, gmm_args, 4),
+    (NB, nb_args, 5),
+    (LDA, lda_args, 6),
+    (POISSON, poisson_args, 5),
+    (EXPONENTIAL, exponential_args, 5),
+];
+
+#[test]
+fn every_update_drops_its_common_products() {
+    for (rel, _, _) in CASES {
+        let (_, d) = both(rel);
+        assert!(d.dropped >= 1, "{rel}");
+    }
+    // the GMM's three: the Dirichlet's Π_k Γ, the Π_k sqrt, and the sum inside its exp
+    let (_, gmm) = both(GMM);
+    assert_eq!(gmm.dropped, 3);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    #[test]
+    fn draw_only_updates_draw_as_the_full_ones(
+        n in 1usize..7,
+        k in 1usize..4,
+        seed in any::<u64>(),
+    ) {
+        thread_local! {
+            static BUILT: Vec<(Program, DrawOnlyLowered, Args, usize)> = CASES
+                .iter()
+                .map(|&(rel, args, index)| {
+                    let (full, draw) = both(rel);
+                    (full, draw, args, index)
+                })
+                .collect();
+        }
+        BUILT.with(|built| -> Result<(), TestCaseError> {
+            for (i, (full, draw, args, index)) in built.iter().enumerate() {
+                let mut rng = Rng::seed_from_u64(seed);
+                let a = args(n, k, &mut rng);
+                let r = agrees(full, draw, a, *index, n);
+                prop_assert!(r.is_ok(), "{}: n = {n}, k = {k}: {}", CASES[i].0, r.unwrap_err());
+            }
+            Ok(())
+        })?;
+    }
+}
+
+#[test]
+fn the_condition_fails_where_a_product_may_vanish_or_overflow() {
+    let mut rng = Rng::seed_from_u64(7);
+    let (_, nb) = both(NB);
+    let mut a = nb_args(4, 2, &mut rng);
+    assert!(holds(&nb.condition, &a));
+    // a word prior of 0: Γ(0 + 0) = ∞ for a word no topic has
+    a[1] = Val::array(vec![Val::prob(0.0), Val::prob(0.5), Val::prob(0.5)]);
+    assert!(!holds(&nb.condition, &a));
+    let (_, gmm) = both(GMM);
+    let mut a = gmm_args(4, 2, &mut rng);
+    assert!(holds(&gmm.condition, &a));
+    a[3] = Val::array(vec![
+        Val::Real(1.0),
+        Val::Real(1e31),
+        Val::Real(0.0),
+        Val::Real(2.0),
+    ]);
+    assert!(!holds(&gmm.condition, &a));
+}
+
+/// A Gibbs-shaped update whose weight of label `i` reads a product over classes of the
+/// classes' counts with point `u` moved to `i`, as a factor or inside a sum (lowered as
+/// written: the simplifier would write the counts otherwise).
+fn class_product(extra: &str) -> String {
+    format!(
+        "fn as array(prob):
+fn z array(nat):
+fn u nat:
+zNew <~ categorical(array i of size(as): (product k from 0 to size(as): \
+gammaFunc(prob2real(as[k]) + nat2real(summate j from 0 to size(z): \
+if k == (if j == u: i else: z[j]): 1 else: 0))){extra})
+return zNew
+"
+    )
+}
+
+#[test]
+fn a_product_read_other_than_as_a_factor_is_refused() {
+    let (full, draw) = both_of(&class_product(""), true);
+    let draw = draw.expect("the factor form drops its product");
+    let mut rng = Rng::seed_from_u64(3);
+    for _ in 0..8 {
+        let args = vec![
+            probs(3, 0.2, 1.0, &mut rng),
+            nats(5, 3, &mut rng),
+            Val::Nat(0),
+        ];
+        agrees(&full, &draw, args, 2, 5).expect("the factor form agrees");
+    }
+    // with `+ 1` the weights are not a constant times themselves without the product
+    let (_, draw) = both_of(&class_product(" + 1"), true);
+    assert!(draw.is_none(), "dropped a product added to 1");
+}
