@@ -73,74 +73,52 @@ pub fn draw_only(store: &mut Store, t: TermId) -> Option<DrawOnly> {
     let mut d = Dropper {
         store,
         params: params.iter().copied().collect(),
+        constants: FxHashSet::default(),
         buckets,
         fv: FreeVars::new(),
         conds: Vec::new(),
     };
-    // the splits whose `all` and `q` are bounded, by their `all`
-    let mut sites: Vec<Site> = Vec::new();
-    let mut site_conds: FxHashMap<TermId, Vec<TermId>> = FxHashMap::default();
-    // what each `let` binds; a name bound to two different values (passes may copy a
-    // binder) is left out, so a split's `all` is always the one product it names
-    let mut lets: FxHashMap<VarId, TermId> = FxHashMap::default();
-    let mut twice: FxHashSet<VarId> = FxHashSet::default();
-    for t in d.store.subterms(body) {
-        if let Node::Let(x, e, _) = *d.store.node(t) {
-            if *lets.entry(x).or_insert(e) != e {
-                twice.insert(x);
-            }
-        }
-    }
-    lets.retain(|x, _| !twice.contains(x));
-    for s in d.store.subterms(body).collect::<Vec<_>>() {
-        let Some(site) = d.site(s, &lets) else {
-            continue;
-        };
-        if !d.closed(site.all) {
-            continue;
-        }
-        d.conds.clear();
-        let ok = d.bounded(site.all, site.real) && d.bounded(site.q, site.real);
-        if ok {
-            site_conds
-                .entry(site.all)
-                .or_default()
-                .extend(d.conds.iter().copied());
-            sites.push(site);
-        }
-    }
-    if sites.is_empty() {
-        return None;
-    }
-    // each symbol kept only if the whole measure is homogeneous in it
-    let symbols: Vec<TermId> = {
-        let mut seen = FxHashSet::default();
-        sites
-            .iter()
-            .map(|s| s.all)
-            .filter(|a| seen.insert(*a))
-            .collect()
-    };
-    let resolved = d.resolve(body, &sites, &symbols.iter().copied().collect());
-    let kept: FxHashSet<TermId> = symbols
-        .iter()
-        .copied()
-        .filter(|&p| homogeneous(d.store, &d.params, p, resolved))
-        .collect();
-    if kept.is_empty() {
-        return None;
-    }
-    let resolved = d.resolve(body, &sites, &kept);
-    let dropped = d.drop_symbols(resolved, &kept);
+    // one symbol at a time, each checked on the term the drops before it left (so the
+    // drops together are a product of constants in (0, ∞)): first the splits' `all`s,
+    // then any other product every weight shares, outermost first
+    let mut current = body;
+    let mut tried: FxHashSet<TermId> = FxHashSet::default();
     let mut conds: Vec<TermId> = Vec::new();
-    let mut seen = FxHashSet::default();
-    for p in &symbols {
-        if kept.contains(p) {
-            for &c in &site_conds[p] {
-                if seen.insert(c) {
-                    conds.push(c);
+    let mut dropped = 0;
+    for splits in [true, false] {
+        loop {
+            let scan = d.scan(current);
+            let next = if splits {
+                d.next_split(current, &scan, &tried)
+            } else {
+                d.next_product(current, &scan, &tried)
+            };
+            let Some(c) = next else {
+                break;
+            };
+            tried.insert(c.symbol);
+            let trial = d.resolve(current, &c.sites);
+            if homogeneous(d.store, &scan.constants, c.symbol, c.index, trial) {
+                current = d.drop_symbol(trial, c.symbol);
+                dropped += 1;
+                for cond in c.conds {
+                    if !conds.contains(&cond) {
+                        conds.push(cond);
+                    }
                 }
             }
+        }
+    }
+    if dropped == 0 {
+        return None;
+    }
+    // what the condition decides besides: `0 < x` of a bounded positive `x` (the gamma
+    // ratios' tests), and the point products those leave
+    d.conds.clear();
+    current = d.settle(current);
+    for cond in std::mem::take(&mut d.conds) {
+        if !conds.contains(&cond) {
+            conds.push(cond);
         }
     }
     let cond = match conds.len() {
@@ -148,13 +126,34 @@ pub fn draw_only(store: &mut Store, t: TermId) -> Option<DrawOnly> {
         1 => conds[0],
         _ => d.store.prim(Prim::And, conds, Type::Bool),
     };
-    let term = wrap(d.store, &params, dropped);
+    let term = wrap(d.store, &params, current);
     let condition = wrap(d.store, &params, cond);
     Some(DrawOnly {
         term,
         condition,
-        dropped: kept.len(),
+        dropped,
     })
+}
+
+/// What one scan of the term knows: its `let`s, the names fixed for a call, the product
+/// indices.
+struct Scan {
+    /// What each `let` binds (a name bound to two different values, as passes may copy a
+    /// binder, is left out, so a split's `all` is always the one product it names).
+    lets: FxHashMap<VarId, TermId>,
+    /// The parameters, and the names bound to values that read only such names (a
+    /// histogram bound once outside the loops).
+    constants: FxHashSet<VarId>,
+    /// The index of every product.
+    products: FxHashSet<VarId>,
+}
+
+/// A symbol to try: its splits (none for a plain product), its index, its conditions.
+struct Candidate {
+    symbol: TermId,
+    sites: Vec<Site>,
+    index: Option<VarId>,
+    conds: Vec<TermId>,
 }
 
 /// `fn params: body`.
@@ -242,6 +241,8 @@ impl Range {
 struct Dropper<'s> {
     store: &'s mut Store,
     params: FxHashSet<VarId>,
+    /// The names fixed for a call: the parameters and names bound once to their functions.
+    constants: FxHashSet<VarId>,
     /// The histograms the program binds, by name: their reducers.
     buckets: FxHashMap<VarId, TermId>,
     fv: FreeVars,
@@ -299,6 +300,24 @@ impl Dropper<'_> {
     fn closed(&mut self, t: TermId) -> bool {
         let fv = self.fv.of(self.store, t).to_vec();
         fv.iter().all(|v| self.params.contains(v))
+    }
+
+    /// `Some(None)` where `t` reads nothing but names fixed for a call (parameters, and
+    /// names bound once to what reads only those), `Some(Some(l))` where it reads one other
+    /// name, the index `l` of a product.
+    fn index_of(&mut self, t: TermId, products: &FxHashSet<VarId>) -> Option<Option<VarId>> {
+        let others: Vec<VarId> = self
+            .fv
+            .of(self.store, t)
+            .iter()
+            .copied()
+            .filter(|v| !self.constants.contains(v))
+            .collect();
+        match others.as_slice() {
+            [] => Some(None),
+            [l] if products.contains(l) => Some(Some(*l)),
+            _ => None,
+        }
     }
 
     /// Does the range analysis bound `t` as a split needs (a prob positive with a finite
@@ -597,18 +616,222 @@ impl Dropper<'_> {
         Some(self.store.prim(Prim::And, vec![above, below], Type::Bool))
     }
 
-    /// `t` with the tests of the splits whose `all` is in `symbols` decided: each such
-    /// split is `let all = P in let q = Q in all ⊙ q⁻¹`.
-    fn resolve(&mut self, t: TermId, sites: &[Site], symbols: &FxHashSet<TermId>) -> TermId {
-        let by_term: FxHashMap<TermId, Site> = sites
-            .iter()
-            .filter(|s| symbols.contains(&s.all))
-            .map(|s| (s.term, *s))
-            .collect();
+    fn scan(&mut self, t: TermId) -> Scan {
+        let mut lets: FxHashMap<VarId, TermId> = FxHashMap::default();
+        let mut twice: FxHashSet<VarId> = FxHashSet::default();
+        let mut products = FxHashSet::default();
+        for s in self.store.subterms(t) {
+            match *self.store.node(s) {
+                Node::Let(x, e, _) => {
+                    if *lets.entry(x).or_insert(e) != e {
+                        twice.insert(x);
+                    }
+                }
+                Node::Product(l, ..) => {
+                    products.insert(l);
+                }
+                _ => {}
+            }
+        }
+        lets.retain(|x, _| !twice.contains(x));
+        let mut constants = self.params.clone();
+        loop {
+            let before = constants.len();
+            for (&x, &e) in &lets {
+                if !constants.contains(&x)
+                    && self
+                        .fv
+                        .of(self.store, e)
+                        .iter()
+                        .all(|v| constants.contains(v))
+                {
+                    constants.insert(x);
+                }
+            }
+            if constants.len() == before {
+                break;
+            }
+        }
+        Scan {
+            lets,
+            constants,
+            products,
+        }
+    }
+
+    /// The next untried `all` of splits whose `all` and `q` are bounded.
+    fn next_split(
+        &mut self,
+        t: TermId,
+        scan: &Scan,
+        tried: &FxHashSet<TermId>,
+    ) -> Option<Candidate> {
+        self.constants = scan.constants.clone();
+        let mut out: Option<Candidate> = None;
+        for s in self.store.subterms(t).collect::<Vec<_>>() {
+            let Some(site) = self.site(s, &scan.lets) else {
+                continue;
+            };
+            if tried.contains(&site.all) || out.as_ref().is_some_and(|c| c.symbol != site.all) {
+                continue;
+            }
+            // closed over the names fixed for a call, or over them and one product's
+            // index (the product of such products over it is then the constant dropped)
+            let Some(index) = self.index_of(site.all, &scan.products) else {
+                continue;
+            };
+            if index.is_some() && site.real {
+                continue;
+            }
+            self.conds.clear();
+            if !(self.bounded(site.all, site.real) && self.bounded(site.q, site.real)) {
+                continue;
+            }
+            let c = out.get_or_insert_with(|| Candidate {
+                symbol: site.all,
+                sites: Vec::new(),
+                index,
+                conds: Vec::new(),
+            });
+            c.sites.push(site);
+            c.conds.extend(self.conds.iter().copied());
+        }
+        out
+    }
+
+    /// The next untried product, outermost first, that is fixed for a call (or reads one
+    /// product's index besides) and bounded.
+    fn next_product(
+        &mut self,
+        t: TermId,
+        scan: &Scan,
+        tried: &FxHashSet<TermId>,
+    ) -> Option<Candidate> {
+        self.constants = scan.constants.clone();
+        for s in self.store.subterms(t).collect::<Vec<_>>() {
+            if tried.contains(&s)
+                || !matches!(self.store.node(s), Node::Product(..))
+                || *self.store.ty(s) != Type::Prob
+            {
+                continue;
+            }
+            let Some(index) = self.index_of(s, &scan.products) else {
+                continue;
+            };
+            self.conds.clear();
+            if self.bounded(s, false) {
+                return Some(Candidate {
+                    symbol: s,
+                    sites: Vec::new(),
+                    index,
+                    conds: self.conds.clone(),
+                });
+            }
+        }
+        None
+    }
+
+    /// `t` with what the parameters' bounds decide decided (the conditions assumed added
+    /// to `self.conds`): `0 < x` where `x` is bounded positive is true; then the tests and
+    /// loops that leaves folded: `if true`, `&&`/`||` of a literal, `Σ 0`, `1 · x`, and a
+    /// product of one point, `Π_{l=lo}^{hi-1} (if c && l == a: f(l) else: 1)` (`c`, `a`
+    /// free of `l`), is `if lo < hi && c && lo <= a && a < hi: f(a) else: 1`, which
+    /// evaluates `a` and `f(a)` exactly where the loop did.
+    fn settle(&mut self, t: TermId) -> TermId {
+        let mut conds = Vec::new();
+        let out = self.store.rebuild(t, &mut |store, _, node| {
+            let ty = |store: &Store, x: TermId| store.ty(x).clone();
+            match node {
+                Node::Prim(Prim::Lt, args) if args.len() == 2 && is_lit_zero(store, args[0]) => {
+                    let mut d = Dropper {
+                        store,
+                        params: self.params.clone(),
+                        constants: FxHashSet::default(),
+                        buckets: self.buckets.clone(),
+                        fv: FreeVars::new(),
+                        conds: Vec::new(),
+                    };
+                    let mut env = FxHashMap::default();
+                    let r = d.range(args[1], &mut env)?;
+                    r.log()?;
+                    conds.extend(d.conds);
+                    Some(store.intern(Node::Bool(true), Type::Bool))
+                }
+                Node::If(c, a, b) => match store.node(*c) {
+                    Node::Bool(true) => Some(*a),
+                    Node::Bool(false) => Some(*b),
+                    _ if a == b => Some(*a),
+                    _ => None,
+                },
+                Node::Prim(op @ (Prim::And | Prim::Or), args) => {
+                    let (absorb, unit) = if *op == Prim::And {
+                        (false, true)
+                    } else {
+                        (true, false)
+                    };
+                    let mut kept = Vec::new();
+                    for &a in args {
+                        match store.node(a) {
+                            Node::Bool(v) if *v == absorb => {
+                                // a literal absorbs what follows it, not what precedes it
+                                kept.push(a);
+                                break;
+                            }
+                            Node::Bool(v) if *v == unit => {}
+                            _ => kept.push(a),
+                        }
+                    }
+                    if kept.len() == args.len() {
+                        return None;
+                    }
+                    Some(match kept.len() {
+                        0 => store.intern(Node::Bool(unit), Type::Bool),
+                        1 => kept[0],
+                        _ => store.prim(*op, kept, Type::Bool),
+                    })
+                }
+                Node::Prim(Prim::Eq, args)
+                    if args.len() == 2
+                        && matches!(
+                            (store.node(args[0]), store.node(args[1])),
+                            (Node::Lit(_), Node::Lit(_))
+                        ) =>
+                {
+                    let eq = store.node(args[0]) == store.node(args[1]);
+                    Some(store.intern(Node::Bool(eq), Type::Bool))
+                }
+                Node::Summate(_, _, _, body) if is_lit_zero(store, *body) => Some(*body),
+                Node::Prim(Prim::Mul, args) => {
+                    let kept: Vec<TermId> = args
+                        .iter()
+                        .copied()
+                        .filter(|&a| !matches!(store.node(a), Node::Lit(v) if v.is_one()))
+                        .collect();
+                    match kept.len() {
+                        n if n == args.len() => None,
+                        0 => Some(store.int_lit(1, ty(store, args[0]))),
+                        1 => Some(kept[0]),
+                        _ => Some(store.prim(Prim::Mul, kept, ty(store, args[0]))),
+                    }
+                }
+                Node::Product(l, lo, hi, body) => point_product(store, *l, *lo, *hi, *body)
+                    .or_else(|| unswitch_product(store, *l, *lo, *hi, *body)),
+                _ => None,
+            }
+        });
+        self.conds.extend(conds);
+        out
+    }
+
+    /// `t` with the tests of `sites` decided: each is `let q = Q in all ⊙ q⁻¹`.
+    fn resolve(&mut self, t: TermId, sites: &[Site]) -> TermId {
+        if sites.is_empty() {
+            return t;
+        }
+        let by_term: FxHashMap<TermId, Site> = sites.iter().map(|s| (s.term, *s)).collect();
         self.store.rebuild(t, &mut |store, orig, node| {
             let site = by_term.get(&orig)?;
-            // `q` is rebuilt (a split inside it resolved too); the fast branch reads only
-            // `all` and `q`
+            // `q` is rebuilt; the fast branch reads only `all` and `q`
             let Node::Let(q_v, q, _) = node else {
                 return None;
             };
@@ -617,23 +840,104 @@ impl Dropper<'_> {
         })
     }
 
-    /// `t` with every `let x = P` of a kept symbol `P` replaced by its body at `x = 1`
-    /// (a product) or `x = 0` (a sum).
-    fn drop_symbols(&mut self, t: TermId, kept: &FxHashSet<TermId>) -> TermId {
-        self.store.rebuild(t, &mut |store, _, node| {
-            let Node::Let(x, e, b) = node else {
-                return None;
-            };
-            if !kept.contains(e) {
-                return None;
+    /// `t` with the symbol `p` replaced by its unit (1 for a product, 0 for a sum), and
+    /// every `let x = p` by its body at that unit.
+    fn drop_symbol(&mut self, t: TermId, p: TermId) -> TermId {
+        let unit = match self.store.ty(p) {
+            Type::Prob => self.store.int_lit(1, Type::Prob),
+            _ => self.store.int_lit(0, Type::Real),
+        };
+        self.store.rebuild(t, &mut |store, orig, node| {
+            if orig == p {
+                return Some(unit);
             }
-            let unit = match store.ty(*e) {
-                Type::Prob => store.int_lit(1, Type::Prob),
-                _ => store.int_lit(0, Type::Real),
+            let Node::Let(_, e0, _) = *store.node(orig) else {
+                return None;
             };
-            Some(vars::substitute1(store, *b, *x, unit))
+            let Node::Let(x, _, b) = node else {
+                return None;
+            };
+            (e0 == p).then(|| vars::substitute1(store, *b, *x, unit))
         })
     }
+}
+
+fn is_lit_zero(store: &Store, t: TermId) -> bool {
+    matches!(store.node(t), Node::Lit(v) if v.is_zero())
+}
+
+/// `Π_{l=lo}^{hi-1} (if c && l == a: f(l) else: 1)` as `if lo < hi && c && lo <= a && a <
+/// hi: f(a) else: 1`, where `c` and `a` do not mention `l`.
+fn point_product(
+    store: &mut Store,
+    l: VarId,
+    lo: TermId,
+    hi: TermId,
+    body: TermId,
+) -> Option<TermId> {
+    let Node::If(test, f, one) = *store.node(body) else {
+        return None;
+    };
+    if !matches!(store.node(one), Node::Lit(v) if v.is_one()) {
+        return None;
+    }
+    let mut conj = Vec::new();
+    crate::split::conjuncts_of(store, test, &mut conj);
+    let l_t = store.var_term(l);
+    let mut point = None;
+    let mut rest = Vec::new();
+    for c in conj {
+        let eq = match store.node(c) {
+            Node::Prim(Prim::Eq, args) if args.len() == 2 && args[0] == l_t => Some(args[1]),
+            Node::Prim(Prim::Eq, args) if args.len() == 2 && args[1] == l_t => Some(args[0]),
+            _ => None,
+        };
+        match eq {
+            Some(a) if point.is_none() && !vars::mentions(store, a, l) => point = Some(a),
+            _ => rest.push(c),
+        }
+    }
+    let a = point?;
+    if rest.iter().any(|&c| vars::mentions(store, c, l)) {
+        return None;
+    }
+    let ty = store.ty(body).clone();
+    let nonempty = store.prim(Prim::Lt, vec![lo, hi], Type::Bool);
+    let above = store.prim(Prim::Le, vec![lo, a], Type::Bool);
+    let below = store.prim(Prim::Lt, vec![a, hi], Type::Bool);
+    let mut all = vec![nonempty];
+    all.extend(rest);
+    all.push(above);
+    all.push(below);
+    let cond = store.prim(Prim::And, all, Type::Bool);
+    let at = vars::substitute1(store, f, l, a);
+    Some(store.intern(Node::If(cond, at, one), ty))
+}
+
+/// `Π_{l=lo}^{hi-1} (if c: A(l) else: B(l))` with `c` free of `l` as `if lo < hi && c:
+/// Π_l A(l) else: Π_l B(l)` (`c` evaluated where the loop evaluated it; an empty loop is
+/// 1 either way), each side then settled on its own.
+fn unswitch_product(
+    store: &mut Store,
+    l: VarId,
+    lo: TermId,
+    hi: TermId,
+    body: TermId,
+) -> Option<TermId> {
+    let Node::If(c, a, b) = *store.node(body) else {
+        return None;
+    };
+    if vars::mentions(store, c, l) {
+        return None;
+    }
+    let ty = store.ty(body).clone();
+    let pa = store.intern(Node::Product(l, lo, hi, a), ty.clone());
+    let pa = point_product(store, l, lo, hi, a).unwrap_or(pa);
+    let pb = store.intern(Node::Product(l, lo, hi, b), ty.clone());
+    let pb = point_product(store, l, lo, hi, b).unwrap_or(pb);
+    let nonempty = store.prim(Prim::Lt, vec![lo, hi], Type::Bool);
+    let test = store.prim(Prim::And, vec![nonempty, c], Type::Bool);
+    Some(store.intern(Node::If(test, pa, pb), ty))
 }
 
 /// What a literal is.
@@ -749,13 +1053,19 @@ const MAX_CASES: usize = 3;
 /// Is the measure `root` homogeneous in `symbol`? A branch on the parameters alone may
 /// give its two sides different degrees (the scale is then one constant or another, as
 /// the parameters decide): such conditions are split on, each case analysed alone.
-fn homogeneous(store: &Store, params: &FxHashSet<VarId>, symbol: TermId, root: TermId) -> bool {
+fn homogeneous(
+    store: &Store,
+    params: &FxHashSet<VarId>,
+    symbol: TermId,
+    index: Option<VarId>,
+    root: TermId,
+) -> bool {
     let mut cases: Vec<TermId> = Vec::new();
     loop {
         let mut wanted: Vec<TermId> = Vec::new();
         let mut ok = true;
         for mask in 0..(1usize << cases.len()) {
-            let mut h = Homogeneity::new(store, params, symbol, root);
+            let mut h = Homogeneity::new(store, params, symbol, index, root);
             for (k, &c) in cases.iter().enumerate() {
                 h.assume.insert(c, mask >> k & 1 == 1);
             }
@@ -784,6 +1094,9 @@ struct Homogeneity<'s> {
     store: &'s Store,
     params: &'s FxHashSet<VarId>,
     symbol: TermId,
+    /// The product index the symbol reads, if any: it has a degree only inside that
+    /// product, whose degree is then the constant `Π_l P(l)`'s.
+    index: Option<VarId>,
     /// Conditions on the parameters taken as decided (a case of [`homogeneous`]).
     assume: FxHashMap<TermId, bool>,
     /// Conditions on the parameters whose branches had different degrees.
@@ -803,12 +1116,14 @@ impl<'s> Homogeneity<'s> {
         store: &'s Store,
         params: &'s FxHashSet<VarId>,
         symbol: TermId,
+        index: Option<VarId>,
         root: TermId,
     ) -> Homogeneity<'s> {
         let mut h = Homogeneity {
             store,
             params,
             symbol,
+            index,
             assume: FxHashMap::default(),
             wanted: Vec::new(),
             tainted: FxHashSet::default(),
@@ -951,14 +1266,28 @@ impl<'s> Homogeneity<'s> {
             Node::Coerce(Coercion::Prob2Real | Coercion::Real2Prob, x) => {
                 stack::grow(|| self.degree(x))
             }
-            Node::Summate(_, lo, hi, body) => {
-                if !self.free(lo) || !self.free(hi) {
+            Node::Summate(l, lo, hi, body) => {
+                if !self.free(lo) || !self.free(hi) || Some(l) == self.index {
                     return None;
                 }
                 stack::grow(|| self.degree(body))
             }
-            Node::Array(_, n, body) => {
-                if !self.free(n) {
+            Node::Array(l, n, body) => {
+                if !self.free(n) || Some(l) == self.index {
+                    return None;
+                }
+                stack::grow(|| self.degree(body))
+            }
+            // `Π_l P(l)^d r(l)`: the constant `(Π_l P(l))^d` times the product at `P = 1`,
+            // where the range is the parameters'
+            Node::Product(l, lo, hi, body) if Some(l) == self.index => {
+                let params = self.params;
+                let constant = |t: TermId| {
+                    vars::free_vars(self.store, t)
+                        .iter()
+                        .all(|v| params.contains(v))
+                };
+                if !constant(lo) || !constant(hi) {
                     return None;
                 }
                 stack::grow(|| self.degree(body))
