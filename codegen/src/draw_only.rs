@@ -622,10 +622,8 @@ impl Dropper<'_> {
         let mut products = FxHashSet::default();
         for s in self.store.subterms(t) {
             match *self.store.node(s) {
-                Node::Let(x, e, _) => {
-                    if *lets.entry(x).or_insert(e) != e {
-                        twice.insert(x);
-                    }
+                Node::Let(x, e, _) if *lets.entry(x).or_insert(e) != e => {
+                    twice.insert(x);
                 }
                 Node::Product(l, ..) => {
                     products.insert(l);
