@@ -5,6 +5,8 @@
 //!   every index, the draw-only program's condition holds and its exact distribution of
 //!   the label is the full program's (1e-9 relative, the reference being the IR
 //!   interpreter on the full program), with the same labels of zero weight;
+//! - the compiled C and Rust draw-only kernels (with incremental statistics where the
+//!   update keeps them) follow the interpreter on the full program through random moves;
 //! - the condition fails where a dropped product may be 0 or ∞ (a prior of 0, a point
 //!   beyond 10^30);
 //! - a product read other than as a factor of every weight (`Π_k Γ(..) + 1`) is refused,
@@ -14,10 +16,13 @@ use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use slic_algebra::{front, Store, TermId};
+use slic_codegen::gibbs::Checking;
+use slic_codegen::incremental::derive;
 use slic_codegen::sampler::Rng;
 use slic_codegen::{
-    lower_draw_only, lower_program, run, run_measure, DrawOnlyLowered, Mode, Outcome, Passes,
-    Program, Val,
+    lower_draw_only, lower_program, run, run_measure, CompileOptions, CompiledKernel,
+    DrawOnlyLowered, InterpKernel, Mode, Outcome, Passes, Program, Target, Update, UpdateKernel,
+    Val,
 };
 use slic_simplify::SimplifyConfig;
 
@@ -305,4 +310,79 @@ fn a_product_read_other_than_as_a_factor_is_refused() {
     // with `+ 1` the weights are not a constant times themselves without the product
     let (_, draw) = both_of(&class_product(" + 1"), true);
     assert!(draw.is_none(), "dropped a product added to 1");
+}
+
+/// Normalised `(label, probability)` pairs of a kernel's log weights.
+fn normalised(d: &[(u64, f64)]) -> Vec<(u64, f64)> {
+    let m = d.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
+    let z: f64 = d.iter().map(|p| (p.1 - m).exp()).sum();
+    let mut out: Vec<(u64, f64)> = d.iter().map(|&(k, l)| (k, (l - m).exp() / z)).collect();
+    out.sort_by_key(|p| p.0);
+    out
+}
+
+#[test]
+fn compiled_draw_only_kernels_follow_the_interpreter() {
+    let opts = CompileOptions {
+        cache_dir: Some(std::env::temp_dir().join("slic-draw-only-test-cache")),
+        ..CompileOptions::default()
+    };
+    let cases: [(&str, Args, &str, &str); 3] = [
+        (GMM, gmm_args, "z", "u"),
+        (NB, nb_args, "z", "u"),
+        (LDA, lda_args, "z", "wordUpdate"),
+    ];
+    for (rel, args, state, ix) in cases {
+        let text = std::fs::read_to_string(root().join(rel)).expect("the corpus file");
+        let mut store = Store::new();
+        let t = load(&mut store, &text, true);
+        let ty = store.ty(t).clone();
+        let full = lower_program(&mut store, t, Passes::default()).expect("lowers");
+        let draw = lower_draw_only(&mut store, t, Passes::default())
+            .expect("lowers")
+            .expect("a draw-only form");
+        let full_update = Update::new(&full.program, &ty, state, ix).expect("an update");
+        let update = Update::new(&draw.lowered.program, &ty, state, ix).expect("an update");
+        let mut rng = Rng::seed_from_u64(11);
+        let n = 6;
+        let a = args(n, 3, &mut rng);
+        assert!(holds(&draw.condition, &a), "{rel}");
+        let moves: Vec<(usize, u64)> = (0..3 * n)
+            .map(|_| (rng.below(n) as usize, rng.below(3)))
+            .collect();
+        let inc = derive(&draw.lowered.program, state, ix).ok();
+        for target in [Target::C, Target::Rust] {
+            let mut reference = InterpKernel::new(full.program.clone(), 1000, &full_update);
+            reference.start(&a).expect("the interpreter starts");
+            let mut k = match &inc {
+                Some(inc) => CompiledKernel::build_incremental(
+                    inc,
+                    target,
+                    &update,
+                    &a,
+                    1000,
+                    &opts,
+                    Checking::Every,
+                ),
+                None => {
+                    CompiledKernel::build(&draw.lowered.program, target, &update, &a, 1000, &opts)
+                }
+            }
+            .expect("the kernel compiles");
+            k.start(&a).expect("the kernel starts");
+            for (step, &(u, label)) in moves.iter().enumerate() {
+                let want = normalised(&reference.distribution(u).expect("the reference runs"));
+                let got = normalised(&k.distribution(u).expect("the kernel runs"));
+                assert_eq!(want.len(), got.len(), "{rel} {target:?} step {step}");
+                for ((ka, pa), (kb, pb)) in want.iter().zip(&got) {
+                    assert!(
+                        ka == kb && (pa - pb).abs() <= 1e-9 * pa.max(*pb),
+                        "{rel} {target:?} step {step}, u = {u}: {want:?} against {got:?}"
+                    );
+                }
+                reference.commit(u, label).expect("commits");
+                k.commit(u, label).expect("commits");
+            }
+        }
+    }
 }

@@ -731,10 +731,9 @@ impl Dropper<'_> {
 
     /// `t` with what the parameters' bounds decide decided (the conditions assumed added
     /// to `self.conds`): `0 < x` where `x` is bounded positive is true; then the tests and
-    /// loops that leaves folded: `if true`, `&&`/`||` of a literal, `Σ 0`, `1 · x`, and a
-    /// product of one point, `Π_{l=lo}^{hi-1} (if c && l == a: f(l) else: 1)` (`c`, `a`
-    /// free of `l`), is `if lo < hi && c && lo <= a && a < hi: f(a) else: 1`, which
-    /// evaluates `a` and `f(a)` exactly where the loop did.
+    /// loops that leaves folded: `if true`, `&&`/`||` of a literal, `Σ 0`, `1 · x`, a
+    /// product of one point ([`point_product`]) and a product of a test free of its
+    /// index ([`unswitch_product`]).
     fn settle(&mut self, t: TermId) -> TermId {
         let mut conds = Vec::new();
         let out = self.store.rebuild(t, &mut |store, _, node| {
@@ -864,8 +863,9 @@ fn is_lit_zero(store: &Store, t: TermId) -> bool {
     matches!(store.node(t), Node::Lit(v) if v.is_zero())
 }
 
-/// `Π_{l=lo}^{hi-1} (if c && l == a: f(l) else: 1)` as `if lo < hi && c && lo <= a && a <
-/// hi: f(a) else: 1`, where `c` and `a` do not mention `l`.
+/// `Π_{l=lo}^{hi-1} (if c && l == a && d: f(l) else: 1)` as `if lo < hi && c && lo <= a
+/// && a < hi && d: f(a) else: 1`, where `c`, `a` and `d` do not mention `l`: each is
+/// evaluated where the loop evaluated it (`d` only at the point).
 fn point_product(
     store: &mut Store,
     l: VarId,
@@ -883,7 +883,7 @@ fn point_product(
     crate::split::conjuncts_of(store, test, &mut conj);
     let l_t = store.var_term(l);
     let mut point = None;
-    let mut rest = Vec::new();
+    let (mut before, mut after) = (Vec::new(), Vec::new());
     for c in conj {
         let eq = match store.node(c) {
             Node::Prim(Prim::Eq, args) if args.len() == 2 && args[0] == l_t => Some(args[1]),
@@ -892,21 +892,29 @@ fn point_product(
         };
         match eq {
             Some(a) if point.is_none() && !vars::mentions(store, a, l) => point = Some(a),
-            _ => rest.push(c),
+            _ if point.is_none() => before.push(c),
+            _ => after.push(c),
         }
     }
     let a = point?;
-    if rest.iter().any(|&c| vars::mentions(store, c, l)) {
+    if before
+        .iter()
+        .chain(&after)
+        .any(|&c| vars::mentions(store, c, l))
+    {
         return None;
     }
+    // in the loop's order: the conjuncts before the point's test at every index, the
+    // point, the ones after it only at the point
     let ty = store.ty(body).clone();
     let nonempty = store.prim(Prim::Lt, vec![lo, hi], Type::Bool);
     let above = store.prim(Prim::Le, vec![lo, a], Type::Bool);
     let below = store.prim(Prim::Lt, vec![a, hi], Type::Bool);
     let mut all = vec![nonempty];
-    all.extend(rest);
+    all.extend(before);
     all.push(above);
     all.push(below);
+    all.extend(after);
     let cond = store.prim(Prim::And, all, Type::Bool);
     let at = vars::substitute1(store, f, l, a);
     Some(store.intern(Node::If(cond, at, one), ty))
