@@ -67,6 +67,7 @@ pub mod ranges;
 pub mod ratios;
 pub mod sampler;
 pub mod share;
+pub mod sparse;
 pub mod split;
 pub mod verify;
 

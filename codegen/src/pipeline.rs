@@ -12,8 +12,9 @@
 //!    common subexpressions shared ([`crate::normalize`]).
 //!
 //! 3. `ir`: the A-normal form lowered into the loop IR ([`crate::lower`]), then loops over
-//!    one range fused and repeated reads shared ([`crate::fuse`]; skipped with
-//!    `--no-fusion`).
+//!    one range fused and repeated reads shared ([`crate::fuse`]), and products whose
+//!    factor is 1 off a loop-invariant set run over that set ([`crate::sparse`]); both
+//!    skipped with `--no-fusion`.
 //!
 //! The term stages are core terms of the input's type, checked by `verify` here (a failure
 //! is a bug, reported as such), so each can be printed as `.hk` and judged by the
@@ -28,6 +29,7 @@ use crate::lower::{lower, LowerError};
 use crate::ranges::{decide_ranges, shift_literals};
 use crate::ratios::close_ratios;
 use crate::share::share_tables;
+use crate::sparse::sparsify;
 use slic_algebra::{verify, Store, TermId};
 
 /// Which passes run (all by default; the ablation flags switch them off).
@@ -209,7 +211,13 @@ fn lower_stages(
         crate::verify::verify(&fused).map_err(|e| {
             PipelineError::Bug(PassBug(format!("fusion produced ill-formed IR: {e}")))
         })?;
-        fused
+        let sparse = sparsify(&fused);
+        crate::verify::verify(&sparse).map_err(|e| {
+            PipelineError::Bug(PassBug(format!(
+                "the sparse products produced ill-formed IR: {e}"
+            )))
+        })?;
+        sparse
     } else {
         unfused.clone()
     };
