@@ -128,8 +128,8 @@ impl Sparse {
         let mut varying: HashSet<String> = effects.decls.union(&effects.writes).cloned().collect();
         varying.insert(var.clone());
         let mut before = Vec::new();
-        for j in 0..body.len() {
-            let Some(inner) = inner_loop(&body[j], &varying) else {
+        for slot in body.iter_mut() {
+            let Some(inner) = inner_loop(slot, &varying) else {
                 continue;
             };
             let (outer_lo, outer_hi) = (lo.clone(), hi.clone());
@@ -140,14 +140,10 @@ impl Sparse {
                 self.fresh("size"),
             );
             // the indices whose factor may differ from 1, listed once
-            let mut keep = Vec::new();
-            keep.push(Stmt::store(
-                &list,
-                Expr::var(&count),
-                AssignOp::Set,
-                Expr::var(&inner.k),
-            ));
-            keep.push(Stmt::assign(&count, AssignOp::Add, Expr::nat(1)));
+            let keep = vec![
+                Stmt::store(&list, Expr::var(&count), AssignOp::Set, Expr::var(&inner.k)),
+                Stmt::assign(&count, AssignOp::Add, Expr::nat(1)),
+            ];
             let mut scan_body = inner.lets.clone();
             scan_body.push(Stmt::if_(inner.test.clone(), Vec::new(), keep));
             let nonempty = Expr::prim(Prim::Lt, vec![outer_lo, outer_hi]);
@@ -179,7 +175,7 @@ impl Sparse {
             product.push(inner.factor);
             product.extend(inner.otherwise);
             product.push(inner.multiply);
-            body[j] = Stmt::for_(&t, Expr::nat(0), Expr::var(&count), product);
+            *slot = Stmt::for_(&t, Expr::nat(0), Expr::var(&count), product);
             self.made += 1;
         }
         before
