@@ -25,7 +25,7 @@
 //! about 0.7 s each, so that group alone takes about half a minute.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use slic_algebra::{front, Store, Type};
+use slic_algebra::{front, Store, TermId, Type};
 use slic_codegen::chain::{run_chain, CompiledStepper, InterpStepper};
 use slic_codegen::gibbs::{pick_program, Chain, Checking};
 use slic_codegen::incremental::derive;
@@ -58,13 +58,19 @@ fn lowered(case: &str) -> (Program, Type) {
     lowered_with(case, Passes::default())
 }
 
-/// A corpus case lowered with `passes`, and its type.
-fn lowered_with(case: &str, passes: Passes) -> (Program, Type) {
+/// A corpus case loaded: its store, term and type.
+fn load_case(case: &str) -> (Store, TermId, Type) {
     let path = slic_suite::root().join("corpus/cases").join(case);
     let text = std::fs::read_to_string(&path).expect("the corpus file");
     let mut store = Store::new();
     let t = front::load(&mut store, &text).expect("the case loads");
     let ty = store.ty(t).clone();
+    (store, t, ty)
+}
+
+/// A corpus case lowered with `passes`, and its type.
+fn lowered_with(case: &str, passes: Passes) -> (Program, Type) {
+    let (mut store, t, ty) = load_case(case);
     let l = lower_program(&mut store, t, passes).expect("the case lowers");
     (l.program, ty)
 }
@@ -83,11 +89,7 @@ fn bound_with(
     index: &str,
     passes: Passes,
 ) -> (Program, Update, Vec<Val>) {
-    let path = slic_suite::root().join("corpus/cases").join(case);
-    let text = std::fs::read_to_string(&path).expect("the corpus file");
-    let mut store = Store::new();
-    let t = front::load(&mut store, &text).expect("the case loads");
-    let ty = store.ty(t).clone();
+    let (mut store, t, ty) = load_case(case);
     let full = lower_program(&mut store, t, passes).expect("the case lowers");
     let draw_only = lower_draw_only(&mut store, t, passes).expect("the draw-only form lowers");
     let update = Update::new(&full.program, &ty, state, index).expect("an update");

@@ -452,23 +452,14 @@ impl Dropper<'_> {
         };
         Some(match p {
             Prim::Pi => Range::Pos { lo: 0, hi: 1 },
-            Prim::Add => {
+            Prim::Add | Prim::Mul => {
+                let op = if p == Prim::Add { add } else { mul };
                 for i in 0..args.len() {
                     rs.push(arg(self, env, i)?);
                 }
-                let mut acc = rs[0];
+                let mut acc = *rs.first()?;
                 for &r in &rs[1..] {
-                    acc = add(acc, r)?;
-                }
-                acc
-            }
-            Prim::Mul => {
-                for i in 0..args.len() {
-                    rs.push(arg(self, env, i)?);
-                }
-                let mut acc = rs[0];
-                for &r in &rs[1..] {
-                    acc = mul(acc, r)?;
+                    acc = op(acc, r)?;
                 }
                 acc
             }

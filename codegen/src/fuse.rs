@@ -22,7 +22,7 @@
 //! original read would have, in the same iteration. This module changes no arithmetic:
 //! every accumulator sees the same values in the same order.
 
-use crate::ir::walk::{map_exprs, reads, rename_expr, Effects};
+use crate::ir::walk::{each_block_mut, map_exprs, reads, rename_expr, Effects};
 use crate::ir::{AssignOp, Expr, Program, Stmt};
 use slic_algebra::Type;
 use std::collections::{HashMap, HashSet};
@@ -42,13 +42,7 @@ pub fn fuse(p: &Program) -> Program {
     let mut f = Fuser { names, types };
     let mut body = p.body.clone();
     f.block(&mut body);
-    Program {
-        params: p.params.clone(),
-        body,
-        result: p.result.clone(),
-        measure: p.measure,
-        inout: p.inout.clone(),
-    }
+    p.with_body(body)
 }
 
 struct Fuser {
@@ -100,16 +94,7 @@ impl Fuser {
         // this level first, so that the bodies of merged loops are fused in turn
         while self.fuse_once(stmts) {}
         for s in stmts.iter_mut() {
-            match s {
-                Stmt::For { body, .. } => self.block(body),
-                Stmt::If {
-                    then, otherwise, ..
-                } => {
-                    self.block(then);
-                    self.block(otherwise);
-                }
-                _ => {}
-            }
+            each_block_mut(s, &mut |b| self.block(b));
         }
         for s in stmts.iter_mut() {
             if let Stmt::For { var, body, .. } = s {

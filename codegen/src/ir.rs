@@ -322,6 +322,20 @@ pub struct Program {
     pub inout: Vec<String>,
 }
 
+impl Program {
+    /// The program with another body (parameters, result and kind kept): what a pass
+    /// that rewrites statements returns.
+    pub fn with_body(&self, body: Vec<Stmt>) -> Program {
+        Program {
+            params: self.params.clone(),
+            body,
+            result: self.result.clone(),
+            measure: self.measure,
+            inout: self.inout.clone(),
+        }
+    }
+}
+
 impl fmt::Display for Lit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

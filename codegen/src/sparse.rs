@@ -33,7 +33,7 @@
 
 use std::collections::HashSet;
 
-use crate::ir::walk::{reads, Effects};
+use crate::ir::walk::{each_block_mut, reads, Effects};
 use crate::ir::{AssignOp, Expr, Program, Stmt};
 use slic_algebra::{Prim, Type};
 
@@ -47,13 +47,7 @@ pub fn sparsify(p: &Program) -> Program {
     let mut s = Sparse { names, made: 0 };
     let mut body = p.body.clone();
     s.block(&mut body);
-    Program {
-        params: p.params.clone(),
-        body,
-        result: p.result.clone(),
-        measure: p.measure,
-        inout: p.inout.clone(),
-    }
+    p.with_body(body)
 }
 
 struct Sparse {
@@ -96,16 +90,7 @@ impl Sparse {
     fn block(&mut self, stmts: &mut Vec<Stmt>) {
         let mut pos = 0;
         while pos < stmts.len() {
-            match &mut stmts[pos] {
-                Stmt::For { body, .. } => self.block(body),
-                Stmt::If {
-                    then, otherwise, ..
-                } => {
-                    self.block(then);
-                    self.block(otherwise);
-                }
-                _ => {}
-            }
+            each_block_mut(&mut stmts[pos], &mut |b| self.block(b));
             let before = self.outer(&mut stmts[pos]);
             let n = before.len();
             for (j, s) in before.into_iter().enumerate() {

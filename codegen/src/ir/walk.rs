@@ -122,6 +122,20 @@ pub(crate) fn reads(e: &Expr, out: &mut HashSet<String>) {
     }
 }
 
+/// `f` on each block nested directly in `s` (a loop's body, both branches of an `if`).
+pub(crate) fn each_block_mut(s: &mut Stmt, f: &mut dyn FnMut(&mut Vec<Stmt>)) {
+    match s {
+        Stmt::For { body, .. } => f(body),
+        Stmt::If {
+            then, otherwise, ..
+        } => {
+            f(then);
+            f(otherwise);
+        }
+        _ => {}
+    }
+}
+
 /// `e` with the variable `from` renamed `to`.
 pub(crate) fn rename_expr(e: &Expr, from: &str, to: &str) -> Expr {
     match e {
