@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use slic_algebra::{front, Store, TermId};
-use slic_codegen::gibbs::Checking;
+use slic_codegen::gibbs::{pick_program, Checking};
 use slic_codegen::incremental::derive;
 use slic_codegen::sampler::Rng;
 use slic_codegen::{
@@ -276,6 +276,13 @@ fn the_condition_fails_where_a_product_may_vanish_or_overflow() {
         Val::Real(2.0),
     ]);
     assert!(!holds(&gmm.condition, &a));
+    // and the driver then runs the full program
+    let (full, gmm) = both(GMM);
+    let (picked, drawn) = pick_program(&full, Some(&gmm), &a);
+    assert!(!drawn && *picked == full);
+    let tame = gmm_args(4, 2, &mut rng);
+    let (picked, drawn) = pick_program(&full, Some(&gmm), &tame);
+    assert!(drawn && *picked == gmm.lowered.program);
 }
 
 /// A Gibbs-shaped update whose weight of label `i` reads a product over classes of the
