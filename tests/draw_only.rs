@@ -285,6 +285,27 @@ fn the_condition_fails_where_a_product_may_vanish_or_overflow() {
     assert!(drawn && *picked == gmm.lowered.program);
 }
 
+#[test]
+fn a_label_out_of_range_leaves_both_programs_without_mass() {
+    // a point's label beyond the classes: the full update's mass is 0 (its guard
+    // `0 ^ #invalid`), and the draw-only one, which keeps that guard, is 0 too
+    for (rel, args, index, state) in [(GMM, gmm_args as Args, 4, 2), (NB, nb_args, 5, 2)] {
+        let (full, draw) = both(rel);
+        let mut rng = Rng::seed_from_u64(5);
+        let mut a = args(4, 2, &mut rng);
+        let Val::Array(labels) = &a[state] else {
+            panic!("{rel}: the state is an array");
+        };
+        let mut labels = labels.to_vec();
+        labels[3] = Val::Nat(7);
+        a[state] = Val::array(labels);
+        // at u = 0..2 the bad label is another point's
+        agrees(&full, &draw, a.clone(), index, 3).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        a[index] = Val::Nat(0);
+        assert_eq!(distribution(&full, &a), Ok(None), "{rel}");
+    }
+}
+
 /// A Gibbs-shaped update whose weight of label `i` reads a product over classes of the
 /// classes' counts with point `u` moved to `i`, as a factor or inside a sum (lowered as
 /// written: the simplifier would write the counts otherwise).

@@ -116,6 +116,7 @@ pub fn draw_only(store: &mut Store, t: TermId) -> Option<DrawOnly> {
     // ratios' tests), and the point products those leave
     d.conds.clear();
     current = d.settle(current);
+    current = d.drop_masses(current);
     for cond in std::mem::take(&mut d.conds) {
         if !conds.contains(&cond) {
             conds.push(cond);
@@ -811,6 +812,114 @@ impl Dropper<'_> {
         out
     }
 
+    /// Every `weight(W, categorical(array i of n: tab[i] · H(i)))` whose mass `W` is
+    /// `G · Σ_{l<n} tab[l] · C` (the weights' own sum, as [`crate::share`] leaves it) with
+    /// `C` and every `H(i)` bounded positive (or `n`'s own `1/n`) keeps of its mass only
+    /// `G`, and of its weights only `tab[i]`: the mass is then zero exactly where it was
+    /// (where every weight is, the categorical is the zero measure) and otherwise a
+    /// constant in `(0, ∞)` apart, and the categorical normalises its weights.
+    fn drop_masses(&mut self, t: TermId) -> TermId {
+        let mut conds = Vec::new();
+        let params = self.params.clone();
+        let buckets = self.buckets.clone();
+        let out = self.store.rebuild(t, &mut |store, _, node| {
+            let Node::Weight(w, m) = *node else {
+                return None;
+            };
+            let arr = match store.node(m) {
+                Node::Dist(Dist::Categorical, args) if args.len() == 1 => args[0],
+                _ => return None,
+            };
+            let Node::Array(i, n, body) = *store.node(arr) else {
+                return None;
+            };
+            let mut d = Dropper {
+                store,
+                params: params.clone(),
+                constants: FxHashSet::default(),
+                buckets: buckets.clone(),
+                fv: FreeVars::new(),
+                conds: Vec::new(),
+            };
+            // the weights: one `tab[i]`, the rest bounded positive
+            let i_t = d.store.var_term(i);
+            let mut tab = None;
+            for f in factors(d.store, body) {
+                let read = match *d.store.node(f) {
+                    Node::Index(a, ix) if ix == i_t && tab.is_none() => Some(a),
+                    _ => None,
+                };
+                match read {
+                    Some(a) => tab = Some((a, f)),
+                    None if d.positive(f, n) => {}
+                    None => return None,
+                }
+            }
+            let (tab, read) = tab?;
+            if vars::mentions(d.store, tab, i) {
+                return None;
+            }
+            // the mass: the weights' sum, bounded positive factors, and what is kept
+            let mut kept = Vec::new();
+            let mut summed = false;
+            for f in factors(d.store, w) {
+                if let Node::Summate(l, lo, hi, b) = *d.store.node(f) {
+                    let l_t = d.store.var_term(l);
+                    if !summed
+                        && is_lit_zero(d.store, lo)
+                        && hi == n
+                        && *d.store.node(b) == Node::Index(tab, l_t)
+                    {
+                        summed = true;
+                        continue;
+                    }
+                }
+                if !d.positive(f, n) {
+                    kept.push(f);
+                }
+            }
+            if !summed {
+                return None;
+            }
+            conds.extend(d.conds);
+            let store = d.store;
+            let weights = store.intern(Node::Array(i, n, read), store.ty(arr).clone());
+            let cat = store.intern(
+                Node::Dist(Dist::Categorical, vec![weights]),
+                store.ty(m).clone(),
+            );
+            Some(match kept.len() {
+                0 => cat,
+                1 => store.intern(Node::Weight(kept[0], cat), store.ty(m).clone()),
+                _ => {
+                    let g = store.prim(Prim::Mul, kept, Type::Prob);
+                    store.intern(Node::Weight(g, cat), store.ty(m).clone())
+                }
+            })
+        });
+        self.conds.extend(conds);
+        out
+    }
+
+    /// Is the factor `f` bounded positive (its conditions assumed), or `n`'s `1/n` or `n`?
+    fn positive(&mut self, f: TermId, n: TermId) -> bool {
+        let size_factor = |store: &Store, x: TermId| matches!(store.node(x), Node::Coerce(Coercion::Nat2Prob, y) if *y == n);
+        match self.store.node(f) {
+            Node::Prim(Prim::Recip, a) if a.len() == 1 && size_factor(self.store, a[0]) => {
+                return true
+            }
+            _ if size_factor(self.store, f) => return true,
+            _ => {}
+        }
+        let saved = self.conds.len();
+        let mut env = FxHashMap::default();
+        let ok = self.range(f, &mut env).is_some_and(|r| r.log().is_some());
+        if !ok {
+            self.conds.truncate(saved);
+        }
+        ok
+    }
+
     /// `t` with the tests of `sites` decided: each is `let q = Q in all ⊙ q⁻¹`.
     fn resolve(&mut self, t: TermId, sites: &[Site]) -> TermId {
         if sites.is_empty() {
@@ -847,6 +956,14 @@ impl Dropper<'_> {
             };
             (e0 == p).then(|| vars::substitute1(store, *b, *x, unit))
         })
+    }
+}
+
+/// The factors of a product (`a * b * ...`, nested), in order.
+fn factors(store: &Store, t: TermId) -> Vec<TermId> {
+    match store.node(t) {
+        Node::Prim(Prim::Mul, args) => args.iter().flat_map(|&a| factors(store, a)).collect(),
+        _ => vec![t],
     }
 }
 
