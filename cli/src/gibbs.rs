@@ -9,6 +9,9 @@
 //! the state and the index baked in), and sweeps with it. The statistics of the loops
 //! over the points are kept between updates where `slic_codegen::incremental` derives
 //! how (unless `--recompute`), checked after every update with `--check-incremental`.
+//! The update runs without the products every label shares where the data meet their
+//! condition (`slic_codegen::lower_draw_only`, unless `--no-draw-only`); the result's
+//! `draw_only` says how many were dropped.
 //! `--chains C` runs C chains in parallel (`gibbs::run_chains`), every chain's kernel
 //! over the one compiled library;
 //! with C = 1 the result and the trace have the one-chain format they always had, with
@@ -64,7 +67,8 @@ pub fn gibbs(a: &GibbsArgs) -> Result<(), Failure> {
         .map_err(|e| user(format!("{data_name}: {e}")))?;
     // the update without its common products where the data allow (same parameters,
     // the same distribution of every label)
-    let (program, _) = gibbs::pick_program(&lowered.program, draw_only.as_ref(), &bound.args);
+    let (program, drawn) = gibbs::pick_program(&lowered.program, draw_only.as_ref(), &bound.args);
+    let dropped = draw_only.as_ref().filter(|_| drawn).map(|d| d.dropped);
     let update =
         Update::new(program, &ty, &a.state, &a.index).map_err(|e| user(format!("{name}: {e}")))?;
     let config = GibbsConfig {
@@ -168,6 +172,9 @@ pub fn gibbs(a: &GibbsArgs) -> Result<(), Failure> {
     if let (Some(inc), Json::Object(obj)) = (&inc, &mut text) {
         let loops: Vec<String> = inc.loops.iter().map(ToString::to_string).collect();
         obj.insert("incremental".into(), json!(loops));
+    }
+    if let (Some(n), Json::Object(obj)) = (dropped, &mut text) {
+        obj.insert("draw_only".into(), json!(n));
     }
     let text = format!("{text}\n");
     match &a.out {
