@@ -109,6 +109,29 @@ pub fn draw_only(store: &mut Store, t: TermId) -> Option<DrawOnly> {
             }
         }
     }
+    // then products that read what varies with the label only at one point `a`:
+    // `Π_l B(l) = Π_l g(l) · (if a is in range: B(a) / g(a) else: 1)`, `g` being `B` off
+    // the point, whose product is then a constant to drop
+    loop {
+        let scan = d.scan(current);
+        let Some(c) = d.next_point_product(current, &scan, &tried) else {
+            break;
+        };
+        tried.insert(c.product);
+        let (product, split) = (c.product, c.split);
+        let trial = d.store.rebuild(current, &mut |_, orig, _| {
+            (orig == product).then_some(split)
+        });
+        if homogeneous(d.store, &scan.constants, c.symbol, None, trial) {
+            current = d.drop_symbol(trial, c.symbol);
+            dropped += 1;
+            for cond in c.conds {
+                if !conds.contains(&cond) {
+                    conds.push(cond);
+                }
+            }
+        }
+    }
     if dropped == 0 {
         return None;
     }
@@ -147,6 +170,15 @@ struct Scan {
     constants: FxHashSet<VarId>,
     /// The index of every product.
     products: FxHashSet<VarId>,
+}
+
+/// A product to split at its one point: the product, its rewriting `S · R`, the
+/// constant `S` to drop, and the conditions that bound it.
+struct PointProduct {
+    product: TermId,
+    split: TermId,
+    symbol: TermId,
+    conds: Vec<TermId>,
 }
 
 /// A symbol to try: its splits (none for a plain product), its index, its conditions.
@@ -758,18 +790,19 @@ impl Dropper<'_> {
                     } else {
                         (true, false)
                     };
-                    let mut kept = Vec::new();
-                    for &a in args {
-                        match store.node(a) {
-                            Node::Bool(v) if *v == absorb => {
-                                // a literal absorbs what follows it, not what precedes it
-                                kept.push(a);
-                                break;
-                            }
-                            Node::Bool(v) if *v == unit => {}
-                            _ => kept.push(a),
-                        }
+                    // an absorbing literal decides it (what precedes it is then not
+                    // evaluated: the draw-only program evaluates less, never more)
+                    if args
+                        .iter()
+                        .any(|&a| matches!(store.node(a), Node::Bool(v) if *v == absorb))
+                    {
+                        return Some(store.intern(Node::Bool(absorb), Type::Bool));
                     }
+                    let kept: Vec<TermId> = args
+                        .iter()
+                        .copied()
+                        .filter(|&a| !matches!(store.node(a), Node::Bool(v) if *v == unit))
+                        .collect();
                     if kept.len() == args.len() {
                         return None;
                     }
@@ -918,6 +951,101 @@ impl Dropper<'_> {
             self.conds.truncate(saved);
         }
         ok
+    }
+
+    /// The next untried product `Π_{l=lo}^{hi-1} B(l)` that reads a name not fixed for the
+    /// call, whose tests `l == a` all name one point `a` fixed for the call, and which off
+    /// that point (`g`: the tests false) reads only names fixed for the call and is
+    /// bounded positive: rewritten `Π_l g(l) · (if def(a) && lo <= a && a < hi: B(a) ·
+    /// recip(g(a)) else: 1)`, exact where `g(a)` is in `(0, ∞)` (which the bounds show),
+    /// `def(a)` being where `a` is defined.
+    fn next_point_product(
+        &mut self,
+        t: TermId,
+        scan: &Scan,
+        tried: &FxHashSet<TermId>,
+    ) -> Option<PointProduct> {
+        self.constants = scan.constants.clone();
+        for p in self.store.subterms(t).collect::<Vec<_>>() {
+            let Node::Product(l, lo, hi, body) = *self.store.node(p) else {
+                continue;
+            };
+            if tried.contains(&p) || *self.store.ty(p) != Type::Prob {
+                continue;
+            }
+            let fixed = |d: &mut Self, x: TermId| {
+                let fv = d.fv.of(d.store, x).to_vec();
+                fv.iter().all(|v| *v == l || d.constants.contains(v))
+            };
+            if fixed(self, body) || !fixed(self, lo) || !fixed(self, hi) {
+                continue;
+            }
+            // the point tests
+            let l_t = self.store.var_term(l);
+            let mut tests = Vec::new();
+            let mut point = None;
+            let mut one_point = true;
+            for x in self.store.subterms(body).collect::<Vec<_>>() {
+                let a = match self.store.node(x) {
+                    Node::Prim(Prim::Eq, args) if args.len() == 2 && args[0] == l_t => args[1],
+                    Node::Prim(Prim::Eq, args) if args.len() == 2 && args[1] == l_t => args[0],
+                    _ => continue,
+                };
+                if vars::mentions(self.store, a, l) || !fixed(self, a) {
+                    one_point = false;
+                    break;
+                }
+                match point {
+                    None => point = Some(a),
+                    Some(b) if b == a => {}
+                    Some(_) => {
+                        one_point = false;
+                        break;
+                    }
+                }
+                tests.push(x);
+            }
+            let (true, Some(a)) = (one_point, point) else {
+                continue;
+            };
+            let no = self.store.intern(Node::Bool(false), Type::Bool);
+            let mut g = body;
+            for x in tests {
+                g = vars::replace_free(self.store, g, x, no);
+            }
+            self.conds.clear();
+            let g = self.settle(g);
+            if !fixed(self, g) || !self.bounded(g, false) {
+                continue;
+            }
+            let Some(defined) = crate::split::defined_cond(self.store, a) else {
+                continue;
+            };
+            let ty = Type::Prob;
+            let symbol = self.store.intern(Node::Product(l, lo, hi, g), ty.clone());
+            if !self.bounded(symbol, false) {
+                continue;
+            }
+            let b_a = vars::substitute1(self.store, body, l, a);
+            let g_a = vars::substitute1(self.store, g, l, a);
+            let inv = self.store.prim(Prim::Recip, vec![g_a], ty.clone());
+            let quotient = self.store.prim(Prim::Mul, vec![b_a, inv], ty.clone());
+            let above = self.store.prim(Prim::Le, vec![lo, a], Type::Bool);
+            let below = self.store.prim(Prim::Lt, vec![a, hi], Type::Bool);
+            let test = self
+                .store
+                .prim(Prim::And, vec![defined, above, below], Type::Bool);
+            let one = self.store.int_lit(1, Type::Prob);
+            let at = self.store.intern(Node::If(test, quotient, one), ty.clone());
+            let split = self.store.prim(Prim::Mul, vec![symbol, at], ty);
+            return Some(PointProduct {
+                product: p,
+                split,
+                symbol,
+                conds: std::mem::take(&mut self.conds),
+            });
+        }
+        None
     }
 
     /// `t` with the tests of `sites` decided: each is `let q = Q in all ⊙ q⁻¹`.
