@@ -12,8 +12,6 @@
 //! - a product read other than as a factor of every weight (`Π_k Γ(..) + 1`) is refused,
 //!   and its factor form accepted.
 
-use std::path::{Path, PathBuf};
-
 use proptest::prelude::*;
 use slic_algebra::{front, Store, TermId};
 use slic_codegen::gibbs::{pick_program, Checking};
@@ -25,10 +23,8 @@ use slic_codegen::{
     Val,
 };
 use slic_simplify::SimplifyConfig;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
-}
+use slic_suite::gibbs_args::{self, below, Args};
+use slic_suite::root;
 
 const GMM: &str = "corpus/cases/18-gmm-gibbs.simplified.hk";
 const NB: &str = "corpus/cases/19-naive-bayes-gibbs.simplified.hk";
@@ -121,99 +117,13 @@ fn agrees(
     Ok(())
 }
 
-trait Below {
-    fn below(&mut self, k: usize) -> u64;
-}
-
-impl Below for Rng {
-    fn below(&mut self, k: usize) -> u64 {
-        ((self.uniform() * k as f64) as u64).min(k as u64 - 1)
-    }
-}
-
-fn probs(k: usize, lo: f64, spread: f64, rng: &mut Rng) -> Val {
-    Val::array(
-        (0..k)
-            .map(|_| Val::prob(lo + spread * rng.uniform()))
-            .collect(),
-    )
-}
-
-fn nats(n: usize, below: usize, rng: &mut Rng) -> Val {
-    Val::array((0..n).map(|_| Val::Nat(rng.below(below))).collect())
-}
-
-fn gmm_args(n: usize, k: usize, rng: &mut Rng) -> Vec<Val> {
-    vec![
-        Val::prob(0.5 + 3.0 * rng.uniform()),
-        probs(k, 0.2, 1.0, rng),
-        nats(n, k, rng),
-        Val::array(
-            (0..n)
-                .map(|_| Val::Real(10.0 * rng.uniform() - 5.0))
-                .collect(),
-        ),
-        Val::Nat(0),
-    ]
-}
-
-/// Naive Bayes: `n` documents over `k` topics, 5 words, 3 tokens a document on average.
-fn nb_args(n: usize, k: usize, rng: &mut Rng) -> Vec<Val> {
-    let tokens = 3 * n;
-    vec![
-        probs(k, 0.2, 1.0, rng),
-        probs(5, 0.05, 0.5, rng),
-        nats(n, k, rng),
-        nats(tokens, 5, rng),
-        nats(tokens, n, rng),
-        Val::Nat(0),
-    ]
-}
-
-/// LDA: `n` tokens over 3 documents, `k` topics, 4 words.
-fn lda_args(n: usize, k: usize, rng: &mut Rng) -> Vec<Val> {
-    vec![
-        probs(k, 0.2, 1.0, rng),
-        probs(4, 0.05, 0.5, rng),
-        Val::Nat(3),
-        nats(n, 4, rng),
-        nats(n, 3, rng),
-        nats(n, k, rng),
-        Val::Nat(0),
-    ]
-}
-
-fn poisson_args(n: usize, k: usize, rng: &mut Rng) -> Vec<Val> {
-    vec![
-        probs(k, 0.2, 1.0, rng),
-        Val::prob(0.5 + 2.0 * rng.uniform()),
-        Val::prob(0.5 + 2.0 * rng.uniform()),
-        nats(n, k, rng),
-        nats(n, 12, rng),
-        Val::Nat(0),
-    ]
-}
-
-fn exponential_args(n: usize, k: usize, rng: &mut Rng) -> Vec<Val> {
-    vec![
-        probs(k, 0.2, 1.0, rng),
-        Val::prob(1.0 + 2.0 * rng.uniform()),
-        Val::prob(0.5 + 2.0 * rng.uniform()),
-        nats(n, k, rng),
-        probs(n, 0.05, 4.0, rng),
-        Val::Nat(0),
-    ]
-}
-
-type Args = fn(usize, usize, &mut Rng) -> Vec<Val>;
-
 /// Each case: the program, its random arguments, the index's position among them.
 const CASES: [(&str, Args, usize); 5] = [
-    (GMM, gmm_args, 4),
-    (NB, nb_args, 5),
-    (LDA, lda_args, 6),
-    (POISSON, poisson_args, 5),
-    (EXPONENTIAL, exponential_args, 5),
+    (GMM, gibbs_args::gmm, 4),
+    (NB, gibbs_args::naive_bayes, 5),
+    (LDA, gibbs_args::lda, 6),
+    (POISSON, gibbs_args::poisson, 5),
+    (EXPONENTIAL, gibbs_args::exponential, 5),
 ];
 
 #[test]
@@ -261,13 +171,13 @@ proptest! {
 fn the_condition_fails_where_a_product_may_vanish_or_overflow() {
     let mut rng = Rng::seed_from_u64(7);
     let (_, nb) = both(NB);
-    let mut a = nb_args(4, 2, &mut rng);
+    let mut a = gibbs_args::naive_bayes(4, 2, &mut rng);
     assert!(holds(&nb.condition, &a));
     // a word prior of 0: Γ(0 + 0) = ∞ for a word no topic has
     a[1] = Val::array(vec![Val::prob(0.0), Val::prob(0.5), Val::prob(0.5)]);
     assert!(!holds(&nb.condition, &a));
     let (_, gmm) = both(GMM);
-    let mut a = gmm_args(4, 2, &mut rng);
+    let mut a = gibbs_args::gmm(4, 2, &mut rng);
     assert!(holds(&gmm.condition, &a));
     a[3] = Val::array(vec![
         Val::Real(1.0),
@@ -280,7 +190,7 @@ fn the_condition_fails_where_a_product_may_vanish_or_overflow() {
     let (full, gmm) = both(GMM);
     let (picked, drawn) = pick_program(&full, Some(&gmm), &a);
     assert!(!drawn && *picked == full);
-    let tame = gmm_args(4, 2, &mut rng);
+    let tame = gibbs_args::gmm(4, 2, &mut rng);
     let (picked, drawn) = pick_program(&full, Some(&gmm), &tame);
     assert!(drawn && *picked == gmm.lowered.program);
 }
@@ -289,7 +199,10 @@ fn the_condition_fails_where_a_product_may_vanish_or_overflow() {
 fn a_label_out_of_range_leaves_both_programs_without_mass() {
     // a point's label beyond the classes: the full update's mass is 0 (its guard
     // `0 ^ #invalid`), and the draw-only one, which keeps that guard, is 0 too
-    for (rel, args, index, state) in [(GMM, gmm_args as Args, 4, 2), (NB, nb_args, 5, 2)] {
+    for (rel, args, index, state) in [
+        (GMM, gibbs_args::gmm as Args, 4, 2),
+        (NB, gibbs_args::naive_bayes, 5, 2),
+    ] {
         let (full, draw) = both(rel);
         let mut rng = Rng::seed_from_u64(5);
         let mut a = args(4, 2, &mut rng);
@@ -329,8 +242,8 @@ fn a_product_read_other_than_as_a_factor_is_refused() {
     let mut rng = Rng::seed_from_u64(3);
     for _ in 0..8 {
         let args = vec![
-            probs(3, 0.2, 1.0, &mut rng),
-            nats(5, 3, &mut rng),
+            gibbs_args::probs(3, 0.2, 1.0, &mut rng),
+            gibbs_args::nats(5, 3, &mut rng),
             Val::Nat(0),
         ];
         agrees(&full, &draw, args, 2, 5).expect("the factor form agrees");
@@ -356,9 +269,9 @@ fn compiled_draw_only_kernels_follow_the_interpreter() {
         ..CompileOptions::default()
     };
     let cases: [(&str, Args, &str, &str); 3] = [
-        (GMM, gmm_args, "z", "u"),
-        (NB, nb_args, "z", "u"),
-        (LDA, lda_args, "z", "wordUpdate"),
+        (GMM, gibbs_args::gmm, "z", "u"),
+        (NB, gibbs_args::naive_bayes, "z", "u"),
+        (LDA, gibbs_args::lda, "z", "wordUpdate"),
     ];
     for (rel, args, state, ix) in cases {
         let text = std::fs::read_to_string(root().join(rel)).expect("the corpus file");
@@ -376,7 +289,7 @@ fn compiled_draw_only_kernels_follow_the_interpreter() {
         let a = args(n, 3, &mut rng);
         assert!(holds(&draw.condition, &a), "{rel}");
         let moves: Vec<(usize, u64)> = (0..3 * n)
-            .map(|_| (rng.below(n) as usize, rng.below(3)))
+            .map(|_| (below(&mut rng, n) as usize, below(&mut rng, 3)))
             .collect();
         let inc = derive(&draw.lowered.program, state, ix).ok();
         for target in [Target::C, Target::Rust] {

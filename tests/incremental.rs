@@ -19,9 +19,10 @@ use slic_codegen::incremental::{derive, Incremental, StatKind};
 use slic_codegen::sampler::Rng;
 use slic_codegen::{
     lower_program, CompileOptions, CompiledKernel, InterpKernel, Passes, Program, Target, Update,
-    UpdateKernel, Val,
+    UpdateKernel,
 };
 use slic_simplify::SimplifyConfig;
+use slic_suite::gibbs_args::{self, below, Args};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
@@ -164,68 +165,13 @@ fn follow(
     Ok(())
 }
 
-/// Random GMM-shaped arguments: `n` points, `k` classes, labels below `k`.
-fn gmm_args(n: usize, k: usize, rng: &mut Rng) -> Vec<Val> {
-    vec![
-        Val::prob(0.5 + 3.0 * rng.uniform()),
-        Val::array((0..k).map(|_| Val::prob(0.2 + rng.uniform())).collect()),
-        Val::array((0..n).map(|_| Val::Nat(rng.below(k))).collect()),
-        Val::array(
-            (0..n)
-                .map(|_| Val::Real(10.0 * rng.uniform() - 5.0))
-                .collect(),
-        ),
-        Val::Nat(0),
-    ]
-}
-
-/// Random Poisson-mixture arguments.
-fn poisson_args(n: usize, k: usize, rng: &mut Rng) -> Vec<Val> {
-    vec![
-        Val::array((0..k).map(|_| Val::prob(0.2 + rng.uniform())).collect()),
-        Val::prob(0.5 + 2.0 * rng.uniform()),
-        Val::prob(0.5 + 2.0 * rng.uniform()),
-        Val::array((0..n).map(|_| Val::Nat(rng.below(k))).collect()),
-        Val::array((0..n).map(|_| Val::Nat(rng.below(12))).collect()),
-        Val::Nat(0),
-    ]
-}
-
-/// Random exponential-mixture arguments.
-fn exponential_args(n: usize, k: usize, rng: &mut Rng) -> Vec<Val> {
-    vec![
-        Val::array((0..k).map(|_| Val::prob(0.2 + rng.uniform())).collect()),
-        Val::prob(1.0 + 2.0 * rng.uniform()),
-        Val::prob(0.5 + 2.0 * rng.uniform()),
-        Val::array((0..n).map(|_| Val::Nat(rng.below(k))).collect()),
-        Val::array(
-            (0..n)
-                .map(|_| Val::prob(0.05 + 4.0 * rng.uniform()))
-                .collect(),
-        ),
-        Val::Nat(0),
-    ]
-}
-
-trait Below {
-    fn below(&mut self, k: usize) -> u64;
-}
-
-impl Below for Rng {
-    fn below(&mut self, k: usize) -> u64 {
-        ((self.uniform() * k as f64) as u64).min(k as u64 - 1)
-    }
-}
-
 /// Moves of random points to random labels below `k` (points outside `0..n` too, which
 /// every kernel must treat as the program does).
 fn moves(n: usize, k: usize, m: usize, rng: &mut Rng) -> Vec<(usize, u64)> {
     (0..m)
-        .map(|_| (rng.below(n) as usize, rng.below(k)))
+        .map(|_| (below(rng, n) as usize, below(rng, k)))
         .collect()
 }
-
-type Args = fn(usize, usize, &mut Rng) -> Vec<Val>;
 
 fn interp_follows(c: &Case, args: Args, n: usize, k: usize, seed: u64) -> Result<(), String> {
     let mut rng = Rng::seed_from_u64(seed);
@@ -248,9 +194,9 @@ proptest! {
     ) {
         thread_local! {
             static CASES: Vec<(Case, Args)> = vec![
-                (case(GMM, "z", "u"), gmm_args as Args),
-                (case(POISSON, "z", "u"), poisson_args as Args),
-                (case(EXPONENTIAL, "z", "u"), exponential_args as Args),
+                (case(GMM, "z", "u"), gibbs_args::gmm as Args),
+                (case(POISSON, "z", "u"), gibbs_args::poisson as Args),
+                (case(EXPONENTIAL, "z", "u"), gibbs_args::exponential as Args),
             ];
         }
         CASES.with(|cases| -> Result<(), TestCaseError> {
@@ -274,9 +220,9 @@ fn opts() -> CompileOptions {
 fn compiled_incremental_kernels_follow_the_interpreter() {
     let (n, k) = (40, 4);
     for (rel, args) in [
-        (GMM, gmm_args as Args),
-        (POISSON, poisson_args as Args),
-        (EXPONENTIAL, exponential_args as Args),
+        (GMM, gibbs_args::gmm as Args),
+        (POISSON, gibbs_args::poisson as Args),
+        (EXPONENTIAL, gibbs_args::exponential as Args),
     ] {
         let c = case(rel, "z", "u");
         let mut rng = Rng::seed_from_u64(11);
@@ -309,7 +255,7 @@ fn a_wrong_remove_is_caught_by_the_check() {
     // the mutant forgets to take point u out: its statistics count u twice after a move
     c.inc.remove.body.clear();
     let mut rng = Rng::seed_from_u64(5);
-    let a = gmm_args(6, 3, &mut rng);
+    let a = gibbs_args::gmm(6, 3, &mut rng);
     let mut inc = InterpKernel::incremental(&c.inc, 1000, &c.update, Checking::Every);
     inc.start(&a).expect("starts");
     inc.distribution(2).expect("weights");

@@ -80,55 +80,36 @@ pub fn draw_only(store: &mut Store, t: TermId) -> Option<DrawOnly> {
     };
     // one symbol at a time, each checked on the term the drops before it left (so the
     // drops together are a product of constants in (0, ∞)): first the splits' `all`s,
-    // then any other product every weight shares, outermost first
+    // then any other product every weight shares, outermost first, then products that
+    // read what varies with the label only at one point `a`, split there
+    // (`Π_l B(l) = Π_l g(l) · (if a is in range: B(a) / g(a) else: 1)`)
     let mut current = body;
     let mut tried: FxHashSet<TermId> = FxHashSet::default();
     let mut conds: Vec<TermId> = Vec::new();
     let mut dropped = 0;
-    for splits in [true, false] {
+    for phase in [Phase::Splits, Phase::Products, Phase::Points] {
         loop {
             let scan = d.scan(current);
-            let next = if splits {
-                d.next_split(current, &scan, &tried)
-            } else {
-                d.next_product(current, &scan, &tried)
+            d.constants = scan.constants.clone();
+            let next = match phase {
+                Phase::Splits => d.next_split(current, &scan, &tried),
+                Phase::Products => d.next_product(current, &scan, &tried),
+                Phase::Points => d.next_point_product(current, &tried),
             };
             let Some(c) = next else {
                 break;
             };
-            tried.insert(c.symbol);
-            let trial = d.resolve(current, &c.sites);
+            tried.insert(c.key);
+            let trial = match c.replace {
+                Some((product, split)) => d.store.rebuild(current, &mut |_, orig, _| {
+                    (orig == product).then_some(split)
+                }),
+                None => d.resolve(current, &c.sites),
+            };
             if homogeneous(d.store, &scan.constants, c.symbol, c.index, trial) {
                 current = d.drop_symbol(trial, c.symbol);
                 dropped += 1;
-                for cond in c.conds {
-                    if !conds.contains(&cond) {
-                        conds.push(cond);
-                    }
-                }
-            }
-        }
-    }
-    // then products that read what varies with the label only at one point `a`:
-    // `Π_l B(l) = Π_l g(l) · (if a is in range: B(a) / g(a) else: 1)`, `g` being `B` off
-    // the point, whose product is then a constant to drop
-    loop {
-        let scan = d.scan(current);
-        let Some(c) = d.next_point_product(current, &scan, &tried) else {
-            break;
-        };
-        tried.insert(c.product);
-        let (product, split) = (c.product, c.split);
-        let trial = d.store.rebuild(current, &mut |_, orig, _| {
-            (orig == product).then_some(split)
-        });
-        if homogeneous(d.store, &scan.constants, c.symbol, None, trial) {
-            current = d.drop_symbol(trial, c.symbol);
-            dropped += 1;
-            for cond in c.conds {
-                if !conds.contains(&cond) {
-                    conds.push(cond);
-                }
+                union(&mut conds, c.conds);
             }
         }
     }
@@ -140,11 +121,7 @@ pub fn draw_only(store: &mut Store, t: TermId) -> Option<DrawOnly> {
     d.conds.clear();
     current = d.settle(current);
     current = d.drop_masses(current);
-    for cond in std::mem::take(&mut d.conds) {
-        if !conds.contains(&cond) {
-            conds.push(cond);
-        }
-    }
+    union(&mut conds, std::mem::take(&mut d.conds));
     let cond = match conds.len() {
         0 => d.store.intern(Node::Bool(true), Type::Bool),
         1 => conds[0],
@@ -172,21 +149,33 @@ struct Scan {
     products: FxHashSet<VarId>,
 }
 
-/// A product to split at its one point: the product, its rewriting `S · R`, the
-/// constant `S` to drop, and the conditions that bound it.
-struct PointProduct {
-    product: TermId,
-    split: TermId,
-    symbol: TermId,
-    conds: Vec<TermId>,
+/// The kinds of symbol, tried in this order.
+#[derive(Clone, Copy)]
+enum Phase {
+    Splits,
+    Products,
+    Points,
 }
 
-/// A symbol to try: its splits (none for a plain product), its index, its conditions.
+/// `conds` with the conditions of `more` it lacks.
+fn union(conds: &mut Vec<TermId>, more: Vec<TermId>) {
+    for c in more {
+        if !conds.contains(&c) {
+            conds.push(c);
+        }
+    }
+}
+
+/// A symbol to try: its splits (none for a plain product), its index, its conditions;
+/// for a product split at its point, the product and what replaces it (`Π_l g(l)`, the
+/// symbol, times the point's quotient). `key` is what is not tried again.
 struct Candidate {
+    key: TermId,
     symbol: TermId,
     sites: Vec<Site>,
     index: Option<VarId>,
     conds: Vec<TermId>,
+    replace: Option<(TermId, TermId)>,
 }
 
 /// `fn params: body`.
@@ -329,10 +318,20 @@ impl Dropper<'_> {
         })
     }
 
-    /// Does `t` read nothing but the program's parameters?
-    fn closed(&mut self, t: TermId) -> bool {
-        let fv = self.fv.of(self.store, t).to_vec();
-        fv.iter().all(|v| self.params.contains(v))
+    /// Does the range analysis bound `t` as a split needs (a prob positive with a finite
+    /// logarithm, a real finite)? The conditions it assumes are added to `self.conds`.
+    fn bounded(&mut self, t: TermId, real: bool) -> bool {
+        let mut b = Bounds {
+            store: self.store,
+            params: &self.params,
+            buckets: &self.buckets,
+            conds: Vec::new(),
+        };
+        let ok = b.bounded(t, real);
+        if ok {
+            self.conds.extend(b.conds);
+        }
+        ok
     }
 
     /// `Some(None)` where `t` reads nothing but names fixed for a call (parameters, and
@@ -353,8 +352,535 @@ impl Dropper<'_> {
         }
     }
 
-    /// Does the range analysis bound `t` as a split needs (a prob positive with a finite
-    /// logarithm, a real finite)? The conditions it assumes are added to `self.conds`.
+    fn scan(&mut self, t: TermId) -> Scan {
+        let mut lets: FxHashMap<VarId, TermId> = FxHashMap::default();
+        let mut twice: FxHashSet<VarId> = FxHashSet::default();
+        let mut products = FxHashSet::default();
+        for s in self.store.subterms(t) {
+            match *self.store.node(s) {
+                Node::Let(x, e, _) if *lets.entry(x).or_insert(e) != e => {
+                    twice.insert(x);
+                }
+                Node::Product(l, ..) => {
+                    products.insert(l);
+                }
+                _ => {}
+            }
+        }
+        lets.retain(|x, _| !twice.contains(x));
+        let mut constants = self.params.clone();
+        loop {
+            let before = constants.len();
+            for (&x, &e) in &lets {
+                if !constants.contains(&x)
+                    && self
+                        .fv
+                        .of(self.store, e)
+                        .iter()
+                        .all(|v| constants.contains(v))
+                {
+                    constants.insert(x);
+                }
+            }
+            if constants.len() == before {
+                break;
+            }
+        }
+        Scan {
+            lets,
+            constants,
+            products,
+        }
+    }
+
+    /// The next untried `all` of splits whose `all` and `q` are bounded.
+    fn next_split(
+        &mut self,
+        t: TermId,
+        scan: &Scan,
+        tried: &FxHashSet<TermId>,
+    ) -> Option<Candidate> {
+        let mut out: Option<Candidate> = None;
+        for s in self.store.subterms(t).collect::<Vec<_>>() {
+            let Some(site) = self.site(s, &scan.lets) else {
+                continue;
+            };
+            if tried.contains(&site.all) || out.as_ref().is_some_and(|c| c.symbol != site.all) {
+                continue;
+            }
+            // closed over the names fixed for a call, or over them and one product's
+            // index (the product of such products over it is then the constant dropped)
+            let Some(index) = self.index_of(site.all, &scan.products) else {
+                continue;
+            };
+            if index.is_some() && site.real {
+                continue;
+            }
+            self.conds.clear();
+            if !(self.bounded(site.all, site.real) && self.bounded(site.q, site.real)) {
+                continue;
+            }
+            let c = out.get_or_insert_with(|| Candidate {
+                key: site.all,
+                symbol: site.all,
+                sites: Vec::new(),
+                index,
+                conds: Vec::new(),
+                replace: None,
+            });
+            c.sites.push(site);
+            c.conds.extend(self.conds.iter().copied());
+        }
+        out
+    }
+
+    /// The next untried product, outermost first, that is fixed for a call (or reads one
+    /// product's index besides) and bounded.
+    fn next_product(
+        &mut self,
+        t: TermId,
+        scan: &Scan,
+        tried: &FxHashSet<TermId>,
+    ) -> Option<Candidate> {
+        for s in self.store.subterms(t).collect::<Vec<_>>() {
+            if tried.contains(&s)
+                || !matches!(self.store.node(s), Node::Product(..))
+                || *self.store.ty(s) != Type::Prob
+            {
+                continue;
+            }
+            let Some(index) = self.index_of(s, &scan.products) else {
+                continue;
+            };
+            self.conds.clear();
+            if self.bounded(s, false) {
+                return Some(Candidate {
+                    key: s,
+                    symbol: s,
+                    sites: Vec::new(),
+                    index,
+                    conds: self.conds.clone(),
+                    replace: None,
+                });
+            }
+        }
+        None
+    }
+
+    /// `t` with what the parameters' bounds decide decided (the conditions assumed added
+    /// to `self.conds`): `0 < x` where `x` is bounded positive is true; then the tests and
+    /// loops that leaves folded: `if true`, `&&`/`||` of a literal, `Σ 0`, `1 · x`, a
+    /// product of one point ([`point_product`]) and a product of a test free of its
+    /// index ([`unswitch_product`]).
+    fn settle(&mut self, t: TermId) -> TermId {
+        let mut conds = Vec::new();
+        let out = self.store.rebuild(t, &mut |store, _, node| {
+            let ty = |store: &Store, x: TermId| store.ty(x).clone();
+            match node {
+                Node::Prim(Prim::Lt, args) if args.len() == 2 && is_lit_zero(store, args[0]) => {
+                    let x = args[1];
+                    let mut b = Bounds {
+                        store,
+                        params: &self.params,
+                        buckets: &self.buckets,
+                        conds: Vec::new(),
+                    };
+                    if !b.bounded(x, false) {
+                        return None;
+                    }
+                    conds.extend(b.conds);
+                    Some(store.intern(Node::Bool(true), Type::Bool))
+                }
+                Node::If(c, a, b) => match store.node(*c) {
+                    Node::Bool(true) => Some(*a),
+                    Node::Bool(false) => Some(*b),
+                    _ if a == b => Some(*a),
+                    _ => None,
+                },
+                Node::Prim(op @ (Prim::And | Prim::Or), args) => {
+                    let (absorb, unit) = if *op == Prim::And {
+                        (false, true)
+                    } else {
+                        (true, false)
+                    };
+                    // an absorbing literal decides it (what precedes it is then not
+                    // evaluated: the draw-only program evaluates less, never more)
+                    if args
+                        .iter()
+                        .any(|&a| matches!(store.node(a), Node::Bool(v) if *v == absorb))
+                    {
+                        return Some(store.intern(Node::Bool(absorb), Type::Bool));
+                    }
+                    let kept: Vec<TermId> = args
+                        .iter()
+                        .copied()
+                        .filter(|&a| !matches!(store.node(a), Node::Bool(v) if *v == unit))
+                        .collect();
+                    if kept.len() == args.len() {
+                        return None;
+                    }
+                    Some(match kept.len() {
+                        0 => store.intern(Node::Bool(unit), Type::Bool),
+                        1 => kept[0],
+                        _ => store.prim(*op, kept, Type::Bool),
+                    })
+                }
+                Node::Prim(Prim::Eq, args)
+                    if args.len() == 2
+                        && matches!(
+                            (store.node(args[0]), store.node(args[1])),
+                            (Node::Lit(_), Node::Lit(_))
+                        ) =>
+                {
+                    let eq = store.node(args[0]) == store.node(args[1]);
+                    Some(store.intern(Node::Bool(eq), Type::Bool))
+                }
+                Node::Summate(_, _, _, body) if is_lit_zero(store, *body) => Some(*body),
+                Node::Prim(Prim::Mul, args) => {
+                    let kept: Vec<TermId> = args
+                        .iter()
+                        .copied()
+                        .filter(|&a| !matches!(store.node(a), Node::Lit(v) if v.is_one()))
+                        .collect();
+                    match kept.len() {
+                        n if n == args.len() => None,
+                        0 => Some(store.int_lit(1, ty(store, args[0]))),
+                        1 => Some(kept[0]),
+                        _ => Some(store.prim(Prim::Mul, kept, ty(store, args[0]))),
+                    }
+                }
+                Node::Product(l, lo, hi, body) => point_product(store, *l, *lo, *hi, *body)
+                    .or_else(|| unswitch_product(store, *l, *lo, *hi, *body)),
+                _ => None,
+            }
+        });
+        self.conds.extend(conds);
+        out
+    }
+
+    /// Every `weight(W, categorical(array i of n: tab[i] · H(i)))` whose mass `W` is
+    /// `G · Σ_{l<n} tab[l] · C` (the weights' own sum, as [`crate::share`] leaves it) with
+    /// `C` and every `H(i)` bounded positive (or `n`'s own `1/n`) keeps of its mass only
+    /// `G`, and of its weights only `tab[i]`: the mass is then zero exactly where it was
+    /// (where every weight is, the categorical is the zero measure) and otherwise a
+    /// constant in `(0, ∞)` apart, and the categorical normalises its weights.
+    fn drop_masses(&mut self, t: TermId) -> TermId {
+        let mut conds = Vec::new();
+        let out = self.store.rebuild(t, &mut |store, _, node| {
+            let Node::Weight(w, m) = *node else {
+                return None;
+            };
+            let arr = match store.node(m) {
+                Node::Dist(Dist::Categorical, args) if args.len() == 1 => args[0],
+                _ => return None,
+            };
+            let Node::Array(i, n, body) = *store.node(arr) else {
+                return None;
+            };
+            let mut d = Bounds {
+                store,
+                params: &self.params,
+                buckets: &self.buckets,
+                conds: Vec::new(),
+            };
+            // the weights: one `tab[i]`, the rest bounded positive
+            let i_t = d.store.var_term(i);
+            let mut tab = None;
+            for f in factors(d.store, body) {
+                let read = match *d.store.node(f) {
+                    Node::Index(a, ix) if ix == i_t && tab.is_none() => Some(a),
+                    _ => None,
+                };
+                match read {
+                    Some(a) => tab = Some((a, f)),
+                    None if d.factor_positive(f, n) => {}
+                    None => return None,
+                }
+            }
+            let (tab, read) = tab?;
+            if vars::mentions(d.store, tab, i) {
+                return None;
+            }
+            // the mass: the weights' sum, bounded positive factors, and what is kept
+            let mut kept = Vec::new();
+            let mut summed = false;
+            for f in factors(d.store, w) {
+                if let Node::Summate(l, lo, hi, b) = *d.store.node(f) {
+                    let l_t = d.store.var_term(l);
+                    if !summed
+                        && is_lit_zero(d.store, lo)
+                        && hi == n
+                        && *d.store.node(b) == Node::Index(tab, l_t)
+                    {
+                        summed = true;
+                        continue;
+                    }
+                }
+                if !d.factor_positive(f, n) {
+                    kept.push(f);
+                }
+            }
+            if !summed {
+                return None;
+            }
+            conds.extend(d.conds);
+            let store = d.store;
+            let weights = store.intern(Node::Array(i, n, read), store.ty(arr).clone());
+            let cat = store.intern(
+                Node::Dist(Dist::Categorical, vec![weights]),
+                store.ty(m).clone(),
+            );
+            Some(match kept.len() {
+                0 => cat,
+                1 => store.intern(Node::Weight(kept[0], cat), store.ty(m).clone()),
+                _ => {
+                    let g = store.prim(Prim::Mul, kept, Type::Prob);
+                    store.intern(Node::Weight(g, cat), store.ty(m).clone())
+                }
+            })
+        });
+        self.conds.extend(conds);
+        out
+    }
+
+    /// The next untried product `Π_{l=lo}^{hi-1} B(l)` that reads a name not fixed for the
+    /// call, whose tests `l == a` all name one point `a` fixed for the call, and which off
+    /// that point (`g`: the tests false) reads only names fixed for the call and is
+    /// bounded positive: rewritten `Π_l g(l) · (if def(a) && lo <= a && a < hi: B(a) ·
+    /// recip(g(a)) else: 1)`, exact where `g(a)` is in `(0, ∞)` (which the bounds show),
+    /// `def(a)` being where `a` is defined.
+    fn next_point_product(&mut self, t: TermId, tried: &FxHashSet<TermId>) -> Option<Candidate> {
+        for p in self.store.subterms(t).collect::<Vec<_>>() {
+            let Node::Product(l, lo, hi, body) = *self.store.node(p) else {
+                continue;
+            };
+            if tried.contains(&p) || *self.store.ty(p) != Type::Prob {
+                continue;
+            }
+            let fixed = |d: &mut Self, x: TermId| {
+                let fv = d.fv.of(d.store, x).to_vec();
+                fv.iter().all(|v| *v == l || d.constants.contains(v))
+            };
+            if fixed(self, body) || !fixed(self, lo) || !fixed(self, hi) {
+                continue;
+            }
+            // the point tests
+            let l_t = self.store.var_term(l);
+            let mut tests = Vec::new();
+            let mut point = None;
+            let mut one_point = true;
+            for x in self.store.subterms(body).collect::<Vec<_>>() {
+                let a = match self.store.node(x) {
+                    Node::Prim(Prim::Eq, args) if args.len() == 2 && args[0] == l_t => args[1],
+                    Node::Prim(Prim::Eq, args) if args.len() == 2 && args[1] == l_t => args[0],
+                    _ => continue,
+                };
+                if vars::mentions(self.store, a, l) || !fixed(self, a) {
+                    one_point = false;
+                    break;
+                }
+                match point {
+                    None => point = Some(a),
+                    Some(b) if b == a => {}
+                    Some(_) => {
+                        one_point = false;
+                        break;
+                    }
+                }
+                tests.push(x);
+            }
+            let (true, Some(a)) = (one_point, point) else {
+                continue;
+            };
+            let no = self.store.intern(Node::Bool(false), Type::Bool);
+            let mut g = body;
+            for x in tests {
+                g = vars::replace_free(self.store, g, x, no);
+            }
+            self.conds.clear();
+            let g = self.settle(g);
+            if !fixed(self, g) || !self.bounded(g, false) {
+                continue;
+            }
+            let Some(defined) = crate::split::defined_cond(self.store, a) else {
+                continue;
+            };
+            let ty = Type::Prob;
+            let symbol = self.store.intern(Node::Product(l, lo, hi, g), ty.clone());
+            if !self.bounded(symbol, false) {
+                continue;
+            }
+            let b_a = vars::substitute1(self.store, body, l, a);
+            let g_a = vars::substitute1(self.store, g, l, a);
+            let inv = self.store.prim(Prim::Recip, vec![g_a], ty.clone());
+            let quotient = self.store.prim(Prim::Mul, vec![b_a, inv], ty.clone());
+            let above = self.store.prim(Prim::Le, vec![lo, a], Type::Bool);
+            let below = self.store.prim(Prim::Lt, vec![a, hi], Type::Bool);
+            let test = self
+                .store
+                .prim(Prim::And, vec![defined, above, below], Type::Bool);
+            let one = self.store.int_lit(1, Type::Prob);
+            let at = self.store.intern(Node::If(test, quotient, one), ty.clone());
+            let split = self.store.prim(Prim::Mul, vec![symbol, at], ty);
+            return Some(Candidate {
+                key: p,
+                symbol,
+                sites: Vec::new(),
+                index: None,
+                conds: std::mem::take(&mut self.conds),
+                replace: Some((p, split)),
+            });
+        }
+        None
+    }
+
+    /// `t` with the tests of `sites` decided: each is `let q = Q in all ⊙ q⁻¹`.
+    fn resolve(&mut self, t: TermId, sites: &[Site]) -> TermId {
+        if sites.is_empty() {
+            return t;
+        }
+        let by_term: FxHashMap<TermId, Site> = sites.iter().map(|s| (s.term, *s)).collect();
+        self.store.rebuild(t, &mut |store, orig, node| {
+            let site = by_term.get(&orig)?;
+            // `q` is rebuilt; the fast branch reads only `all` and `q`
+            let Node::Let(q_v, q, _) = node else {
+                return None;
+            };
+            let ty = store.ty(orig).clone();
+            Some(store.intern(Node::Let(*q_v, *q, site.quotient), ty))
+        })
+    }
+
+    /// `t` with the symbol `p` replaced by its unit (1 for a product, 0 for a sum), and
+    /// every `let x = p` by its body at that unit.
+    fn drop_symbol(&mut self, t: TermId, p: TermId) -> TermId {
+        let unit = match self.store.ty(p) {
+            Type::Prob => self.store.int_lit(1, Type::Prob),
+            _ => self.store.int_lit(0, Type::Real),
+        };
+        self.store.rebuild(t, &mut |store, orig, node| {
+            if orig == p {
+                return Some(unit);
+            }
+            let Node::Let(_, e0, _) = *store.node(orig) else {
+                return None;
+            };
+            let Node::Let(x, _, b) = node else {
+                return None;
+            };
+            (e0 == p).then(|| vars::substitute1(store, *b, *x, unit))
+        })
+    }
+}
+
+/// The factors of a product (`a * b * ...`, nested), in order.
+fn factors(store: &Store, t: TermId) -> Vec<TermId> {
+    match store.node(t) {
+        Node::Prim(Prim::Mul, args) => args.iter().flat_map(|&a| factors(store, a)).collect(),
+        _ => vec![t],
+    }
+}
+
+fn is_lit_zero(store: &Store, t: TermId) -> bool {
+    matches!(store.node(t), Node::Lit(v) if v.is_zero())
+}
+
+/// `Π_{l=lo}^{hi-1} (if c && l == a && d: f(l) else: 1)` as `if lo < hi && c && lo <= a
+/// && a < hi && d: f(a) else: 1`, where `c`, `a` and `d` do not mention `l`: each is
+/// evaluated where the loop evaluated it (`d` only at the point).
+fn point_product(
+    store: &mut Store,
+    l: VarId,
+    lo: TermId,
+    hi: TermId,
+    body: TermId,
+) -> Option<TermId> {
+    let Node::If(test, f, one) = *store.node(body) else {
+        return None;
+    };
+    if !matches!(store.node(one), Node::Lit(v) if v.is_one()) {
+        return None;
+    }
+    let mut conj = Vec::new();
+    crate::split::conjuncts_of(store, test, &mut conj);
+    let l_t = store.var_term(l);
+    let mut point = None;
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    for c in conj {
+        let eq = match store.node(c) {
+            Node::Prim(Prim::Eq, args) if args.len() == 2 && args[0] == l_t => Some(args[1]),
+            Node::Prim(Prim::Eq, args) if args.len() == 2 && args[1] == l_t => Some(args[0]),
+            _ => None,
+        };
+        match eq {
+            Some(a) if point.is_none() && !vars::mentions(store, a, l) => point = Some(a),
+            _ if point.is_none() => before.push(c),
+            _ => after.push(c),
+        }
+    }
+    let a = point?;
+    if before
+        .iter()
+        .chain(&after)
+        .any(|&c| vars::mentions(store, c, l))
+    {
+        return None;
+    }
+    // in the loop's order: the conjuncts before the point's test at every index, the
+    // point, the ones after it only at the point
+    let ty = store.ty(body).clone();
+    let nonempty = store.prim(Prim::Lt, vec![lo, hi], Type::Bool);
+    let above = store.prim(Prim::Le, vec![lo, a], Type::Bool);
+    let below = store.prim(Prim::Lt, vec![a, hi], Type::Bool);
+    let mut all = vec![nonempty];
+    all.extend(before);
+    all.push(above);
+    all.push(below);
+    all.extend(after);
+    let cond = store.prim(Prim::And, all, Type::Bool);
+    let at = vars::substitute1(store, f, l, a);
+    Some(store.intern(Node::If(cond, at, one), ty))
+}
+
+/// `Π_{l=lo}^{hi-1} (if c: A(l) else: B(l))` with `c` free of `l` as `if lo < hi && c:
+/// Π_l A(l) else: Π_l B(l)` (`c` evaluated where the loop evaluated it; an empty loop is
+/// 1 either way), each side then settled on its own.
+fn unswitch_product(
+    store: &mut Store,
+    l: VarId,
+    lo: TermId,
+    hi: TermId,
+    body: TermId,
+) -> Option<TermId> {
+    let Node::If(c, a, b) = *store.node(body) else {
+        return None;
+    };
+    if vars::mentions(store, c, l) {
+        return None;
+    }
+    let ty = store.ty(body).clone();
+    let pa = store.intern(Node::Product(l, lo, hi, a), ty.clone());
+    let pa = point_product(store, l, lo, hi, a).unwrap_or(pa);
+    let pb = store.intern(Node::Product(l, lo, hi, b), ty.clone());
+    let pb = point_product(store, l, lo, hi, b).unwrap_or(pb);
+    let nonempty = store.prim(Prim::Lt, vec![lo, hi], Type::Bool);
+    let test = store.prim(Prim::And, vec![nonempty, c], Type::Bool);
+    Some(store.intern(Node::If(test, pa, pb), ty))
+}
+
+/// The range analysis: what it knows of a term's value, under conditions on the
+/// parameters that it assumes (`conds`), each a total program over them.
+struct Bounds<'a> {
+    store: &'a mut Store,
+    params: &'a FxHashSet<VarId>,
+    /// The histograms the program binds, by name: their reducers.
+    buckets: &'a FxHashMap<VarId, TermId>,
+    conds: Vec<TermId>,
+}
+
+impl Bounds<'_> {
+    /// Is `t` a prob positive with a finite logarithm (`real`: a finite real)? The
+    /// conditions assumed are added to `self.conds` (also where it is not).
     fn bounded(&mut self, t: TermId, real: bool) -> bool {
         let mut env = FxHashMap::default();
         match self.range(t, &mut env) {
@@ -572,7 +1098,11 @@ impl Dropper<'_> {
 
     /// Is `lo < hi` a condition on the parameters that cannot fail? Then it is assumed.
     fn nonempty(&mut self, lo: TermId, hi: TermId) -> bool {
-        if !(self.closed(lo) && self.closed(hi) && total(self.store, lo) && total(self.store, hi)) {
+        let params = self.params;
+        let closed = |store: &Store, x: TermId| {
+            total(store, x) && vars::free_vars(store, x).iter().all(|v| params.contains(v))
+        };
+        if !(closed(self.store, lo) && closed(self.store, hi)) {
             return false;
         }
         let c = self.store.prim(Prim::Lt, vec![lo, hi], Type::Bool);
@@ -640,302 +1170,8 @@ impl Dropper<'_> {
         Some(self.store.prim(Prim::And, vec![above, below], Type::Bool))
     }
 
-    fn scan(&mut self, t: TermId) -> Scan {
-        let mut lets: FxHashMap<VarId, TermId> = FxHashMap::default();
-        let mut twice: FxHashSet<VarId> = FxHashSet::default();
-        let mut products = FxHashSet::default();
-        for s in self.store.subterms(t) {
-            match *self.store.node(s) {
-                Node::Let(x, e, _) if *lets.entry(x).or_insert(e) != e => {
-                    twice.insert(x);
-                }
-                Node::Product(l, ..) => {
-                    products.insert(l);
-                }
-                _ => {}
-            }
-        }
-        lets.retain(|x, _| !twice.contains(x));
-        let mut constants = self.params.clone();
-        loop {
-            let before = constants.len();
-            for (&x, &e) in &lets {
-                if !constants.contains(&x)
-                    && self
-                        .fv
-                        .of(self.store, e)
-                        .iter()
-                        .all(|v| constants.contains(v))
-                {
-                    constants.insert(x);
-                }
-            }
-            if constants.len() == before {
-                break;
-            }
-        }
-        Scan {
-            lets,
-            constants,
-            products,
-        }
-    }
-
-    /// The next untried `all` of splits whose `all` and `q` are bounded.
-    fn next_split(
-        &mut self,
-        t: TermId,
-        scan: &Scan,
-        tried: &FxHashSet<TermId>,
-    ) -> Option<Candidate> {
-        self.constants = scan.constants.clone();
-        let mut out: Option<Candidate> = None;
-        for s in self.store.subterms(t).collect::<Vec<_>>() {
-            let Some(site) = self.site(s, &scan.lets) else {
-                continue;
-            };
-            if tried.contains(&site.all) || out.as_ref().is_some_and(|c| c.symbol != site.all) {
-                continue;
-            }
-            // closed over the names fixed for a call, or over them and one product's
-            // index (the product of such products over it is then the constant dropped)
-            let Some(index) = self.index_of(site.all, &scan.products) else {
-                continue;
-            };
-            if index.is_some() && site.real {
-                continue;
-            }
-            self.conds.clear();
-            if !(self.bounded(site.all, site.real) && self.bounded(site.q, site.real)) {
-                continue;
-            }
-            let c = out.get_or_insert_with(|| Candidate {
-                symbol: site.all,
-                sites: Vec::new(),
-                index,
-                conds: Vec::new(),
-            });
-            c.sites.push(site);
-            c.conds.extend(self.conds.iter().copied());
-        }
-        out
-    }
-
-    /// The next untried product, outermost first, that is fixed for a call (or reads one
-    /// product's index besides) and bounded.
-    fn next_product(
-        &mut self,
-        t: TermId,
-        scan: &Scan,
-        tried: &FxHashSet<TermId>,
-    ) -> Option<Candidate> {
-        self.constants = scan.constants.clone();
-        for s in self.store.subterms(t).collect::<Vec<_>>() {
-            if tried.contains(&s)
-                || !matches!(self.store.node(s), Node::Product(..))
-                || *self.store.ty(s) != Type::Prob
-            {
-                continue;
-            }
-            let Some(index) = self.index_of(s, &scan.products) else {
-                continue;
-            };
-            self.conds.clear();
-            if self.bounded(s, false) {
-                return Some(Candidate {
-                    symbol: s,
-                    sites: Vec::new(),
-                    index,
-                    conds: self.conds.clone(),
-                });
-            }
-        }
-        None
-    }
-
-    /// `t` with what the parameters' bounds decide decided (the conditions assumed added
-    /// to `self.conds`): `0 < x` where `x` is bounded positive is true; then the tests and
-    /// loops that leaves folded: `if true`, `&&`/`||` of a literal, `Σ 0`, `1 · x`, a
-    /// product of one point ([`point_product`]) and a product of a test free of its
-    /// index ([`unswitch_product`]).
-    fn settle(&mut self, t: TermId) -> TermId {
-        let mut conds = Vec::new();
-        let out = self.store.rebuild(t, &mut |store, _, node| {
-            let ty = |store: &Store, x: TermId| store.ty(x).clone();
-            match node {
-                Node::Prim(Prim::Lt, args) if args.len() == 2 && is_lit_zero(store, args[0]) => {
-                    let mut d = Dropper {
-                        store,
-                        params: self.params.clone(),
-                        constants: FxHashSet::default(),
-                        buckets: self.buckets.clone(),
-                        fv: FreeVars::new(),
-                        conds: Vec::new(),
-                    };
-                    let mut env = FxHashMap::default();
-                    let r = d.range(args[1], &mut env)?;
-                    r.log()?;
-                    conds.extend(d.conds);
-                    Some(store.intern(Node::Bool(true), Type::Bool))
-                }
-                Node::If(c, a, b) => match store.node(*c) {
-                    Node::Bool(true) => Some(*a),
-                    Node::Bool(false) => Some(*b),
-                    _ if a == b => Some(*a),
-                    _ => None,
-                },
-                Node::Prim(op @ (Prim::And | Prim::Or), args) => {
-                    let (absorb, unit) = if *op == Prim::And {
-                        (false, true)
-                    } else {
-                        (true, false)
-                    };
-                    // an absorbing literal decides it (what precedes it is then not
-                    // evaluated: the draw-only program evaluates less, never more)
-                    if args
-                        .iter()
-                        .any(|&a| matches!(store.node(a), Node::Bool(v) if *v == absorb))
-                    {
-                        return Some(store.intern(Node::Bool(absorb), Type::Bool));
-                    }
-                    let kept: Vec<TermId> = args
-                        .iter()
-                        .copied()
-                        .filter(|&a| !matches!(store.node(a), Node::Bool(v) if *v == unit))
-                        .collect();
-                    if kept.len() == args.len() {
-                        return None;
-                    }
-                    Some(match kept.len() {
-                        0 => store.intern(Node::Bool(unit), Type::Bool),
-                        1 => kept[0],
-                        _ => store.prim(*op, kept, Type::Bool),
-                    })
-                }
-                Node::Prim(Prim::Eq, args)
-                    if args.len() == 2
-                        && matches!(
-                            (store.node(args[0]), store.node(args[1])),
-                            (Node::Lit(_), Node::Lit(_))
-                        ) =>
-                {
-                    let eq = store.node(args[0]) == store.node(args[1]);
-                    Some(store.intern(Node::Bool(eq), Type::Bool))
-                }
-                Node::Summate(_, _, _, body) if is_lit_zero(store, *body) => Some(*body),
-                Node::Prim(Prim::Mul, args) => {
-                    let kept: Vec<TermId> = args
-                        .iter()
-                        .copied()
-                        .filter(|&a| !matches!(store.node(a), Node::Lit(v) if v.is_one()))
-                        .collect();
-                    match kept.len() {
-                        n if n == args.len() => None,
-                        0 => Some(store.int_lit(1, ty(store, args[0]))),
-                        1 => Some(kept[0]),
-                        _ => Some(store.prim(Prim::Mul, kept, ty(store, args[0]))),
-                    }
-                }
-                Node::Product(l, lo, hi, body) => point_product(store, *l, *lo, *hi, *body)
-                    .or_else(|| unswitch_product(store, *l, *lo, *hi, *body)),
-                _ => None,
-            }
-        });
-        self.conds.extend(conds);
-        out
-    }
-
-    /// Every `weight(W, categorical(array i of n: tab[i] · H(i)))` whose mass `W` is
-    /// `G · Σ_{l<n} tab[l] · C` (the weights' own sum, as [`crate::share`] leaves it) with
-    /// `C` and every `H(i)` bounded positive (or `n`'s own `1/n`) keeps of its mass only
-    /// `G`, and of its weights only `tab[i]`: the mass is then zero exactly where it was
-    /// (where every weight is, the categorical is the zero measure) and otherwise a
-    /// constant in `(0, ∞)` apart, and the categorical normalises its weights.
-    fn drop_masses(&mut self, t: TermId) -> TermId {
-        let mut conds = Vec::new();
-        let params = self.params.clone();
-        let buckets = self.buckets.clone();
-        let out = self.store.rebuild(t, &mut |store, _, node| {
-            let Node::Weight(w, m) = *node else {
-                return None;
-            };
-            let arr = match store.node(m) {
-                Node::Dist(Dist::Categorical, args) if args.len() == 1 => args[0],
-                _ => return None,
-            };
-            let Node::Array(i, n, body) = *store.node(arr) else {
-                return None;
-            };
-            let mut d = Dropper {
-                store,
-                params: params.clone(),
-                constants: FxHashSet::default(),
-                buckets: buckets.clone(),
-                fv: FreeVars::new(),
-                conds: Vec::new(),
-            };
-            // the weights: one `tab[i]`, the rest bounded positive
-            let i_t = d.store.var_term(i);
-            let mut tab = None;
-            for f in factors(d.store, body) {
-                let read = match *d.store.node(f) {
-                    Node::Index(a, ix) if ix == i_t && tab.is_none() => Some(a),
-                    _ => None,
-                };
-                match read {
-                    Some(a) => tab = Some((a, f)),
-                    None if d.positive(f, n) => {}
-                    None => return None,
-                }
-            }
-            let (tab, read) = tab?;
-            if vars::mentions(d.store, tab, i) {
-                return None;
-            }
-            // the mass: the weights' sum, bounded positive factors, and what is kept
-            let mut kept = Vec::new();
-            let mut summed = false;
-            for f in factors(d.store, w) {
-                if let Node::Summate(l, lo, hi, b) = *d.store.node(f) {
-                    let l_t = d.store.var_term(l);
-                    if !summed
-                        && is_lit_zero(d.store, lo)
-                        && hi == n
-                        && *d.store.node(b) == Node::Index(tab, l_t)
-                    {
-                        summed = true;
-                        continue;
-                    }
-                }
-                if !d.positive(f, n) {
-                    kept.push(f);
-                }
-            }
-            if !summed {
-                return None;
-            }
-            conds.extend(d.conds);
-            let store = d.store;
-            let weights = store.intern(Node::Array(i, n, read), store.ty(arr).clone());
-            let cat = store.intern(
-                Node::Dist(Dist::Categorical, vec![weights]),
-                store.ty(m).clone(),
-            );
-            Some(match kept.len() {
-                0 => cat,
-                1 => store.intern(Node::Weight(kept[0], cat), store.ty(m).clone()),
-                _ => {
-                    let g = store.prim(Prim::Mul, kept, Type::Prob);
-                    store.intern(Node::Weight(g, cat), store.ty(m).clone())
-                }
-            })
-        });
-        self.conds.extend(conds);
-        out
-    }
-
     /// Is the factor `f` bounded positive (its conditions assumed), or `n`'s `1/n` or `n`?
-    fn positive(&mut self, f: TermId, n: TermId) -> bool {
+    fn factor_positive(&mut self, f: TermId, n: TermId) -> bool {
         let size_factor = |store: &Store, x: TermId| matches!(store.node(x), Node::Coerce(Coercion::Nat2Prob, y) if *y == n);
         match self.store.node(f) {
             Node::Prim(Prim::Recip, a) if a.len() == 1 && size_factor(self.store, a[0]) => {
@@ -945,241 +1181,12 @@ impl Dropper<'_> {
             _ => {}
         }
         let saved = self.conds.len();
-        let mut env = FxHashMap::default();
-        let ok = self.range(f, &mut env).is_some_and(|r| r.log().is_some());
+        let ok = self.bounded(f, false);
         if !ok {
             self.conds.truncate(saved);
         }
         ok
     }
-
-    /// The next untried product `Π_{l=lo}^{hi-1} B(l)` that reads a name not fixed for the
-    /// call, whose tests `l == a` all name one point `a` fixed for the call, and which off
-    /// that point (`g`: the tests false) reads only names fixed for the call and is
-    /// bounded positive: rewritten `Π_l g(l) · (if def(a) && lo <= a && a < hi: B(a) ·
-    /// recip(g(a)) else: 1)`, exact where `g(a)` is in `(0, ∞)` (which the bounds show),
-    /// `def(a)` being where `a` is defined.
-    fn next_point_product(
-        &mut self,
-        t: TermId,
-        scan: &Scan,
-        tried: &FxHashSet<TermId>,
-    ) -> Option<PointProduct> {
-        self.constants = scan.constants.clone();
-        for p in self.store.subterms(t).collect::<Vec<_>>() {
-            let Node::Product(l, lo, hi, body) = *self.store.node(p) else {
-                continue;
-            };
-            if tried.contains(&p) || *self.store.ty(p) != Type::Prob {
-                continue;
-            }
-            let fixed = |d: &mut Self, x: TermId| {
-                let fv = d.fv.of(d.store, x).to_vec();
-                fv.iter().all(|v| *v == l || d.constants.contains(v))
-            };
-            if fixed(self, body) || !fixed(self, lo) || !fixed(self, hi) {
-                continue;
-            }
-            // the point tests
-            let l_t = self.store.var_term(l);
-            let mut tests = Vec::new();
-            let mut point = None;
-            let mut one_point = true;
-            for x in self.store.subterms(body).collect::<Vec<_>>() {
-                let a = match self.store.node(x) {
-                    Node::Prim(Prim::Eq, args) if args.len() == 2 && args[0] == l_t => args[1],
-                    Node::Prim(Prim::Eq, args) if args.len() == 2 && args[1] == l_t => args[0],
-                    _ => continue,
-                };
-                if vars::mentions(self.store, a, l) || !fixed(self, a) {
-                    one_point = false;
-                    break;
-                }
-                match point {
-                    None => point = Some(a),
-                    Some(b) if b == a => {}
-                    Some(_) => {
-                        one_point = false;
-                        break;
-                    }
-                }
-                tests.push(x);
-            }
-            let (true, Some(a)) = (one_point, point) else {
-                continue;
-            };
-            let no = self.store.intern(Node::Bool(false), Type::Bool);
-            let mut g = body;
-            for x in tests {
-                g = vars::replace_free(self.store, g, x, no);
-            }
-            self.conds.clear();
-            let g = self.settle(g);
-            if !fixed(self, g) || !self.bounded(g, false) {
-                continue;
-            }
-            let Some(defined) = crate::split::defined_cond(self.store, a) else {
-                continue;
-            };
-            let ty = Type::Prob;
-            let symbol = self.store.intern(Node::Product(l, lo, hi, g), ty.clone());
-            if !self.bounded(symbol, false) {
-                continue;
-            }
-            let b_a = vars::substitute1(self.store, body, l, a);
-            let g_a = vars::substitute1(self.store, g, l, a);
-            let inv = self.store.prim(Prim::Recip, vec![g_a], ty.clone());
-            let quotient = self.store.prim(Prim::Mul, vec![b_a, inv], ty.clone());
-            let above = self.store.prim(Prim::Le, vec![lo, a], Type::Bool);
-            let below = self.store.prim(Prim::Lt, vec![a, hi], Type::Bool);
-            let test = self
-                .store
-                .prim(Prim::And, vec![defined, above, below], Type::Bool);
-            let one = self.store.int_lit(1, Type::Prob);
-            let at = self.store.intern(Node::If(test, quotient, one), ty.clone());
-            let split = self.store.prim(Prim::Mul, vec![symbol, at], ty);
-            return Some(PointProduct {
-                product: p,
-                split,
-                symbol,
-                conds: std::mem::take(&mut self.conds),
-            });
-        }
-        None
-    }
-
-    /// `t` with the tests of `sites` decided: each is `let q = Q in all ⊙ q⁻¹`.
-    fn resolve(&mut self, t: TermId, sites: &[Site]) -> TermId {
-        if sites.is_empty() {
-            return t;
-        }
-        let by_term: FxHashMap<TermId, Site> = sites.iter().map(|s| (s.term, *s)).collect();
-        self.store.rebuild(t, &mut |store, orig, node| {
-            let site = by_term.get(&orig)?;
-            // `q` is rebuilt; the fast branch reads only `all` and `q`
-            let Node::Let(q_v, q, _) = node else {
-                return None;
-            };
-            let ty = store.ty(orig).clone();
-            Some(store.intern(Node::Let(*q_v, *q, site.quotient), ty))
-        })
-    }
-
-    /// `t` with the symbol `p` replaced by its unit (1 for a product, 0 for a sum), and
-    /// every `let x = p` by its body at that unit.
-    fn drop_symbol(&mut self, t: TermId, p: TermId) -> TermId {
-        let unit = match self.store.ty(p) {
-            Type::Prob => self.store.int_lit(1, Type::Prob),
-            _ => self.store.int_lit(0, Type::Real),
-        };
-        self.store.rebuild(t, &mut |store, orig, node| {
-            if orig == p {
-                return Some(unit);
-            }
-            let Node::Let(_, e0, _) = *store.node(orig) else {
-                return None;
-            };
-            let Node::Let(x, _, b) = node else {
-                return None;
-            };
-            (e0 == p).then(|| vars::substitute1(store, *b, *x, unit))
-        })
-    }
-}
-
-/// The factors of a product (`a * b * ...`, nested), in order.
-fn factors(store: &Store, t: TermId) -> Vec<TermId> {
-    match store.node(t) {
-        Node::Prim(Prim::Mul, args) => args.iter().flat_map(|&a| factors(store, a)).collect(),
-        _ => vec![t],
-    }
-}
-
-fn is_lit_zero(store: &Store, t: TermId) -> bool {
-    matches!(store.node(t), Node::Lit(v) if v.is_zero())
-}
-
-/// `Π_{l=lo}^{hi-1} (if c && l == a && d: f(l) else: 1)` as `if lo < hi && c && lo <= a
-/// && a < hi && d: f(a) else: 1`, where `c`, `a` and `d` do not mention `l`: each is
-/// evaluated where the loop evaluated it (`d` only at the point).
-fn point_product(
-    store: &mut Store,
-    l: VarId,
-    lo: TermId,
-    hi: TermId,
-    body: TermId,
-) -> Option<TermId> {
-    let Node::If(test, f, one) = *store.node(body) else {
-        return None;
-    };
-    if !matches!(store.node(one), Node::Lit(v) if v.is_one()) {
-        return None;
-    }
-    let mut conj = Vec::new();
-    crate::split::conjuncts_of(store, test, &mut conj);
-    let l_t = store.var_term(l);
-    let mut point = None;
-    let (mut before, mut after) = (Vec::new(), Vec::new());
-    for c in conj {
-        let eq = match store.node(c) {
-            Node::Prim(Prim::Eq, args) if args.len() == 2 && args[0] == l_t => Some(args[1]),
-            Node::Prim(Prim::Eq, args) if args.len() == 2 && args[1] == l_t => Some(args[0]),
-            _ => None,
-        };
-        match eq {
-            Some(a) if point.is_none() && !vars::mentions(store, a, l) => point = Some(a),
-            _ if point.is_none() => before.push(c),
-            _ => after.push(c),
-        }
-    }
-    let a = point?;
-    if before
-        .iter()
-        .chain(&after)
-        .any(|&c| vars::mentions(store, c, l))
-    {
-        return None;
-    }
-    // in the loop's order: the conjuncts before the point's test at every index, the
-    // point, the ones after it only at the point
-    let ty = store.ty(body).clone();
-    let nonempty = store.prim(Prim::Lt, vec![lo, hi], Type::Bool);
-    let above = store.prim(Prim::Le, vec![lo, a], Type::Bool);
-    let below = store.prim(Prim::Lt, vec![a, hi], Type::Bool);
-    let mut all = vec![nonempty];
-    all.extend(before);
-    all.push(above);
-    all.push(below);
-    all.extend(after);
-    let cond = store.prim(Prim::And, all, Type::Bool);
-    let at = vars::substitute1(store, f, l, a);
-    Some(store.intern(Node::If(cond, at, one), ty))
-}
-
-/// `Π_{l=lo}^{hi-1} (if c: A(l) else: B(l))` with `c` free of `l` as `if lo < hi && c:
-/// Π_l A(l) else: Π_l B(l)` (`c` evaluated where the loop evaluated it; an empty loop is
-/// 1 either way), each side then settled on its own.
-fn unswitch_product(
-    store: &mut Store,
-    l: VarId,
-    lo: TermId,
-    hi: TermId,
-    body: TermId,
-) -> Option<TermId> {
-    let Node::If(c, a, b) = *store.node(body) else {
-        return None;
-    };
-    if vars::mentions(store, c, l) {
-        return None;
-    }
-    let ty = store.ty(body).clone();
-    let pa = store.intern(Node::Product(l, lo, hi, a), ty.clone());
-    let pa = point_product(store, l, lo, hi, a).unwrap_or(pa);
-    let pb = store.intern(Node::Product(l, lo, hi, b), ty.clone());
-    let pb = point_product(store, l, lo, hi, b).unwrap_or(pb);
-    let nonempty = store.prim(Prim::Lt, vec![lo, hi], Type::Bool);
-    let test = store.prim(Prim::And, vec![nonempty, c], Type::Bool);
-    Some(store.intern(Node::If(test, pa, pb), ty))
 }
 
 /// What a literal is.

@@ -1,8 +1,8 @@
 //! Shared helpers for the end-to-end tests and the benchmarks: finding corpus files,
 //! reading their header comments (`# args:`, `# expect:`), running work on a thread with a
 //! large stack, generating large programs, and random small models (`models`); the seeded
-//! data generator of the benchmark shapes (`datagen`) and the loader of the hand-written C
-//! baselines (`baselines`).
+//! data generator of the benchmark shapes (`datagen`), small random arguments of the Gibbs
+//! updates (`gibbs_args`) and the loader of the hand-written C baselines (`baselines`).
 //!
 //! Nothing here is an algorithm of slic-cas; it only feeds the library crates inputs.
 
@@ -12,6 +12,7 @@ pub mod baselines;
 pub mod cases;
 pub mod datagen;
 pub mod gen;
+pub mod gibbs_args;
 pub mod models;
 pub mod mutate;
 
