@@ -91,15 +91,20 @@ fn bound_with(
 ) -> (Program, Update, Vec<Val>) {
     let (mut store, t, ty) = load_case(case);
     let full = lower_program(&mut store, t, passes).expect("the case lowers");
-    let draw_only = lower_draw_only(&mut store, t, passes).expect("the draw-only form lowers");
     let update = Update::new(&full.program, &ty, state, index).expect("an update");
     let dir = std::env::temp_dir().join(format!("slic-bench-{}-{case}", std::process::id()));
     data.write(&dir).expect("the data writes");
     let read = slic_data::dataset::read_file(&dir.join("data.json")).expect("the data reads");
     let b = update.bind(&read, Some("truth")).expect("the data binds");
     let _ = std::fs::remove_dir_all(&dir);
-    let (p, _) = pick_program(&full.program, draw_only.as_ref(), &b.args);
-    let update = Update::new(p, &ty, state, index).expect("an update");
+    let facts = update.data_facts(&b.args);
+    let draw_only =
+        lower_draw_only(&mut store, t, passes, Some(&facts)).expect("the draw-only form lowers");
+    let (p, drawn) = pick_program(&full.program, draw_only.as_ref(), &b.args);
+    let labels = draw_only.as_ref().filter(|_| drawn).and_then(|d| d.labels);
+    let update = Update::new(p, &ty, state, index)
+        .expect("an update")
+        .with_labels(labels);
     (p.clone(), update, b.args)
 }
 

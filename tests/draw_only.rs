@@ -10,7 +10,11 @@
 //! - the condition fails where a dropped product may be 0 or ∞ (a prior of 0, a point
 //!   beyond 10^30);
 //! - a product read other than as a factor of every weight (`Π_k Γ(..) + 1`) is refused,
-//!   and its factor form accepted.
+//!   and its factor form accepted;
+//! - specialised to its data (`slic_codegen::data_facts`): proptest: on random data, the
+//!   program the data decided draws as the full one at every index and for random states
+//!   whose labels are below the update's number of labels; its compiled C kernel too; and
+//!   a chain refuses an initial state with a label outside them.
 
 use proptest::prelude::*;
 use slic_algebra::{front, Store, TermId};
@@ -47,7 +51,7 @@ fn both_of(text: &str, simplified: bool) -> (Program, Option<DrawOnlyLowered>) {
     let mut store = Store::new();
     let t = load(&mut store, text, simplified);
     let full = lower_program(&mut store, t, Passes::default()).expect("the program lowers");
-    let draw = lower_draw_only(&mut store, t, Passes::default()).expect("draw-only lowers");
+    let draw = lower_draw_only(&mut store, t, Passes::default(), None).expect("draw-only lowers");
     (full.program, draw)
 }
 
@@ -126,6 +130,23 @@ const CASES: [(&str, Args, usize); 5] = [
     (EXPONENTIAL, gibbs_args::exponential, 5),
 ];
 
+/// The state's position among each case's parameters (as [`CASES`]).
+const STATES: [usize; 5] = [2, 2, 5, 3, 3];
+
+/// The full program of `rel` and its form specialised to `args` (the state at `state`,
+/// the index at `index`).
+fn specialised(rel: &str, args: &[Val], state: usize, index: usize) -> (Program, DrawOnlyLowered) {
+    let text = std::fs::read_to_string(root().join(rel)).expect("the corpus file");
+    let mut store = Store::new();
+    let t = load(&mut store, &text, rel.ends_with(".simplified.hk"));
+    let full = lower_program(&mut store, t, Passes::default()).expect("the program lowers");
+    let facts = slic_codegen::data_facts::DataFacts::new(args, state, index);
+    let draw = lower_draw_only(&mut store, t, Passes::default(), Some(&facts))
+        .expect("the specialised form lowers")
+        .unwrap_or_else(|| panic!("{rel}: no specialised form"));
+    (full.program, draw)
+}
+
 #[test]
 fn every_update_drops_its_common_products() {
     for (rel, _, _) in CASES {
@@ -164,6 +185,120 @@ proptest! {
             }
             Ok(())
         })?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    #[test]
+    fn programs_the_data_decided_draw_as_the_full_ones(
+        n in 1usize..6,
+        k in 1usize..4,
+        seed in any::<u64>(),
+    ) {
+        for (i, &(rel, args, index)) in CASES.iter().enumerate() {
+            let mut rng = Rng::seed_from_u64(seed);
+            let mut a = args(n, k, &mut rng);
+            let (full, draw) = specialised(rel, &a, STATES[i], index);
+            // the labels below the update's number of them, which the chain keeps
+            let labels = draw.labels.map_or(k, |l| l as usize);
+            prop_assert!(labels >= 1, "{rel}: no labels");
+            for _ in 0..3 {
+                let r = agrees(&full, &draw, a.clone(), index, n);
+                prop_assert!(r.is_ok(), "{rel}: n = {n}, k = {k}: {}", r.unwrap_err());
+                let Val::Array(state) = &a[STATES[i]] else {
+                    panic!("{rel}: the state is an array");
+                };
+                let len = state.len();
+                a[STATES[i]] = gibbs_args::nats(len, labels, &mut rng);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_data_decide_the_validity_tests_and_a_chain_keeps_to_their_labels() {
+    let mut rng = Rng::seed_from_u64(13);
+    let a = gibbs_args::lda(6, 3, &mut rng);
+    let (full, draw) = specialised(LDA, &a, 5, 6);
+    assert!(draw.decided >= 10, "{}", draw.decided);
+    assert_eq!(draw.labels, Some(3));
+    // fewer loops than the program for any data
+    let loops = |p: &Program| p.to_string().matches("for ").count();
+    let (_, plain) = both(LDA);
+    assert!(
+        loops(&draw.lowered.program) < loops(&plain.lowered.program),
+        "{} against {}",
+        loops(&draw.lowered.program),
+        loops(&plain.lowered.program)
+    );
+    // data the model excludes (a word beyond the vocabulary, a document beyond
+    // numDocs): fewer tests decided, the same distributions (all of mass 0 here)
+    for (at, odd) in [(3, 9), (4, 7)] {
+        let mut b = a.clone();
+        let Val::Array(items) = &b[at] else {
+            panic!("an array");
+        };
+        let mut items = items.to_vec();
+        items[2] = Val::Nat(odd);
+        b[at] = Val::array(items);
+        let (full, d) = specialised(LDA, &b, 5, 6);
+        assert!(
+            d.decided < draw.decided,
+            "{} against {}",
+            d.decided,
+            draw.decided
+        );
+        agrees(&full, &d, b, 6, 6).unwrap_or_else(|e| panic!("{e}"));
+    }
+    // a chain whose initial state has a label the update never draws is refused
+    let ty = {
+        let text = std::fs::read_to_string(root().join(LDA)).expect("the corpus file");
+        let mut store = Store::new();
+        let t = load(&mut store, &text, true);
+        store.ty(t).clone()
+    };
+    let update = Update::new(&draw.lowered.program, &ty, "z", "wordUpdate")
+        .expect("an update")
+        .with_labels(draw.labels);
+    let mut bad = a.clone();
+    bad[5] = Val::array(vec![
+        Val::Nat(0),
+        Val::Nat(3),
+        Val::Nat(1),
+        Val::Nat(0),
+        Val::Nat(2),
+        Val::Nat(1),
+    ]);
+    let mut k = InterpKernel::new(draw.lowered.program.clone(), 1000, &update);
+    let err = slic_codegen::Chain::new(&update, &bad, 1, &mut k).expect_err("the state is refused");
+    assert!(err.to_string().contains("label 3 at index 1"), "{err}");
+    // the compiled C kernel of the specialised program follows the full one
+    let opts = CompileOptions {
+        cache_dir: Some(std::env::temp_dir().join("slic-draw-only-test-cache")),
+        ..CompileOptions::default()
+    };
+    let full_update = Update::new(&full, &ty, "z", "wordUpdate").expect("an update");
+    let mut reference = InterpKernel::new(full.clone(), 1000, &full_update);
+    reference.start(&a).expect("the interpreter starts");
+    let mut c = CompiledKernel::build(&draw.lowered.program, Target::C, &update, &a, 1000, &opts)
+        .expect("the kernel compiles");
+    c.start(&a).expect("the kernel starts");
+    for step in 0..18 {
+        let u = below(&mut rng, 6) as usize;
+        let want = normalised(&reference.distribution(u).expect("the reference runs"));
+        let got = normalised(&c.distribution(u).expect("the kernel runs"));
+        assert_eq!(want.len(), got.len(), "step {step}");
+        for ((ka, pa), (kb, pb)) in want.iter().zip(&got) {
+            assert!(
+                ka == kb && (pa - pb).abs() <= 1e-9 * pa.max(*pb),
+                "step {step}, u = {u}: {want:?} against {got:?}"
+            );
+        }
+        let label = below(&mut rng, 3);
+        reference.commit(u, label).expect("commits");
+        c.commit(u, label).expect("commits");
     }
 }
 
@@ -279,7 +414,7 @@ fn compiled_draw_only_kernels_follow_the_interpreter() {
         let t = load(&mut store, &text, true);
         let ty = store.ty(t).clone();
         let full = lower_program(&mut store, t, Passes::default()).expect("lowers");
-        let draw = lower_draw_only(&mut store, t, Passes::default())
+        let draw = lower_draw_only(&mut store, t, Passes::default(), None)
             .expect("lowers")
             .expect("a draw-only form");
         let full_update = Update::new(&full.program, &ty, state, ix).expect("an update");

@@ -121,7 +121,7 @@ pub struct PassFlags {
     #[arg(long)]
     pub no_fusion: bool,
     /// `gibbs`: evaluate the products every label's weight shares (the update's mass),
-    /// which a draw needs only to be positive and finite.
+    /// which a draw needs only to be positive and finite, and the tests the data decide.
     #[arg(long)]
     pub no_draw_only: bool,
 }
@@ -147,6 +147,13 @@ pub struct LowerArgs {
     /// (the condition on the parameters under which that is exact, on stderr).
     #[arg(long)]
     pub draw_only: bool,
+    /// With `--draw-only`: the update specialised to this data (a `gibbs --data` file) as
+    /// `gibbs` runs it, the comparisons its values decide decided; needs `--update`.
+    #[arg(long, value_name = "DATA", requires = "update")]
+    pub data: Option<std::path::PathBuf>,
+    /// With `--data`: the update's state and index parameters.
+    #[arg(long, value_name = "STATE,INDEX", requires = "data")]
+    pub update: Option<String>,
 }
 
 /// Where `slic-cas run` executes the lowered program.

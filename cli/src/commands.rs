@@ -273,6 +273,37 @@ pub(crate) fn passes(f: PassFlags) -> slic_codegen::Passes {
     }
 }
 
+/// What `data` (a `gibbs --data` file) tells the update of `l` whose state and index
+/// `names` names (`STATE,INDEX`).
+fn data_facts(
+    l: &mut Loaded,
+    data: &Path,
+    names: &str,
+) -> Result<slic_codegen::data_facts::DataFacts, Failure> {
+    let user = |msg: String| Failure::User(format!("error: {msg}"));
+    let name = l.source.name.clone();
+    let Some((state, index)) = names.split_once(',') else {
+        return Err(user(format!("--update {names}: expected STATE,INDEX")));
+    };
+    let ty = l.store.ty(l.term).clone();
+    let lowered = slic_codegen::lower_program(&mut l.store, l.term, Default::default())
+        .map_err(|e| pipeline_failure(&name, e))?;
+    let update = slic_codegen::Update::new(&lowered.program, &ty, state, index)
+        .map_err(|e| user(format!("{name}: {e}")))?;
+    let data_name = data.display().to_string();
+    let set = slic_data::dataset::read_file(data).map_err(|e| user(format!("{data_name}: {e}")))?;
+    // a key that is no parameter is taken as the true labels, as `gibbs --truth` names it
+    let truth = set
+        .entries
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .find(|k| !lowered.program.params.iter().any(|(p, _)| p == k));
+    let bound = update
+        .bind(&set, truth)
+        .map_err(|e| user(format!("{data_name}: {e}")))?;
+    Ok(update.data_facts(&bound.args))
+}
+
 /// `lower`: the stages of slic-codegen's pipeline, one printed.
 fn lower(a: &LowerArgs) -> Result<(), Failure> {
     let mut l = load_runnable(&a.file)?;
@@ -281,14 +312,29 @@ fn lower(a: &LowerArgs) -> Result<(), Failure> {
         ascii: a.ascii,
         ..print::PrintOptions::default()
     };
+    let facts = match (&a.data, &a.update) {
+        (Some(data), Some(names)) if a.draw_only => Some(data_facts(&mut l, data, names)?),
+        (Some(_), _) => return Err(Failure::User("error: --data needs --draw-only".to_string())),
+        _ => None,
+    };
     let (stages, ir) = if a.draw_only {
-        let d = slic_codegen::lower_draw_only(&mut l.store, l.term, passes(a.passes))
-            .map_err(|e| pipeline_failure(&name, e))?
-            .ok_or_else(|| {
-                Failure::User(format!(
+        let d =
+            slic_codegen::lower_draw_only(&mut l.store, l.term, passes(a.passes), facts.as_ref())
+                .map_err(|e| pipeline_failure(&name, e))?
+                .ok_or_else(|| {
+                    Failure::User(format!(
                     "error: {name}: --draw-only: no product common to every label can be dropped"
                 ))
-            })?;
+                })?;
+        if facts.is_some() {
+            eprintln!(
+                "note: {} comparison(s) decided by the data{}",
+                d.decided,
+                d.labels.map_or(String::new(), |k| format!(
+                    ", for states whose labels are below {k}"
+                ))
+            );
+        }
         eprintln!(
             "note: {} common product(s) or sum(s) dropped where this holds:\n{}",
             d.dropped, d.condition

@@ -9,9 +9,10 @@
 //! the state and the index baked in), and sweeps with it. The statistics of the loops
 //! over the points are kept between updates where `slic_codegen::incremental` derives
 //! how (unless `--recompute`), checked after every update with `--check-incremental`.
-//! The update runs without the products every label shares where the data meet their
-//! condition (`slic_codegen::lower_draw_only`, unless `--no-draw-only`); the result's
-//! `draw_only` says how many were dropped.
+//! The update runs specialised to the data (the comparisons their values decide
+//! decided, `slic_codegen::data_facts`) and without the products every label shares
+//! where the data meet their condition (`slic_codegen::lower_draw_only`, unless
+//! `--no-draw-only`); the result's `draw_only` says how many were dropped.
 //! `--chains C` runs C chains in parallel (`gibbs::run_chains`), every chain's kernel
 //! over the one compiled library;
 //! with C = 1 the result and the trace have the one-chain format they always had, with
@@ -55,8 +56,6 @@ pub fn gibbs(a: &GibbsArgs) -> Result<(), Failure> {
     let ty = l.store.ty(l.term).clone();
     let lowered = slic_codegen::lower_program(&mut l.store, l.term, passes(a.passes))
         .map_err(|e| pipeline_failure(&name, e))?;
-    let draw_only = slic_codegen::lower_draw_only(&mut l.store, l.term, passes(a.passes))
-        .map_err(|e| pipeline_failure(&name, e))?;
     let update = Update::new(&lowered.program, &ty, &a.state, &a.index)
         .map_err(|e| user(format!("{name}: {e}")))?;
     let data_name = a.data.display().to_string();
@@ -65,12 +64,19 @@ pub fn gibbs(a: &GibbsArgs) -> Result<(), Failure> {
     let bound = update
         .bind(&data, a.truth.as_deref())
         .map_err(|e| user(format!("{data_name}: {e}")))?;
-    // the update without its common products where the data allow (same parameters,
-    // the same distribution of every label)
+    // the update specialised to the data: the comparisons they decide decided, the
+    // products common to every label dropped where the data allow (same parameters, the
+    // same distribution of every label)
+    let facts = update.data_facts(&bound.args);
+    let draw_only =
+        slic_codegen::lower_draw_only(&mut l.store, l.term, passes(a.passes), Some(&facts))
+            .map_err(|e| pipeline_failure(&name, e))?;
     let (program, drawn) = gibbs::pick_program(&lowered.program, draw_only.as_ref(), &bound.args);
-    let dropped = draw_only.as_ref().filter(|_| drawn).map(|d| d.dropped);
-    let update =
-        Update::new(program, &ty, &a.state, &a.index).map_err(|e| user(format!("{name}: {e}")))?;
+    let picked = draw_only.as_ref().filter(|_| drawn);
+    let dropped = picked.map(|d| d.dropped);
+    let update = Update::new(program, &ty, &a.state, &a.index)
+        .map_err(|e| user(format!("{name}: {e}")))?
+        .with_labels(picked.and_then(|d| d.labels));
     let config = GibbsConfig {
         sweeps,
         warmup,

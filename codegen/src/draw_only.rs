@@ -31,6 +31,7 @@
 //! (it evaluates less, never more).
 
 use rustc_hash::{FxHashMap, FxHashSet};
+use slic_algebra::alpha::alpha_eq;
 use slic_algebra::vars::{self, FreeVars};
 use slic_algebra::{stack, Coercion, Dist, Node, Prim, Rational, Store, TermId, Type, VarId};
 
@@ -46,6 +47,24 @@ pub struct DrawOnly {
     pub condition: TermId,
     /// How many common products or sums were dropped.
     pub dropped: usize,
+}
+
+impl DrawOnly {
+    /// `t` (a program) as it is: nothing dropped, its condition `true`.
+    pub fn unchanged(store: &mut Store, t: TermId) -> DrawOnly {
+        let mut params = Vec::new();
+        let mut body = t;
+        while let Node::Lam(x, b) = *store.node(body) {
+            params.push(x);
+            body = b;
+        }
+        let yes = store.intern(Node::Bool(true), Type::Bool);
+        DrawOnly {
+            term: t,
+            condition: wrap(store, &params, yes),
+            dropped: 0,
+        }
+    }
 }
 
 /// The draw-only form of a summarized update program (its `fn` parameters around a
@@ -109,7 +128,7 @@ pub fn draw_only(store: &mut Store, t: TermId) -> Option<DrawOnly> {
             if homogeneous(d.store, &scan.constants, c.symbol, c.index, trial) {
                 current = d.drop_symbol(trial, c.symbol);
                 dropped += 1;
-                union(&mut conds, c.conds);
+                union(d.store, &mut conds, c.conds);
             }
         }
     }
@@ -121,7 +140,8 @@ pub fn draw_only(store: &mut Store, t: TermId) -> Option<DrawOnly> {
     d.conds.clear();
     current = d.settle(current);
     current = d.drop_masses(current);
-    union(&mut conds, std::mem::take(&mut d.conds));
+    let settled = std::mem::take(&mut d.conds);
+    union(d.store, &mut conds, settled);
     let cond = match conds.len() {
         0 => d.store.intern(Node::Bool(true), Type::Bool),
         1 => conds[0],
@@ -157,10 +177,11 @@ enum Phase {
     Points,
 }
 
-/// `conds` with the conditions of `more` it lacks.
-fn union(conds: &mut Vec<TermId>, more: Vec<TermId>) {
+/// `conds` with the conditions of `more` it lacks (equal up to their bound names: each
+/// array's condition binds a fresh index).
+fn union(store: &Store, conds: &mut Vec<TermId>, more: Vec<TermId>) {
     for c in more {
-        if !conds.contains(&c) {
+        if !conds.iter().any(|&d| d == c || alpha_eq(store, d, c)) {
             conds.push(c);
         }
     }

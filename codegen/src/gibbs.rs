@@ -47,6 +47,7 @@ use std::time::Instant;
 use slic_algebra::Type;
 
 use crate::compile::CompileOptions;
+use crate::data_facts::DataFacts;
 use crate::emit::{Specialise, Target};
 use crate::incremental::Incremental;
 use crate::interp::{enumerable, run_measure, Mode, Outcome, RunError, Val};
@@ -491,6 +492,13 @@ pub enum GibbsError {
     /// Every label has weight zero at this index (a label outside the program's classes
     /// in the state, or data the model excludes).
     ZeroMass { index: usize },
+    /// A label of the state at this index is not below the number of labels the update
+    /// draws, which the program run was specialised for ([`Update::with_labels`]).
+    LabelRange {
+        index: usize,
+        label: u64,
+        labels: u64,
+    },
     /// The accuracy could not be computed.
     Accuracy(MatchError),
 }
@@ -557,6 +565,17 @@ impl fmt::Display for GibbsError {
                 "every label has weight zero at index {index} (a label outside the model's \
                  classes in the state?)"
             ),
+            GibbsError::LabelRange {
+                index,
+                label,
+                labels,
+            } => write!(
+                f,
+                "the state's label {label} at index {index} is not one the update draws \
+                 (0 to {}); the model's classes are 0 to {}",
+                labels.saturating_sub(1),
+                labels.saturating_sub(1)
+            ),
             GibbsError::Accuracy(e) => write!(f, "{e}"),
         }
     }
@@ -571,6 +590,8 @@ pub struct Update {
     params: Vec<(String, Type)>,
     state: usize,
     index: usize,
+    /// Every label of the state must be below this (see [`Update::with_labels`]).
+    labels: Option<u64>,
 }
 
 impl Update {
@@ -627,7 +648,27 @@ impl Update {
             params: program.params.clone(),
             state: s,
             index: i,
+            labels: None,
         })
+    }
+
+    /// The update whose program is exact only while every label of the state is below
+    /// `labels` (a program the chain's data decided, [`crate::data_facts`]): a chain
+    /// checks its initial state, and every label it draws, against it.
+    pub fn with_labels(self, labels: Option<u64>) -> Update {
+        Update { labels, ..self }
+    }
+
+    /// What `args` (the update's arguments) tell a program specialised to them: the
+    /// input of [`crate::lower_draw_only`] for this chain.
+    pub fn data_facts(&self, args: &[Val]) -> DataFacts {
+        DataFacts::new(args, self.state, self.index)
+    }
+
+    /// The first label (index and label) outside [`Self::with_labels`]'s range.
+    fn out_of_labels(&self, labels: &[u64]) -> Option<(usize, u64)> {
+        let k = self.labels?;
+        labels.iter().position(|&l| l >= k).map(|i| (i, labels[i]))
     }
 
     /// The state parameter's name.
@@ -726,6 +767,8 @@ pub struct GibbsRun {
 pub struct Chain {
     labels: Vec<u64>,
     rng: Rng,
+    /// Every label written must be below this ([`Update::with_labels`]).
+    bound: Option<u64>,
 }
 
 impl Chain {
@@ -753,10 +796,21 @@ impl Chain {
                 .collect(),
             _ => Vec::new(),
         };
+        if let Some((index, label)) = update.out_of_labels(&labels) {
+            return Err(GibbsError::LabelRange {
+                index,
+                label,
+                labels: update.labels.unwrap_or(0),
+            });
+        }
         kernel
             .start(args)
             .map_err(|error| GibbsError::Kernel { index: 0, error })?;
-        Ok(Chain { labels, rng })
+        Ok(Chain {
+            labels,
+            rng,
+            bound: update.labels,
+        })
     }
 
     /// The number of labels.
@@ -783,6 +837,13 @@ impl Chain {
         let fail = |error| GibbsError::Kernel { index: u, error };
         let dist = kernel.distribution(u).map_err(fail)?;
         let k = draw(&dist, &mut self.rng).ok_or(GibbsError::ZeroMass { index: u })?;
+        if let Some(labels) = self.bound.filter(|&b| k >= b) {
+            return Err(GibbsError::LabelRange {
+                index: u,
+                label: k,
+                labels,
+            });
+        }
         let Some(slot) = self.labels.get_mut(u) else {
             return Err(GibbsError::ZeroMass { index: u });
         };

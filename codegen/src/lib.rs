@@ -52,6 +52,8 @@
 pub mod anf;
 pub mod chain;
 pub mod compile;
+pub mod data_facts;
+pub mod dce;
 pub mod draw_only;
 pub mod emit;
 pub mod fuse;

@@ -21,7 +21,9 @@
 //! reference interpreter; the IR is checked by the IR's verifier after each pass.
 
 use crate::anf::normalize;
-use crate::draw_only::draw_only;
+use crate::data_facts::{decide_data, DataFacts};
+use crate::dce::eliminate;
+use crate::draw_only::{draw_only, DrawOnly};
 use crate::fuse::fuse;
 use crate::histogram::summarize;
 use crate::ir::Program;
@@ -95,7 +97,17 @@ pub fn term_stages(store: &mut Store, t: TermId, passes: Passes) -> Result<TermS
 /// The first stage: tables shared, then (unless the histogram transform is off) the
 /// point split and the histograms; `anf` not yet made.
 fn summarized_stage(store: &mut Store, t: TermId, passes: Passes) -> Result<TermStages, PassBug> {
-    let shared = share_tables(store, t);
+    summarized_from(store, t, t, passes)
+}
+
+/// [`summarized_stage`] of `from`, a rewrite of the program `t` (of its type).
+fn summarized_from(
+    store: &mut Store,
+    t: TermId,
+    from: TermId,
+    passes: Passes,
+) -> Result<TermStages, PassBug> {
+    let shared = share_tables(store, from);
     check(store, t, shared.term, "sharing tables")?;
     let (summarized, histograms, sums_replaced) = if passes.histogram {
         // one form for every bounds test first (`z[j] + 1 <= n` is `z[j] < n`), so that
@@ -221,6 +233,12 @@ fn lower_stages(
     } else {
         unfused.clone()
     };
+    let program = eliminate(&program).program;
+    crate::verify::verify(&program).map_err(|e| {
+        PipelineError::Bug(PassBug(format!(
+            "dead-code elimination produced ill-formed IR: {e}"
+        )))
+    })?;
     Ok(Lowered {
         stages,
         unfused,
@@ -238,23 +256,58 @@ pub struct DrawOnlyLowered {
     pub condition: Program,
     /// How many common products or sums it drops.
     pub dropped: usize,
+    /// How many comparisons the chain's data decided ([`crate::data_facts`]; 0 without
+    /// them).
+    pub decided: usize,
+    /// `Some(K)` when the program is exact only for states whose labels are all below
+    /// `K`: the driver checks the initial state's and every label it writes.
+    pub labels: Option<u64>,
 }
 
 /// The draw-only form of an update program `t` lowered with `passes`, or `None` where
-/// there is none (no common product; draw-only off; or the histogram transform off: the
-/// products are split by it).
+/// there is none (no common product and nothing the data decide; draw-only off; or the
+/// histogram transform off: the products are split by it). With `data` (a chain's
+/// arguments), the comparisons they decide are decided first ([`crate::data_facts`]): the
+/// program is then for those arguments alone, the state and the index aside.
 pub fn lower_draw_only(
     store: &mut Store,
     t: TermId,
     passes: Passes,
+    data: Option<&DataFacts>,
 ) -> Result<Option<DrawOnlyLowered>, PipelineError> {
     if !passes.histogram || !passes.draw_only {
         return Ok(None);
     }
-    let s = summarized_stage(store, t, passes).map_err(PipelineError::Bug)?;
-    let Some(d) = draw_only(store, s.summarized) else {
-        return Ok(None);
+    // the comparisons the data decide, in the form the histogram transform reads
+    let facts = data.map(|f| {
+        let shifted = shift_literals(store, t);
+        decide_data(store, shifted, f)
+    });
+    let from = facts.as_ref().map_or(t, |f| f.term);
+    let (decided, labels) = facts.as_ref().map_or((0, None), |f| (f.decided, f.labels));
+    let mut s = summarized_from(store, t, from, passes).map_err(PipelineError::Bug)?;
+    // and those the point split made (the index against the state's length)
+    let mut decided = decided;
+    let mut labels = labels;
+    let mut again = |store: &mut Store, term: TermId| match data {
+        Some(f) => {
+            let r = decide_data(store, term, f);
+            decided += r.decided;
+            labels = labels.or(r.labels);
+            r.term
+        }
+        None => term,
     };
+    s.summarized = again(store, s.summarized);
+    let mut d = match draw_only(store, s.summarized) {
+        Some(d) => d,
+        None => DrawOnly::unchanged(store, s.summarized),
+    };
+    // and those the point products' definedness tests made
+    d.term = again(store, d.term);
+    if d.dropped == 0 && decided == 0 {
+        return Ok(None);
+    }
     check(store, t, d.term, "draw-only").map_err(PipelineError::Bug)?;
     let stages = anf_stage(
         store,
@@ -279,5 +332,7 @@ pub fn lower_draw_only(
         lowered,
         condition,
         dropped: d.dropped,
+        decided,
+        labels,
     }))
 }

@@ -150,10 +150,6 @@ impl Walker<'_> {
 
     /// `node` rebuilt: a comparison decided by the ranges, or a connective folded.
     fn fold(&mut self, node: Node, ty: Type) -> TermId {
-        let truth = |store: &Store, t: TermId| match store.node(t) {
-            Node::Bool(b) => Some(*b),
-            _ => None,
-        };
         match &node {
             Node::Prim(Prim::Lt | Prim::Le | Prim::Eq | Prim::Ne, args)
                 if args.len() == 2
@@ -182,35 +178,48 @@ impl Walker<'_> {
                     Tri::Unknown => t,
                 }
             }
-            Node::Prim(p @ (Prim::And | Prim::Or), args) => {
-                // `and`: a false argument decides it, true ones drop out (`or` dually)
-                let unit = *p == Prim::And;
-                if args.iter().any(|&a| truth(self.store, a) == Some(!unit)) {
-                    return self.store.intern(Node::Bool(!unit), Type::Bool);
-                }
-                let kept: Vec<TermId> = args
-                    .iter()
-                    .copied()
-                    .filter(|&a| truth(self.store, a) != Some(unit))
-                    .collect();
-                match kept.len() {
-                    0 => self.store.intern(Node::Bool(unit), Type::Bool),
-                    1 => kept[0],
-                    _ if kept.len() == args.len() => self.store.intern(node.clone(), ty),
-                    _ => self.store.prim(*p, kept, Type::Bool),
-                }
-            }
-            Node::Prim(Prim::Not, args) if args.len() == 1 => match truth(self.store, args[0]) {
-                Some(b) => self.store.intern(Node::Bool(!b), Type::Bool),
-                None => self.store.intern(node.clone(), ty),
-            },
-            Node::If(c, a, b) => match truth(self.store, *c) {
-                Some(true) => *a,
-                Some(false) => *b,
-                None => self.store.intern(node.clone(), ty),
-            },
-            _ => self.store.intern(node, ty),
+            _ => fold_connective(self.store, &node).unwrap_or_else(|| self.store.intern(node, ty)),
         }
+    }
+}
+
+/// `node` with literal truth values folded: a connective (`&&`, `||`, `not`) with a
+/// literal argument, or an `if` with a literal condition; `None` when there is nothing
+/// to fold. Exact: `&&` and `||` are total, so dropping a `true` from `&&` keeps the
+/// meaning, partiality included. Shared by the passes that decide comparisons.
+pub(crate) fn fold_connective(store: &mut Store, node: &Node) -> Option<TermId> {
+    let truth = |store: &Store, t: TermId| match store.node(t) {
+        Node::Bool(b) => Some(*b),
+        _ => None,
+    };
+    match node {
+        Node::Prim(p @ (Prim::And | Prim::Or), args) => {
+            // `and`: a false argument decides it, true ones drop out (`or` dually)
+            let unit = *p == Prim::And;
+            if args.iter().any(|&a| truth(store, a) == Some(!unit)) {
+                return Some(store.intern(Node::Bool(!unit), Type::Bool));
+            }
+            let kept: Vec<TermId> = args
+                .iter()
+                .copied()
+                .filter(|&a| truth(store, a) != Some(unit))
+                .collect();
+            match kept.len() {
+                0 => Some(store.intern(Node::Bool(unit), Type::Bool)),
+                1 => Some(kept[0]),
+                _ if kept.len() == args.len() => None,
+                _ => Some(store.prim(*p, kept, Type::Bool)),
+            }
+        }
+        Node::Prim(Prim::Not, args) if args.len() == 1 => {
+            truth(store, args[0]).map(|b| store.intern(Node::Bool(!b), Type::Bool))
+        }
+        Node::If(c, a, b) => match truth(store, *c) {
+            Some(true) => Some(*a),
+            Some(false) => Some(*b),
+            None => None,
+        },
+        _ => None,
     }
 }
 
