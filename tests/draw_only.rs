@@ -233,6 +233,10 @@ fn the_data_decide_the_validity_tests_and_a_chain_keeps_to_their_labels() {
         loops(&draw.lowered.program),
         loops(&plain.lowered.program)
     );
+    // the document-by-topic table is read at the updated token's document alone: one
+    // row of it is built
+    let text = draw.lowered.program.to_string();
+    assert!(!text.contains("* numDocs)"), "{text}");
     // data the model excludes (a word beyond the vocabulary, a document beyond
     // numDocs): fewer tests decided, the same distributions (all of mass 0 here)
     for (at, odd) in [(3, 9), (4, 7)] {

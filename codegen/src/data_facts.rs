@@ -12,8 +12,13 @@
 //! by the least and greatest element; the state's read by `0..K`, `K` the number of
 //! labels the update's categorical draws; the index by `0..size(state)`; a loop's
 //! variable by its range; sums, negations, products, `int2nat`/`nat2int` and `if`s by
-//! interval arithmetic), writes each comparison the intervals decide as `true`/`false`,
-//! and folds the connectives, `if`s, products of 1 and sums of 0 that leaves. The rewrite
+//! interval arithmetic; a variable narrowed inside a branch by its test, `v < e`), writes
+//! each comparison the intervals decide as `true`/`false`, and folds the connectives,
+//! `if`s, products of 1 and sums of 0 that leaves. A histogram of a row-major table
+//! (`r_index b = n * d of x * d + e`) that is read at one column alone (`h[row * d +
+//! col]`, `col` the same parameter-only term everywhere) becomes that column, where the
+//! intervals show `e` and `col` below `d`: LDA's document-by-topic table, read at the
+//! updated token's document, is one row of `K` counts. The rewrite
 //! is exact on those arguments, for every state whose labels are below `K`: the driver
 //! checks the initial state and every label it writes ([`Decided::labels`]).
 //!
@@ -144,6 +149,7 @@ pub fn decide_data(store: &mut Store, t: TermId, facts: &DataFacts) -> Decided {
     }
     let mut w = Walker::new(store, &env);
     w.state = state_var;
+    w.params = params.clone();
     // the body walked with the parameters in scope, then wrapped again
     let mut term = w.go(body);
     for (v, ty) in params.iter().zip(lams).rev() {
@@ -166,6 +172,8 @@ struct Walker<'s> {
     epochs: u64,
     memo: FxHashMap<(TermId, u64), TermId>,
     state: Option<VarId>,
+    /// The program's parameters (what a restricted table's column may read).
+    params: Vec<VarId>,
     /// Whether the interval being computed read the state's assumed labels (a query
     /// takes `&self`), and whether any decision did.
     state_read: Cell<bool>,
@@ -182,6 +190,7 @@ impl<'s> Walker<'s> {
             epochs: 0,
             memo: FxHashMap::default(),
             state: None,
+            params: Vec::new(),
             state_read: Cell::new(false),
             used_state: false,
             decided: 0,
@@ -253,9 +262,11 @@ impl<'s> Walker<'s> {
                     };
                     Some((v, r))
                 }
+                // a branch: what its test says of a variable
+                Node::If(test, _, _) if i > 0 => self.refine(test, i == 1),
                 _ => None,
             };
-            let r = if bound.is_empty() {
+            let r = if bound.is_empty() && range.is_none() {
                 stack::grow(|| self.go(c))
             } else {
                 let saved = self.enter(&bound, range);
@@ -296,6 +307,44 @@ impl<'s> Walker<'s> {
         self.epochs += 1;
         self.epoch = self.epochs;
         saved
+    }
+
+    /// What `test` being `truth` says of a variable's interval: `v < e`, `v <= e`,
+    /// `e < v`, `e <= v` narrow `v` by `e`'s interval (`None` when it says nothing, or
+    /// leaves nothing: a branch that never runs keeps what is known outside it).
+    fn refine(&self, test: TermId, truth: bool) -> Option<(VarId, Option<Interval>)> {
+        let Node::Prim(op @ (Prim::Lt | Prim::Le), args) = self.store.node(test) else {
+            return None;
+        };
+        let var = |t: TermId| match self.store.node(t) {
+            Node::Var(v) => match self.env.get(v) {
+                Some(Known::Scalar(i)) => Some((*v, *i)),
+                _ => None,
+            },
+            _ => None,
+        };
+        // `a < b` true, or `a <= b` false (`b < a`), puts a below b: strictly when
+        // `strict`
+        let (below, strict) = match (op, truth) {
+            (Prim::Lt, true) => (true, true),
+            (Prim::Le, true) => (true, false),
+            (Prim::Lt, false) => (false, false),
+            _ => (false, true),
+        };
+        let gap = i128::from(strict);
+        let ((v, (lo, hi)), e, v_below) = match (var(args[0]), var(args[1])) {
+            (Some(x), _) => (x, args[1], below),
+            (None, Some(x)) => (x, args[0], !below),
+            _ => return None,
+        };
+        let (elo, ehi) = self.interval(e)?;
+        // v below e: v <= ehi - gap; v above e: v >= elo + gap
+        let narrowed = if v_below {
+            (lo, hi.min(ehi - gap))
+        } else {
+            (lo.max(elo + gap), hi)
+        };
+        (narrowed.0 <= narrowed.1).then_some((v, Some(narrowed)))
     }
 
     /// The interval of an integral term, where the facts give one.
@@ -385,6 +434,10 @@ impl<'s> Walker<'s> {
                     None => self.store.intern(node, ty),
                 }
             }
+            Node::Let(h, table, body) => self
+                .restrict(*h, *table, *body, &ty)
+                .unwrap_or_else(|| self.store.intern(node, ty)),
+            Node::Prim(Prim::Recip, a) if a.len() == 1 && lit(self.store, a[0]) == Some(1) => a[0],
             // a product of ones, a sum of zeros
             Node::Product(_, _, _, b) if lit(self.store, *b) == Some(1) => *b,
             Node::Summate(_, _, _, b) if lit(self.store, *b) == Some(0) => *b,
@@ -404,6 +457,156 @@ impl<'s> Walker<'s> {
             }
             _ => fold_connective(self.store, &node).unwrap_or_else(|| self.store.intern(node, ty)),
         }
+    }
+}
+
+impl Walker<'_> {
+    /// `h = bucket j from lo to hi: r_index b = n * d of idx: r` in `body`, where `body`
+    /// reads `h` only at `h[row * d + col]`, one `col` closed over the parameters: only
+    /// column `col` built, `r_index b = n of idx'` with each bucket `x * d + e` of `idx`
+    /// written `if e == col: x else n` (and its out-of-range `n * d`, `n`), read at
+    /// `h[row]`. Exact where the intervals show `e` and `col` below `d`: then
+    /// `x * d + e == row * d + col` exactly when `e == col` and `x == row`. LDA's
+    /// document-by-topic table, read at the updated token's document, becomes one row.
+    fn restrict(&mut self, h: VarId, table: TermId, body: TermId, ty: &Type) -> Option<TermId> {
+        let Node::Bucket(j, lo, hi, r) = *self.store.node(table) else {
+            return None;
+        };
+        let Node::RIndex(b, size, idx, inner) = *self.store.node(r) else {
+            return None;
+        };
+        let Node::Prim(Prim::Mul, f) = self.store.node(size) else {
+            return None;
+        };
+        let &[n, d] = f.as_slice() else {
+            return None;
+        };
+        if vars::mentions_any(self.store, inner, &[b]) {
+            return None;
+        }
+        let (dlo, _) = self.interval(d)?;
+        // the reads, each `h[row * d + col]`, rewritten `h2[row]` (a name of its own, so
+        // that any other use of `h` shows)
+        let hv = self.store.var_term(h);
+        let name = self.store.var_name(h).to_string();
+        let h2 = self.store.fresh_var(&name, self.store.var_type(h).clone());
+        let h2v = self.store.var_term(h2);
+        let mut col: Option<TermId> = None;
+        let mut ok = true;
+        let new_body = self.store.rebuild(body, &mut |store, _, node| {
+            let Node::Index(a, e) = node else {
+                return None;
+            };
+            if *a != hv {
+                return None;
+            }
+            match split_row(store, *e, d) {
+                Some((row, c)) if col.is_none_or(|k| k == c) => {
+                    col = Some(c);
+                    let ty = store.ty(hv).array_of().cloned()?;
+                    Some(store.intern(Node::Index(h2v, row), ty))
+                }
+                _ => {
+                    ok = false;
+                    None
+                }
+            }
+        });
+        let col = col?;
+        if !ok || vars::mentions_any(self.store, new_body, &[h]) {
+            return None;
+        }
+        // the column read: the same value at every read, and below d
+        let params: Vec<VarId> = self.params.clone();
+        if !vars::free_vars(self.store, col)
+            .iter()
+            .all(|v| params.contains(v))
+        {
+            return None;
+        }
+        if self
+            .interval(col)
+            .is_none_or(|(lo, hi)| lo < 0 || hi >= dlo)
+        {
+            return None;
+        }
+        // the buckets, under the loop's range
+        let range = match (self.interval(lo), self.interval(hi)) {
+            (Some((l, _)), Some((_, hh))) if l < hh => Some((l, hh - 1)),
+            _ => None,
+        };
+        let saved = self.enter(&[j], Some((j, range)));
+        let new_idx = self.column_buckets(idx, n, d, size, col, dlo);
+        self.env = saved.0;
+        self.epoch = saved.1;
+        let new_idx = new_idx?;
+        let rty = self.store.ty(r).clone();
+        let r2 = self.store.intern(Node::RIndex(b, n, new_idx, inner), rty);
+        let bty = self.store.ty(table).clone();
+        let t2 = self.store.intern(Node::Bucket(j, lo, hi, r2), bty);
+        self.decided += 1;
+        Some(self.store.intern(Node::Let(h2, t2, new_body), ty.clone()))
+    }
+
+    /// `idx` with each leaf bucket `x * d + e` written `if e == col: x else n`, and the
+    /// out-of-range leaf `n * d` written `n`; `None` for another leaf or an `e` not
+    /// provably below `d` (`dlo`, its least value).
+    fn column_buckets(
+        &mut self,
+        idx: TermId,
+        n: TermId,
+        d: TermId,
+        size: TermId,
+        col: TermId,
+        dlo: i128,
+    ) -> Option<TermId> {
+        if idx == size {
+            return Some(n);
+        }
+        let ty = self.store.ty(idx).clone();
+        match self.store.node(idx).clone() {
+            Node::If(c, a, b) => {
+                let a = self.column_buckets(a, n, d, size, col, dlo)?;
+                let b = self.column_buckets(b, n, d, size, col, dlo)?;
+                Some(self.store.intern(Node::If(c, a, b), ty))
+            }
+            Node::Let(v, e, body) => {
+                let saved = self.enter(&[v], None);
+                let body = self.column_buckets(body, n, d, size, col, dlo);
+                self.env = saved.0;
+                self.epoch = saved.1;
+                Some(self.store.intern(Node::Let(v, e, body?), ty))
+            }
+            _ => {
+                let (x, e) = split_row(self.store, idx, d)?;
+                let (elo, ehi) = self.interval(e)?;
+                if elo < 0 || ehi >= dlo {
+                    return None;
+                }
+                let same = self.store.prim(Prim::Eq, vec![e, col], Type::Bool);
+                Some(self.store.intern(Node::If(same, x, n), ty))
+            }
+        }
+    }
+}
+
+/// `row * d + col` (in either order) as `(row, col)`.
+fn split_row(store: &Store, e: TermId, d: TermId) -> Option<(TermId, TermId)> {
+    let Node::Prim(Prim::Add, terms) = store.node(e) else {
+        return None;
+    };
+    let &[p, q] = terms.as_slice() else {
+        return None;
+    };
+    let row_of = |t: TermId| match store.node(t) {
+        Node::Prim(Prim::Mul, f) if f.len() == 2 && f[1] == d => Some(f[0]),
+        Node::Prim(Prim::Mul, f) if f.len() == 2 && f[0] == d => Some(f[1]),
+        _ => None,
+    };
+    match (row_of(p), row_of(q)) {
+        (Some(r), _) => Some((r, q)),
+        (None, Some(r)) => Some((r, p)),
+        _ => None,
     }
 }
 
