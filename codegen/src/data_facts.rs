@@ -27,11 +27,13 @@
 //! index changing.
 
 use std::cell::Cell;
+use std::collections::HashMap;
 
 use rustc_hash::FxHashMap;
 use slic_algebra::{stack, vars, Coercion, Dist, Node, Prim, Store, TermId, Type, VarId};
 
 use crate::interp::Val;
+use crate::ir::Lit;
 use crate::ranges::fold_connective;
 
 /// An inclusive interval of integers.
@@ -55,6 +57,7 @@ enum Known {
 pub struct DataFacts {
     params: Vec<Known>,
     state: usize,
+    index: usize,
 }
 
 impl DataFacts {
@@ -88,7 +91,41 @@ impl DataFacts {
                 }
             })
             .collect();
-        DataFacts { params, state }
+        DataFacts {
+            params,
+            state,
+            index,
+        }
+    }
+
+    /// The values a program over these parameters (`params`, in order) may fold in
+    /// (`crate::constants`): every integral scalar's value but the index's, by name, and
+    /// every array's length.
+    pub fn constants(
+        &self,
+        params: &[(String, Type)],
+    ) -> (HashMap<String, Lit>, HashMap<String, u64>) {
+        let mut values = HashMap::new();
+        let mut sizes = HashMap::new();
+        for (k, ((name, ty), known)) in params.iter().zip(&self.params).enumerate() {
+            match known {
+                Known::Scalar((lo, hi)) if lo == hi && k != self.index => {
+                    let lit = match ty {
+                        Type::Nat => u64::try_from(*lo).ok().map(Lit::Nat),
+                        Type::Int => i64::try_from(*lo).ok().map(Lit::Int),
+                        _ => None,
+                    };
+                    if let Some(l) = lit {
+                        values.insert(name.clone(), l);
+                    }
+                }
+                Known::Array { len, .. } => {
+                    sizes.insert(name.clone(), *len);
+                }
+                _ => {}
+            }
+        }
+        (values, sizes)
     }
 }
 

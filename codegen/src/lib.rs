@@ -52,6 +52,7 @@
 pub mod anf;
 pub mod chain;
 pub mod compile;
+pub mod constants;
 pub mod data_facts;
 pub mod dce;
 pub mod draw_only;

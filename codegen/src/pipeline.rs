@@ -21,6 +21,7 @@
 //! reference interpreter; the IR is checked by the IR's verifier after each pass.
 
 use crate::anf::normalize;
+use crate::constants::fold_constants;
 use crate::data_facts::{decide_data, DataFacts};
 use crate::dce::eliminate;
 use crate::draw_only::{draw_only, DrawOnly};
@@ -319,7 +320,20 @@ pub fn lower_draw_only(
         passes,
     )
     .map_err(PipelineError::Bug)?;
-    let lowered = lower_stages(store, stages, passes)?;
+    let mut lowered = lower_stages(store, stages, passes)?;
+    // the data's sizes and scalars folded in, so that what A-normal form guarded on
+    // them reads as what it is (the incremental statistics read the IR)
+    if let Some(f) = data {
+        let (values, sizes) = f.constants(&lowered.program.params);
+        let folded = fold_constants(&lowered.program, &values, &sizes);
+        let folded = eliminate(&folded).program;
+        crate::verify::verify(&folded).map_err(|e| {
+            PipelineError::Bug(PassBug(format!(
+                "folding the data's constants produced ill-formed IR: {e}"
+            )))
+        })?;
+        lowered.program = folded;
+    }
     let condition = lower(store, d.condition).map_err(|e| {
         PipelineError::Bug(PassBug(format!("lowering the draw-only condition: {e:?}")))
     })?;
