@@ -64,6 +64,7 @@ pub mod incremental;
 pub mod interp;
 pub mod ir;
 pub mod kernel;
+pub mod lift;
 pub mod lower;
 pub mod pipeline;
 pub mod ranges;

@@ -28,6 +28,7 @@ use crate::draw_only::{draw_only, DrawOnly};
 use crate::fuse::fuse;
 use crate::histogram::summarize;
 use crate::ir::Program;
+use crate::lift::lift_tests;
 use crate::lower::{lower, LowerError};
 use crate::ranges::{decide_ranges, shift_literals};
 use crate::ratios::close_ratios;
@@ -143,7 +144,15 @@ fn anf_stage(
     s: TermStages,
     passes: Passes,
 ) -> Result<TermStages, PassBug> {
-    let n = normalize(store, s.summarized, passes.licm);
+    // a gamma function that reads the label only in a test, split on it, so that
+    // A-normal form hoists both sides out of the loop over labels
+    let lifted = if passes.licm {
+        lift_tests(store, s.summarized).term
+    } else {
+        s.summarized
+    };
+    check(store, t, lifted, "lifting tests")?;
+    let n = normalize(store, lifted, passes.licm);
     check(store, t, n.term, "A-normal form")?;
     Ok(TermStages {
         anf: n.term,
