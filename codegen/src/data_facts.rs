@@ -30,11 +30,11 @@ use std::cell::Cell;
 use std::collections::HashMap;
 
 use rustc_hash::FxHashMap;
-use slic_algebra::{stack, vars, Coercion, Dist, Node, Prim, Store, TermId, Type, VarId};
+use slic_algebra::{vars, Coercion, Dist, Node, Prim, Store, TermId, Type, VarId};
 
 use crate::interp::Val;
 use crate::ir::Lit;
-use crate::ranges::fold_connective;
+use crate::ranges::{fold_connective, rebuild_scoped, ScopedRewrite};
 
 /// An inclusive interval of integers.
 type Interval = (i128, i128);
@@ -188,7 +188,7 @@ pub fn decide_data(store: &mut Store, t: TermId, facts: &DataFacts) -> Decided {
     w.state = state_var;
     w.params = params.clone();
     // the body walked with the parameters in scope, then wrapped again
-    let mut term = w.go(body);
+    let mut term = rebuild_scoped(&mut w, body);
     for (v, ty) in params.iter().zip(lams).rev() {
         term = w.store.intern(Node::Lam(*v, term), ty);
     }
@@ -216,6 +216,53 @@ struct Walker<'s> {
     state_read: Cell<bool>,
     used_state: bool,
     decided: usize,
+}
+
+impl ScopedRewrite for Walker<'_> {
+    type Saved = (FxHashMap<VarId, Known>, u64);
+
+    fn store(&mut self) -> &mut Store {
+        self.store
+    }
+
+    fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    fn memo(&mut self) -> &mut FxHashMap<(TermId, u64), TermId> {
+        &mut self.memo
+    }
+
+    fn enter(&mut self, node: &Node, i: usize, bound: &[VarId]) -> Option<Self::Saved> {
+        let last = i + 1 == node.children().len();
+        let range = match *node {
+            Node::Array(v, n, _) if last => Some((v, self.interval(n).map(|(_, hi)| (0, hi - 1)))),
+            Node::Summate(v, lo, hi, _)
+            | Node::Product(v, lo, hi, _)
+            | Node::Bucket(v, lo, hi, _)
+                if last =>
+            {
+                let r = match (self.interval(lo), self.interval(hi)) {
+                    (Some((l, _)), Some((_, h))) => Some((l, h - 1)),
+                    _ => None,
+                };
+                Some((v, r))
+            }
+            // a branch: what its test says of a variable
+            Node::If(test, _, _) if i > 0 => self.refine(test, i == 1),
+            _ => None,
+        };
+        (!bound.is_empty() || range.is_some()).then(|| self.enter_scope(bound, range))
+    }
+
+    fn leave(&mut self, (env, epoch): Self::Saved) {
+        self.env = env;
+        self.epoch = epoch;
+    }
+
+    fn fold(&mut self, node: Node, ty: Type) -> TermId {
+        self.fold_node(node, ty)
+    }
 }
 
 impl<'s> Walker<'s> {
@@ -274,60 +321,9 @@ impl<'s> Walker<'s> {
         }
     }
 
-    fn go(&mut self, t: TermId) -> TermId {
-        if let Some(&r) = self.memo.get(&(t, self.epoch)) {
-            return r;
-        }
-        let node = self.store.node(t).clone();
-        let ch = node.children();
-        let mut new = Vec::with_capacity(ch.len());
-        for (i, &c) in ch.iter().enumerate() {
-            let mut bound = Vec::new();
-            vars::bound_in(&node, i, &mut bound);
-            let range = match node {
-                Node::Array(v, n, _) if i + 1 == ch.len() => {
-                    Some((v, self.interval(n).map(|(_, hi)| (0, hi - 1))))
-                }
-                Node::Summate(v, lo, hi, _)
-                | Node::Product(v, lo, hi, _)
-                | Node::Bucket(v, lo, hi, _)
-                    if i + 1 == ch.len() =>
-                {
-                    let r = match (self.interval(lo), self.interval(hi)) {
-                        (Some((l, _)), Some((_, h))) => Some((l, h - 1)),
-                        _ => None,
-                    };
-                    Some((v, r))
-                }
-                // a branch: what its test says of a variable
-                Node::If(test, _, _) if i > 0 => self.refine(test, i == 1),
-                _ => None,
-            };
-            let r = if bound.is_empty() && range.is_none() {
-                stack::grow(|| self.go(c))
-            } else {
-                let saved = self.enter(&bound, range);
-                let r = stack::grow(|| self.go(c));
-                self.env = saved.0;
-                self.epoch = saved.1;
-                r
-            };
-            new.push(r);
-        }
-        let node = if new == ch {
-            node
-        } else {
-            node.with_children(&new)
-        };
-        let ty = self.store.ty(t).clone();
-        let r = self.fold(node, ty);
-        self.memo.insert((t, self.epoch), r);
-        r
-    }
-
     /// Shadows the variables of `bound`, then records a loop variable's range (an empty
     /// range leaves it unknown: the body never runs). Returns what to restore.
-    fn enter(
+    fn enter_scope(
         &mut self,
         bound: &[VarId],
         range: Option<(VarId, Option<Interval>)>,
@@ -448,7 +444,7 @@ impl<'s> Walker<'s> {
     }
 
     /// `node` rebuilt: a comparison the intervals decide, or a literal folded.
-    fn fold(&mut self, node: Node, ty: Type) -> TermId {
+    fn fold_node(&mut self, node: Node, ty: Type) -> TermId {
         let lit = |store: &Store, t: TermId| match store.node(t) {
             Node::Lit(r) => r.to_i64(),
             _ => None,
@@ -572,10 +568,9 @@ impl Walker<'_> {
             (Some((l, _)), Some((_, hh))) if l < hh => Some((l, hh - 1)),
             _ => None,
         };
-        let saved = self.enter(&[j], Some((j, range)));
+        let saved = self.enter_scope(&[j], Some((j, range)));
         let new_idx = self.column_buckets(idx, n, d, size, col, dlo);
-        self.env = saved.0;
-        self.epoch = saved.1;
+        self.leave(saved);
         let new_idx = new_idx?;
         let rty = self.store.ty(r).clone();
         let r2 = self.store.intern(Node::RIndex(b, n, new_idx, inner), rty);
@@ -608,10 +603,9 @@ impl Walker<'_> {
                 Some(self.store.intern(Node::If(c, a, b), ty))
             }
             Node::Let(v, e, body) => {
-                let saved = self.enter(&[v], None);
+                let saved = self.enter_scope(&[v], None);
                 let body = self.column_buckets(body, n, d, size, col, dlo);
-                self.env = saved.0;
-                self.epoch = saved.1;
+                self.leave(saved);
                 Some(self.store.intern(Node::Let(v, e, body?), ty))
             }
             _ => {

@@ -43,7 +43,7 @@ pub fn decide_ranges(store: &mut Store, t: TermId) -> Ranges {
         loops: FxHashMap::default(),
         decided: 0,
     };
-    let term = w.go(t);
+    let term = rebuild_scoped(&mut w, t);
     Ranges {
         term,
         decided: w.decided,
@@ -72,57 +72,58 @@ struct Walker<'s> {
     decided: usize,
 }
 
-impl Walker<'_> {
-    fn go(&mut self, t: TermId) -> TermId {
-        if self.facts.is_empty() && !loops_in(self.store, t, &mut self.loops) {
-            return t;
-        }
-        if let Some(&r) = self.memo.get(&(t, self.epoch)) {
-            return r;
-        }
-        let node = self.store.node(t).clone();
-        let ch = node.children();
-        let mut new = Vec::with_capacity(ch.len());
-        for (i, &c) in ch.iter().enumerate() {
-            let mut bound = Vec::new();
-            vars::bound_in(&node, i, &mut bound);
-            let range = match node {
-                Node::Array(v, n, _) if i + 1 == ch.len() => {
-                    let zero = self.store.int_lit(0, Type::Nat);
-                    Some(Range {
-                        var: v,
-                        lo: zero,
-                        hi: n,
-                    })
-                }
-                Node::Summate(v, lo, hi, _) | Node::Product(v, lo, hi, _) if i + 1 == ch.len() => {
-                    Some(Range { var: v, lo, hi })
-                }
-                _ => None,
-            };
-            let r = if bound.is_empty() && range.is_none() {
-                stack::grow(|| self.go(c))
-            } else {
-                let saved = self.enter(&bound, range);
-                let r = stack::grow(|| self.go(c));
-                self.leave(saved);
-                r
-            };
-            new.push(r);
-        }
-        let node = if new == ch {
-            node
-        } else {
-            node.with_children(&new)
-        };
-        let ty = self.store.ty(t).clone();
-        let r = self.fold(node, ty);
-        self.memo.insert((t, self.epoch), r);
-        r
+impl ScopedRewrite for Walker<'_> {
+    type Saved = (Vec<Range>, u64);
+
+    fn store(&mut self) -> &mut Store {
+        self.store
     }
 
+    fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    fn memo(&mut self) -> &mut FxHashMap<(TermId, u64), TermId> {
+        &mut self.memo
+    }
+
+    fn unchanged(&mut self, t: TermId) -> bool {
+        // outside every loop nothing can be decided
+        self.facts.is_empty() && !loops_in(self.store, t, &mut self.loops)
+    }
+
+    fn enter(&mut self, node: &Node, i: usize, bound: &[VarId]) -> Option<Self::Saved> {
+        let last = i + 1 == node.children().len();
+        let range = match *node {
+            Node::Array(v, n, _) if last => {
+                let zero = self.store.int_lit(0, Type::Nat);
+                Some(Range {
+                    var: v,
+                    lo: zero,
+                    hi: n,
+                })
+            }
+            Node::Summate(v, lo, hi, _) | Node::Product(v, lo, hi, _) if last => {
+                Some(Range { var: v, lo, hi })
+            }
+            _ => None,
+        };
+        (!bound.is_empty() || range.is_some()).then(|| self.enter_scope(bound, range))
+    }
+
+    fn leave(&mut self, (facts, epoch): Self::Saved) {
+        self.facts = facts;
+        self.epoch = epoch;
+    }
+
+    fn fold(&mut self, node: Node, ty: Type) -> TermId {
+        self.fold_node(node, ty)
+    }
+}
+
+impl Walker<'_> {
     /// Forgets the ranges a binder of `bound` shadows, adds `range`; returns what to restore.
-    fn enter(&mut self, bound: &[VarId], range: Option<Range>) -> (Vec<Range>, u64) {
+    fn enter_scope(&mut self, bound: &[VarId], range: Option<Range>) -> (Vec<Range>, u64) {
         let saved = (self.facts.clone(), self.epoch);
         if !bound.is_empty() {
             let store = &*self.store;
@@ -143,13 +144,8 @@ impl Walker<'_> {
         saved
     }
 
-    fn leave(&mut self, (facts, epoch): (Vec<Range>, u64)) {
-        self.facts = facts;
-        self.epoch = epoch;
-    }
-
     /// `node` rebuilt: a comparison decided by the ranges, or a connective folded.
-    fn fold(&mut self, node: Node, ty: Type) -> TermId {
+    fn fold_node(&mut self, node: Node, ty: Type) -> TermId {
         match &node {
             Node::Prim(Prim::Lt | Prim::Le | Prim::Eq | Prim::Ne, args)
                 if args.len() == 2
@@ -181,6 +177,65 @@ impl Walker<'_> {
             _ => fold_connective(self.store, &node).unwrap_or_else(|| self.store.intern(node, ty)),
         }
     }
+}
+
+/// A bottom-up rewrite that knows, at each subterm, the scope it sits in (the loops'
+/// ranges, what the enclosing tests say): shared by the passes that decide comparisons
+/// ([`decide_ranges`], `crate::data_facts`). [`rebuild_scoped`] rebuilds each distinct
+/// subterm once per scope (memoised by the scope's epoch), children first, entering a
+/// scope of the walker's making for a child that binds variables or that it asks to.
+pub(crate) trait ScopedRewrite {
+    /// What [`Self::enter`] saves to restore.
+    type Saved;
+    fn store(&mut self) -> &mut Store;
+    /// Which scope is in force (memo entries are valid under it only).
+    fn epoch(&self) -> u64;
+    fn memo(&mut self) -> &mut FxHashMap<(TermId, u64), TermId>;
+    /// `t` as it is, without a walk (nothing under it can change).
+    fn unchanged(&mut self, _t: TermId) -> bool {
+        false
+    }
+    /// The scope of child `i` of `node`, which binds `bound`: `None` to keep the current.
+    fn enter(&mut self, node: &Node, i: usize, bound: &[VarId]) -> Option<Self::Saved>;
+    fn leave(&mut self, saved: Self::Saved);
+    /// `node` (children rewritten) rebuilt.
+    fn fold(&mut self, node: Node, ty: Type) -> TermId;
+}
+
+/// `t` rewritten by `w` (see [`ScopedRewrite`]).
+pub(crate) fn rebuild_scoped<W: ScopedRewrite>(w: &mut W, t: TermId) -> TermId {
+    if w.unchanged(t) {
+        return t;
+    }
+    let epoch = w.epoch();
+    if let Some(&r) = w.memo().get(&(t, epoch)) {
+        return r;
+    }
+    let node = w.store().node(t).clone();
+    let ch = node.children();
+    let mut new = Vec::with_capacity(ch.len());
+    for (i, &c) in ch.iter().enumerate() {
+        let mut bound = Vec::new();
+        vars::bound_in(&node, i, &mut bound);
+        let r = match w.enter(&node, i, &bound) {
+            None => stack::grow(|| rebuild_scoped(w, c)),
+            Some(saved) => {
+                let r = stack::grow(|| rebuild_scoped(w, c));
+                w.leave(saved);
+                r
+            }
+        };
+        new.push(r);
+    }
+    let node = if new == ch {
+        node
+    } else {
+        node.with_children(&new)
+    };
+    let ty = w.store().ty(t).clone();
+    let r = w.fold(node, ty);
+    w.memo().insert((t, epoch), r);
+    r
 }
 
 /// `node` with literal truth values folded: a connective (`&&`, `||`, `not`) with a
