@@ -8,7 +8,7 @@
 //! once per chain.
 //!
 //! [`fold_constants`] substitutes the known parameters (a fixed array's `size`, a fixed
-//! `nat`, `int` or `bool` scalar), folds integral and boolean primitives of literals
+//! `nat` or `int` scalar), folds integral and boolean primitives of literals
 //! (overflow left unfolded, for the kernel to report), propagates `let`s of literals,
 //! splices the taken branch of an `if` on a literal, drops a loop over an empty literal
 //! range, and writes a `var` assigned once,

@@ -195,7 +195,7 @@ pub fn decide_data(store: &mut Store, t: TermId, facts: &DataFacts) -> Decided {
     Decided {
         term,
         decided: w.decided,
-        labels: if w.used_state { labels } else { None },
+        labels: if w.state_read.get() { labels } else { None },
     }
 }
 
@@ -211,10 +211,10 @@ struct Walker<'s> {
     state: Option<VarId>,
     /// The program's parameters (what a restricted table's column may read).
     params: Vec<VarId>,
-    /// Whether the interval being computed read the state's assumed labels (a query
-    /// takes `&self`), and whether any decision did.
+    /// Whether any interval read the state's assumed labels (a query takes `&self`):
+    /// a decision, a loop's range, a branch's narrowing or a table's column may rest on
+    /// it, so any use asks the driver to check the labels.
     state_read: Cell<bool>,
-    used_state: bool,
     decided: usize,
 }
 
@@ -276,7 +276,6 @@ impl<'s> Walker<'s> {
             state: None,
             params: Vec::new(),
             state_read: Cell::new(false),
-            used_state: false,
             decided: 0,
         }
     }
@@ -453,7 +452,6 @@ impl<'s> Walker<'s> {
             Node::Prim(op @ (Prim::Lt | Prim::Le | Prim::Eq | Prim::Ne), args)
                 if args.len() == 2 =>
             {
-                self.state_read.set(false);
                 let decided = match (self.interval(args[0]), self.interval(args[1])) {
                     (Some(a), Some(b)) => compare(*op, a, b),
                     _ => None,
@@ -461,7 +459,6 @@ impl<'s> Walker<'s> {
                 match decided {
                     Some(v) => {
                         self.decided += 1;
-                        self.used_state |= self.state_read.get();
                         self.store.intern(Node::Bool(v), Type::Bool)
                     }
                     None => self.store.intern(node, ty),

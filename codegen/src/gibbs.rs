@@ -572,8 +572,7 @@ impl fmt::Display for GibbsError {
             } => write!(
                 f,
                 "the state's label {label} at index {index} is not one the update draws \
-                 (0 to {}); the model's classes are 0 to {}",
-                labels.saturating_sub(1),
+                 (0 to {})",
                 labels.saturating_sub(1)
             ),
             GibbsError::Accuracy(e) => write!(f, "{e}"),

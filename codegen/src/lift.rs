@@ -73,17 +73,23 @@ fn liftable_test(store: &Store, e: TermId) -> Option<TermId> {
     })
 }
 
-/// The `if`s reached from `t` through sums, products, negations and coercions.
+/// The operands of an arithmetic node (a sum, product, negation or coercion), through
+/// which the tests of an argument are looked for; `None` for any other node.
+fn operands(node: &Node) -> Option<&[TermId]> {
+    match node {
+        Node::Prim(Prim::Add | Prim::Mul | Prim::Neg, args) => Some(args),
+        Node::Coerce(_, x) => Some(std::slice::from_ref(x)),
+        _ => None,
+    }
+}
+
+/// The `if`s reached from `t` through arithmetic.
 fn arithmetic_tests(store: &Store, t: TermId, out: &mut Vec<TermId>) {
-    match store.node(t) {
-        Node::If(..) => out.push(t),
-        Node::Prim(Prim::Add | Prim::Mul | Prim::Neg, args) => {
-            for &a in args {
-                arithmetic_tests(store, a, out);
-            }
-        }
-        Node::Coerce(_, x) => arithmetic_tests(store, *x, out),
-        _ => {}
+    if let Node::If(..) = store.node(t) {
+        out.push(t);
+    }
+    for &a in operands(store.node(t)).unwrap_or(&[]) {
+        arithmetic_tests(store, a, out);
     }
 }
 
@@ -123,13 +129,10 @@ fn skeleton(store: &mut Store, t: TermId, s: TermId, shared: &mut Vec<(VarId, Te
 /// Whether the arithmetic of `t` reaches the subterm `s`.
 fn contains(store: &Store, t: TermId, s: TermId) -> bool {
     t == s
-        || match store.node(t) {
-            Node::Prim(Prim::Add | Prim::Mul | Prim::Neg, args) => {
-                args.iter().any(|&a| contains(store, a, s))
-            }
-            Node::Coerce(_, x) => contains(store, *x, s),
-            _ => false,
-        }
+        || operands(store.node(t))
+            .unwrap_or(&[])
+            .iter()
+            .any(|&a| contains(store, a, s))
 }
 
 /// Whether `t` reads any of `vs` other than inside the subterm `s`.
@@ -137,11 +140,8 @@ fn reads_outside(store: &Store, t: TermId, s: TermId, vs: &[VarId]) -> bool {
     if t == s {
         return false;
     }
-    match store.node(t) {
-        Node::Prim(Prim::Add | Prim::Mul | Prim::Neg, args) => {
-            args.iter().any(|&a| reads_outside(store, a, s, vs))
-        }
-        Node::Coerce(_, x) => reads_outside(store, *x, s, vs),
-        _ => vars::mentions_any(store, t, vs),
+    match operands(store.node(t)) {
+        Some(ops) => ops.iter().any(|&a| reads_outside(store, a, s, vs)),
+        None => vars::mentions_any(store, t, vs),
     }
 }

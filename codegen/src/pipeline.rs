@@ -225,35 +225,26 @@ fn lower_stages(
         LowerError::Unsupported(what) => PipelineError::Unsupported(what),
         LowerError::Internal(what) => PipelineError::Bug(PassBug(format!("lowering: {what}"))),
     })?;
-    crate::verify::verify(&unfused).map_err(|e| {
-        PipelineError::Bug(PassBug(format!("lowering produced ill-formed IR: {e}")))
-    })?;
+    let unfused = verified(unfused, "lowering")?;
     let program = if passes.fusion {
-        let fused = fuse(&unfused);
-        crate::verify::verify(&fused).map_err(|e| {
-            PipelineError::Bug(PassBug(format!("fusion produced ill-formed IR: {e}")))
-        })?;
-        let sparse = sparsify(&fused);
-        crate::verify::verify(&sparse).map_err(|e| {
-            PipelineError::Bug(PassBug(format!(
-                "the sparse products produced ill-formed IR: {e}"
-            )))
-        })?;
-        sparse
+        let fused = verified(fuse(&unfused), "fusion")?;
+        verified(sparsify(&fused), "the sparse products")?
     } else {
         unfused.clone()
     };
-    let program = eliminate(&program).program;
-    crate::verify::verify(&program).map_err(|e| {
-        PipelineError::Bug(PassBug(format!(
-            "dead-code elimination produced ill-formed IR: {e}"
-        )))
-    })?;
+    let program = verified(eliminate(&program).program, "dead-code elimination")?;
     Ok(Lowered {
         stages,
         unfused,
         program,
     })
+}
+
+/// `p` if the IR's verifier accepts it; else `pass`'s bug.
+fn verified(p: Program, pass: &str) -> Result<Program, PipelineError> {
+    crate::verify::verify(&p)
+        .map_err(|e| PipelineError::Bug(PassBug(format!("{pass} produced ill-formed IR: {e}"))))?;
+    Ok(p)
 }
 
 /// A Gibbs update's draw-only program ([`crate::draw_only`]) lowered, and its condition.
@@ -288,18 +279,12 @@ pub fn lower_draw_only(
     if !passes.histogram || !passes.draw_only {
         return Ok(None);
     }
-    // the comparisons the data decide, in the form the histogram transform reads
-    let facts = data.map(|f| {
-        let shifted = shift_literals(store, t);
-        decide_data(store, shifted, f)
-    });
-    let from = facts.as_ref().map_or(t, |f| f.term);
-    let (decided, labels) = facts.as_ref().map_or((0, None), |f| (f.decided, f.labels));
-    let mut s = summarized_from(store, t, from, passes).map_err(PipelineError::Bug)?;
-    // and those the point split made (the index against the state's length)
-    let mut decided = decided;
-    let mut labels = labels;
-    let mut again = |store: &mut Store, term: TermId| match data {
+    // the comparisons the data decide: in the form the histogram transform reads, then
+    // those the point split made (the index against the state's length), then those the
+    // point products' definedness tests made
+    let mut decided = 0;
+    let mut labels = None;
+    let mut decide = |store: &mut Store, term: TermId| match data {
         Some(f) => {
             let r = decide_data(store, term, f);
             decided += r.decided;
@@ -308,13 +293,20 @@ pub fn lower_draw_only(
         }
         None => term,
     };
-    s.summarized = again(store, s.summarized);
+    let from = match data {
+        Some(_) => {
+            let shifted = shift_literals(store, t);
+            decide(store, shifted)
+        }
+        None => t,
+    };
+    let mut s = summarized_from(store, t, from, passes).map_err(PipelineError::Bug)?;
+    s.summarized = decide(store, s.summarized);
     let mut d = match draw_only(store, s.summarized) {
         Some(d) => d,
         None => DrawOnly::unchanged(store, s.summarized),
     };
-    // and those the point products' definedness tests made
-    d.term = again(store, d.term);
+    d.term = decide(store, d.term);
     if d.dropped == 0 && decided == 0 {
         return Ok(None);
     }
@@ -335,22 +327,12 @@ pub fn lower_draw_only(
     if let Some(f) = data {
         let (values, sizes) = f.constants(&lowered.program.params);
         let folded = fold_constants(&lowered.program, &values, &sizes);
-        let folded = eliminate(&folded).program;
-        crate::verify::verify(&folded).map_err(|e| {
-            PipelineError::Bug(PassBug(format!(
-                "folding the data's constants produced ill-formed IR: {e}"
-            )))
-        })?;
-        lowered.program = folded;
+        lowered.program = verified(eliminate(&folded).program, "folding the data's constants")?;
     }
     let condition = lower(store, d.condition).map_err(|e| {
         PipelineError::Bug(PassBug(format!("lowering the draw-only condition: {e:?}")))
     })?;
-    crate::verify::verify(&condition).map_err(|e| {
-        PipelineError::Bug(PassBug(format!(
-            "the draw-only condition lowered into ill-formed IR: {e}"
-        )))
-    })?;
+    let condition = verified(condition, "lowering the draw-only condition")?;
     Ok(Some(DrawOnlyLowered {
         lowered,
         condition,

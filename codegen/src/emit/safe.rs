@@ -1,7 +1,9 @@
 //! The run-time checks a kernel may leave out because they can never fire: a small
 //! analysis over a verified loop-IR [`Program`] that proves three kinds of fact, and
 //! nothing by guessing. `context.rs` asks it at each read, store and compound addition and emits the
-//! unchecked form where it answers yes; the templates spell both forms. A check is left
+//! unchecked form where it answers yes; the templates spell both forms (the Rust
+//! template's unchecked form is `slic_at`/`slic_set`, without Rust's own bounds check
+//! either, so a wrong answer here is undefined behaviour in both targets). A check is left
 //! out only where the interpreter (`interp.rs`) could not fail either, so kernels and
 //! interpreter still agree on every program, errors in kind.
 //!
