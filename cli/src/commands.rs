@@ -334,6 +334,10 @@ fn lower(a: &LowerArgs) -> Result<(), Failure> {
                     ", for states whose labels are below {k}"
                 ))
             );
+            eprintln!(
+                "note: {} value(s) the data alone define computed once",
+                d.precomputed
+            );
         }
         eprintln!(
             "note: {} common product(s) or sum(s) dropped where this holds:\n{}",

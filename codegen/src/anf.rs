@@ -397,15 +397,19 @@ impl Anf<'_> {
                 Ctx::Cond(g) => match scope {
                     // cheap and total: evaluated whatever the test says
                     Some(sc) if !self.variant(b.rhs, sc) && self.cheap_total(b.rhs) => Some(b),
-                    // a loop that cannot fail (`Σ_j topic_prior[j]` inside `if l /= d`
-                    // in a loop over documents): it leaves the branch and then the loop,
-                    // so it runs once where it ran once per iteration taking the branch
-                    Some(sc) if !self.variant(b.rhs, sc) && self.total_reads(b.rhs) => Some(b),
+                    // a test the loop does not change guards what leaves: it runs once,
+                    // and only where the branch would have run (a sum over a range
+                    // emptied where the test fails, not a pass over the whole range)
                     Some(sc) if !self.variant(b.rhs, sc) && !self.variant(*g, sc) => {
                         self.guarded(b, *g).inspect(|gb| {
                             self.defs.insert(gb.var, gb.rhs);
                         })
                     }
+                    // a loop that cannot fail under a test the loop changes
+                    // (`Σ_j topic_prior[j]` inside `if l /= d` in a loop over documents):
+                    // it leaves the branch and then the loop, so it runs once where it ran
+                    // once per iteration taking the branch
+                    Some(sc) if !self.variant(b.rhs, sc) && self.total_reads(b.rhs) => Some(b),
                     _ => None,
                 },
                 Ctx::Scoped(vs, range) => {

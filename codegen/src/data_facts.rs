@@ -33,7 +33,8 @@ use rustc_hash::FxHashMap;
 use slic_algebra::{vars, Coercion, Dist, Node, Prim, Store, TermId, Type, VarId};
 
 use crate::interp::Val;
-use crate::ir::Lit;
+use crate::ir::{Expr, Lit, Program};
+use crate::precompute::{precompute, Precomputed};
 use crate::ranges::{fold_connective, rebuild_scoped, ScopedRewrite};
 
 /// An inclusive interval of integers.
@@ -58,6 +59,8 @@ pub struct DataFacts {
     params: Vec<Known>,
     state: usize,
     index: usize,
+    /// The arguments themselves, for what they fix ([`Self::precompute`]).
+    args: Vec<Val>,
 }
 
 impl DataFacts {
@@ -95,7 +98,39 @@ impl DataFacts {
             params,
             state,
             index,
+            args: args.to_vec(),
         }
+    }
+
+    /// Is `index` (a `nat` literal or a parameter) below the length of the array
+    /// parameter `array` on these arguments (the index ranging over the state's
+    /// positions)? `params` are the program's, in the arguments' order.
+    pub fn read_in_range(&self, params: &[(String, Type)], array: &str, index: &Expr) -> bool {
+        let known = |x: &str| {
+            params
+                .iter()
+                .position(|(y, _)| y == x)
+                .and_then(|k| self.params.get(k))
+        };
+        let Some(Known::Array { len, .. }) = known(array) else {
+            return false;
+        };
+        let hi = match index {
+            Expr::Lit(Lit::Nat(n)) => i128::from(*n),
+            Expr::Var(x) => match known(x) {
+                Some(Known::Scalar((lo, hi))) if *lo >= 0 => *hi,
+                _ => return false,
+            },
+            _ => return false,
+        };
+        hi < i128::from(*len)
+    }
+
+    /// `p` (over the facts' parameters) with the scalars only the fixed data define
+    /// computed once, on these arguments ([`crate::precompute`]).
+    pub fn precompute(&self, p: &Program) -> Precomputed {
+        let name = |k: usize| p.params.get(k).map_or("", |(x, _)| x.as_str());
+        precompute(p, &self.args, &[name(self.state), name(self.index)])
     }
 
     /// The values a program over these parameters (`params`, in order) may fold in

@@ -350,6 +350,27 @@ fn execute<'p>(p: &'p Program, args: &[Val]) -> Result<(State<'p>, Val, Stats), 
     Ok((st, v, ex.stats))
 }
 
+/// [`run`], reading instead the final values of scalars the body declares at its top
+/// level (`names`, in order): what a pass that evaluates part of a program once reads
+/// (`crate::precompute`). A name not bound to a scalar when the body ends is an error.
+pub(crate) fn run_scalars(
+    p: &Program,
+    args: &[Val],
+    names: &[String],
+) -> Result<Vec<Val>, RunError> {
+    let (st, _, _) = execute(p, args)?;
+    names
+        .iter()
+        .map(|x| match lookup(&st.env, x) {
+            Some(Slot::Val(v)) => Ok(v.clone()),
+            _ => Err(arith(
+                "a value read back that is not a scalar",
+                At::Return(&p.result),
+            )),
+        })
+        .collect()
+}
+
 /// [`run`], then each `inout` parameter's final contents written back into `args`
 /// (nothing is written when the run fails).
 pub fn run_inout(p: &Program, args: &mut [Val]) -> Result<(Val, Stats), RunError> {

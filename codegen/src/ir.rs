@@ -343,7 +343,11 @@ impl fmt::Display for Lit {
             Lit::Int(n) => write!(f, "{n}"),
             // `{:?}` keeps the decimal point, so a real never reads as an integer
             Lit::Real(x) => write!(f, "{x:?}"),
-            // the linear value, marked: the reader sees the number, the type says log space
+            // the linear value, marked: the reader sees the number, the type says log space;
+            // one too small or too large for an f64 by its logarithm
+            Lit::Prob(l) if l.is_finite() && (l.exp() == 0.0 || l.exp().is_infinite()) => {
+                write!(f, "exp_prob({l:?})")
+            }
             Lit::Prob(l) => write!(f, "prob({:?})", l.exp()),
             Lit::Bool(b) => write!(f, "{b}"),
             Lit::Unit => write!(f, "()"),

@@ -27,6 +27,7 @@ use crate::dce::eliminate;
 use crate::draw_only::{draw_only, DrawOnly};
 use crate::fuse::fuse;
 use crate::histogram::summarize;
+use crate::hoist::hoist_reads;
 use crate::ir::Program;
 use crate::lift::lift_tests;
 use crate::lower::{lower, LowerError};
@@ -263,6 +264,9 @@ pub struct DrawOnlyLowered {
     /// `Some(K)` when the program is exact only for states whose labels are all below
     /// `K`: the driver checks the initial state's and every label it writes.
     pub labels: Option<u64>,
+    /// How many scalars the data alone define were computed once and baked in
+    /// ([`crate::precompute`]; 0 without data).
+    pub precomputed: usize,
 }
 
 /// The draw-only form of an update program `t` lowered with `passes`, or `None` where
@@ -324,10 +328,19 @@ pub fn lower_draw_only(
     let mut lowered = lower_stages(store, stages, passes)?;
     // the data's sizes and scalars folded in, so that what A-normal form guarded on
     // them reads as what it is (the incremental statistics read the IR)
+    // then the scalars the data alone define, computed once on them
+    let mut precomputed = 0;
     if let Some(f) = data {
         let (values, sizes) = f.constants(&lowered.program.params);
         let folded = fold_constants(&lowered.program, &values, &sizes);
-        lowered.program = verified(eliminate(&folded).program, "folding the data's constants")?;
+        let live = verified(eliminate(&folded).program, "folding the data's constants")?;
+        let pre = f.precompute(&live);
+        precomputed = pre.values;
+        // the data's reads at the index read once, not at every point
+        let params = pre.program.params.clone();
+        let (hoisted, _) = hoist_reads(&pre.program, &|a, i| f.read_in_range(&params, a, i));
+        let folded = fold_constants(&hoisted, &values, &sizes);
+        lowered.program = verified(eliminate(&folded).program, "computing what the data fix")?;
     }
     let condition = lower(store, d.condition).map_err(|e| {
         PipelineError::Bug(PassBug(format!("lowering the draw-only condition: {e:?}")))
@@ -339,5 +352,6 @@ pub fn lower_draw_only(
         dropped: d.dropped,
         decided,
         labels,
+        precomputed,
     }))
 }

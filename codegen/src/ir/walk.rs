@@ -242,3 +242,31 @@ pub(crate) fn visit_leaves<'a>(body: &'a [Stmt], f: &mut dyn FnMut(&'a Stmt)) {
         }
     }
 }
+
+/// `f` on the name of every declaration in `body`, at any depth, in order: `let`, `var`,
+/// `alloc`, a loop's index, a draw.
+pub(crate) fn visit_decls<'a>(body: &'a [Stmt], f: &mut dyn FnMut(&'a str)) {
+    for s in body {
+        match s {
+            Stmt::Let { name, .. }
+            | Stmt::Var { name, .. }
+            | Stmt::Alloc { name, .. }
+            | Stmt::Draw { name, .. } => f(name),
+            Stmt::For { var, body, .. } => {
+                f(var);
+                visit_decls(body, f);
+            }
+            Stmt::If {
+                then, otherwise, ..
+            } => {
+                visit_decls(then, f);
+                visit_decls(otherwise, f);
+            }
+            Stmt::Assign { .. }
+            | Stmt::Store { .. }
+            | Stmt::Factor(_)
+            | Stmt::Observe { .. }
+            | Stmt::Reject => {}
+        }
+    }
+}
