@@ -237,6 +237,10 @@ fn the_data_decide_the_validity_tests_and_a_chain_keeps_to_their_labels() {
     // row of it is built
     let text = draw.lowered.program.to_string();
     assert!(!text.contains("* numDocs)"), "{text}");
+    // Σ word_prior and the Gamma functions of the priors computed once for the chain,
+    // the updated token's document and word read once, not at every token
+    assert!(draw.precomputed >= 2, "{}: {text}", draw.precomputed);
+    assert!(text.contains("= doc[wordUpdate]"), "{text}");
     // data the model excludes (a word beyond the vocabulary, a document beyond
     // numDocs): fewer tests decided, the same distributions (all of mass 0 here)
     for (at, odd) in [(3, 9), (4, 7)] {

@@ -48,11 +48,7 @@ pub fn precompute(p: &Program, args: &[Val], varying: &[&str]) -> Precomputed {
     if args.len() != p.params.len() || declares_twice(p) {
         return unchanged();
     }
-    let effects: Vec<Effects> = p
-        .body
-        .iter()
-        .map(|s| Effects::of(std::slice::from_ref(s)).free())
-        .collect();
+    let effects: Vec<Effects> = p.body.iter().map(free_effects).collect();
     let mut banned: HashSet<String> = varying.iter().map(|x| x.to_string()).collect();
     loop {
         let Some(plan) = plan(p, &effects, &banned) else {
@@ -252,15 +248,101 @@ fn literal(ty: &Type, v: &Val) -> Option<Lit> {
     }
 }
 
-/// Does `p` declare some name twice (a parameter, a statement at any depth)?
+/// Does `p` declare some name twice at its top level (a parameter, a top-level
+/// statement)? Names declared inside statements may shadow: [`free_effects`] resolves
+/// them by scope.
 fn declares_twice(p: &Program) -> bool {
-    let mut seen: HashSet<&str> = p.params.iter().map(|(x, _)| x.as_str()).collect();
-    if seen.len() != p.params.len() {
-        return true;
+    let mut seen: HashSet<&str> = HashSet::new();
+    let params = p.params.iter().map(|(x, _)| x.as_str());
+    !params
+        .chain(p.body.iter().filter_map(top_decl))
+        .all(|x| seen.insert(x))
+}
+
+/// What a top-level statement reads and writes of the names declared outside it, each
+/// read and write resolved by the scopes inside it (a name declared inside a loop or a
+/// branch shadows an outer one from its declaration to the end of its block), and
+/// whether it draws, weighs or rejects.
+fn free_effects(s: &Stmt) -> Effects {
+    let mut e = Effects::default();
+    let mut scopes: Vec<HashSet<String>> = Vec::new();
+    free_in(std::slice::from_ref(s), &mut scopes, &mut e);
+    e
+}
+
+fn free_in(block: &[Stmt], scopes: &mut Vec<HashSet<String>>, e: &mut Effects) {
+    let local = |scopes: &[HashSet<String>], x: &str| scopes.iter().any(|sc| sc.contains(x));
+    let read = |scopes: &[HashSet<String>], x: &Expr, e: &mut Effects| {
+        let mut names = HashSet::new();
+        crate::ir::walk::reads(x, &mut names);
+        e.reads
+            .extend(names.into_iter().filter(|n| !local(scopes, n)));
+    };
+    scopes.push(HashSet::new());
+    for s in block {
+        // the statement's own expressions are read before what it declares is in scope
+        match s {
+            Stmt::Let { value, .. } => read(scopes, value, e),
+            Stmt::Var { init, .. } => {
+                if let Some(v) = init {
+                    read(scopes, v, e);
+                }
+            }
+            Stmt::Alloc { size, .. } => read(scopes, size, e),
+            Stmt::Assign { name, value, .. } => {
+                read(scopes, value, e);
+                if !local(scopes, name) {
+                    e.writes.insert(name.clone());
+                }
+            }
+            Stmt::Store {
+                array,
+                index,
+                value,
+                ..
+            } => {
+                read(scopes, index, e);
+                read(scopes, value, e);
+                if !local(scopes, array) {
+                    e.writes.insert(array.clone());
+                }
+            }
+            Stmt::For { var, lo, hi, body } => {
+                read(scopes, lo, e);
+                read(scopes, hi, e);
+                scopes.push(HashSet::from([var.clone()]));
+                free_in(body, scopes, e);
+                scopes.pop();
+            }
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                read(scopes, cond, e);
+                free_in(then, scopes, e);
+                free_in(otherwise, scopes, e);
+            }
+            Stmt::Draw { args, .. } => {
+                args.iter().for_each(|a| read(scopes, a, e));
+                e.measure = true;
+            }
+            Stmt::Factor(w) => {
+                read(scopes, w, e);
+                e.measure = true;
+            }
+            Stmt::Observe { args, value, .. } => {
+                args.iter().for_each(|a| read(scopes, a, e));
+                read(scopes, value, e);
+                e.measure = true;
+            }
+            Stmt::Reject => e.measure = true,
+        }
+        if let (Some(x), Some(sc)) = (top_decl(s), scopes.last_mut()) {
+            sc.insert(x.to_string());
+        }
     }
-    let mut twice = false;
-    crate::ir::walk::visit_decls(&p.body, &mut |x| twice |= !seen.insert(x));
-    twice
+    scopes.pop();
 }
 
 #[cfg(test)]
@@ -344,6 +426,38 @@ mod tests {
         assert!(text.contains("let t: real = -2.5"), "{text}");
         assert!(text.contains("for k in"), "{text}");
         // the same answer at every state and index: the data did not change
+        for (state, u) in [(&[0, 1, 1][..], 0), (&[2, 2, 2], 1), (&[1, 0, 1], 2)] {
+            let a = args(state, u);
+            assert_eq!(
+                crate::run(&p, &a).map(|r| r.0),
+                crate::run(&q.program, &a).map(|r| r.0)
+            );
+        }
+    }
+
+    #[test]
+    fn a_name_shadowed_inside_a_statement_is_read_by_its_scope() {
+        // a loop over the state declaring its own `t` and `s`: its reads of them are its
+        // own, so the top-level `s` and `t` still move, and its `c` stays
+        let inner = Stmt::for_(
+            "q",
+            Expr::nat(0),
+            Expr::size(Expr::var("st")),
+            vec![
+                Stmt::let_(
+                    "t",
+                    Type::Nat,
+                    Expr::Index(Box::new(Expr::var("st")), Box::new(Expr::var("q"))),
+                ),
+                Stmt::var("s", Type::Nat, Some(Expr::var("t"))),
+                Stmt::assign("s", AssignOp::Add, Expr::var("u")),
+                Stmt::assign("c", AssignOp::Add, Expr::var("s")),
+            ],
+        );
+        let p = program(vec![inner]);
+        let q = precompute(&p, &args(&[0, 1, 1], 2), &["st", "u"]);
+        assert_eq!(crate::verify::verify(&q.program), Ok(()));
+        assert_eq!((q.statements, q.values), (3, 1), "{}", q.program);
         for (state, u) in [(&[0, 1, 1][..], 0), (&[2, 2, 2], 1), (&[1, 0, 1], 2)] {
             let a = args(state, u);
             assert_eq!(
