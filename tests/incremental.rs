@@ -8,7 +8,10 @@
 //!   by `Checking::Every`: exactly for counts, 1e-12 relative for sums);
 //! - the compiled C and Rust incremental kernels give the interpreter's distributions
 //!   through sweeps of moves, checking their statistics after every commit;
-//! - a `remove` made wrong on purpose is caught by the check.
+//! - a `remove` made wrong on purpose is caught by the check;
+//! - a compiled sweep kernel (`incremental::sweep_program`) draws a sweep's first point
+//!   from its conditional (chi-square against the interpreter's categorical) and leaves
+//!   statistics that give every point the plain program's distribution.
 
 use std::path::{Path, PathBuf};
 
@@ -264,4 +267,125 @@ fn a_wrong_remove_is_caught_by_the_check() {
         e.to_string().contains("differs from its recomputation"),
         "{e}"
     );
+}
+
+/// `ln_w` (log weights by label) normalised to probabilities, by label below `k`.
+fn probabilities(ln_w: &[(u64, f64)], k: usize) -> Vec<f64> {
+    let m = ln_w.iter().map(|w| w.1).fold(f64::NEG_INFINITY, f64::max);
+    let total: f64 = ln_w.iter().map(|w| (w.1 - m).exp()).sum();
+    let mut p = vec![0.0; k];
+    for &(label, l) in ln_w {
+        p[label as usize] = (l - m).exp() / total;
+    }
+    p
+}
+
+#[test]
+fn a_compiled_sweep_draws_each_point_from_its_conditional() {
+    // the first point of a sweep is drawn from its conditional given the start: over
+    // many sweeps from one start, its new labels follow the interpreter's categorical
+    // (chi-square, 3 degrees of freedom, 16.27 at p = 0.001), for each mixture
+    let (n, k, sweeps) = (12, 4, 4000);
+    for (rel, args) in [
+        (GMM, gibbs_args::gmm as Args),
+        (POISSON, gibbs_args::poisson as Args),
+        (EXPONENTIAL, gibbs_args::exponential as Args),
+    ] {
+        let c = case(rel, "z", "u");
+        let mut rng = Rng::seed_from_u64(17);
+        let a = args(n, k, &mut rng);
+        let mut plain = InterpKernel::new(c.program.clone(), 1000, &c.update);
+        plain.start(&a).expect("the interpreter starts");
+        let exact = probabilities(&plain.distribution(0).expect("a distribution"), k);
+        for target in [Target::C, Target::Rust] {
+            let mut kernel = CompiledKernel::build_incremental(
+                &c.inc,
+                target,
+                &c.update,
+                &a,
+                1000,
+                &opts(),
+                Checking::Never,
+            )
+            .expect("the kernels compile");
+            let mut counts = vec![0u64; k];
+            for _ in 0..sweeps {
+                kernel.start(&a).expect("the kernel starts");
+                let (labels, _) = kernel
+                    .sweep(&mut rng)
+                    .expect("the update has a sweep kernel")
+                    .expect("the sweep runs");
+                counts[labels[0] as usize] += 1;
+            }
+            let chi: f64 = counts
+                .iter()
+                .zip(&exact)
+                .filter(|(_, p)| **p > 0.0)
+                .map(|(&o, p)| {
+                    let e = p * sweeps as f64;
+                    (o as f64 - e).powi(2) / e
+                })
+                .sum();
+            let impossible = counts.iter().zip(&exact).any(|(&o, p)| o > 0 && *p == 0.0);
+            assert!(
+                chi < 16.27 && !impossible,
+                "{rel} {target:?}: counts {counts:?} against {exact:?} (chi-square {chi})"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_statistics_a_sweep_leaves_are_those_of_its_state() {
+    // after sweeps by the kernel, every point's distribution from the kept statistics
+    // equals the plain program's on the state the sweeps left
+    let (n, k) = (30, 3);
+    for (rel, args) in [
+        (GMM, gibbs_args::gmm as Args),
+        (POISSON, gibbs_args::poisson as Args),
+    ] {
+        let c = case(rel, "z", "u");
+        let mut rng = Rng::seed_from_u64(23);
+        let mut a = args(n, k, &mut rng);
+        for target in [Target::C, Target::Rust] {
+            let mut kernel = CompiledKernel::build_incremental(
+                &c.inc,
+                target,
+                &c.update,
+                &a,
+                1000,
+                &opts(),
+                Checking::Never,
+            )
+            .expect("the kernels compile");
+            kernel.start(&a).expect("the kernel starts");
+            let mut labels = Vec::new();
+            for _ in 0..3 {
+                labels = kernel
+                    .sweep(&mut rng)
+                    .expect("a sweep kernel")
+                    .expect("runs")
+                    .0;
+            }
+            let state = c
+                .program
+                .params
+                .iter()
+                .position(|(x, _)| x == "z")
+                .expect("a state parameter");
+            a[state] = slic_codegen::Val::array(
+                labels.iter().map(|&l| slic_codegen::Val::Nat(l)).collect(),
+            );
+            let mut plain = InterpKernel::new(c.program.clone(), 1000, &c.update);
+            plain.start(&a).expect("the interpreter starts");
+            for (u, &label) in labels.iter().enumerate() {
+                let want = plain.distribution(u).expect("plain");
+                let got = kernel.distribution(u).expect("kept");
+                if let Err(e) = same_distribution(&want, &got) {
+                    panic!("{rel} {target:?}, u = {u}: {e}");
+                }
+                kernel.commit(u, label).expect("commits");
+            }
+        }
+    }
 }

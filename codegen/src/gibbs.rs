@@ -70,6 +70,14 @@ pub trait UpdateKernel {
     fn start(&mut self, args: &[Val]) -> Result<(), UpdateError>;
     fn distribution(&mut self, u: usize) -> Result<Vec<(u64, f64)>, UpdateError>;
     fn commit(&mut self, u: usize, k: u64) -> Result<(), UpdateError>;
+    /// A whole sweep (every position in turn, each drawn as [`Chain::update`] draws it,
+    /// one uniform of `rng` each) done by the kernel itself: the labels after it and
+    /// how many changed. `None` (the default) where the kernel has no sweep of its own;
+    /// the chain then updates position by position.
+    fn sweep(&mut self, rng: &mut Rng) -> Option<Result<(Vec<u64>, usize), UpdateError>> {
+        let _ = rng;
+        None
+    }
 }
 
 /// Why a kernel gave no distribution.
@@ -294,7 +302,15 @@ impl CompiledKernel {
         if let Some(f) = spec.fixed.get_mut(update.index) {
             *f = false;
         }
-        let (kernel, mut stats) = CompiledStats::build(inc, target, &spec, &all, opts)?;
+        let names = |k: usize| inc.update.params.get(k).map_or("", |(x, _)| x.as_str());
+        let (kernel, mut stats) = CompiledStats::build(
+            inc,
+            target,
+            &spec,
+            &all,
+            opts,
+            (names(update.state), names(update.index)),
+        )?;
         stats.checking = checking;
         Ok(CompiledKernel {
             stats: Some(stats),
@@ -389,6 +405,34 @@ impl UpdateKernel for CompiledKernel {
             st.add(p)?;
         }
         Ok(())
+    }
+
+    fn sweep(&mut self, rng: &mut Rng) -> Option<Result<(Vec<u64>, usize), UpdateError>> {
+        let state = self.state;
+        let st = self.stats.as_ref()?;
+        let p = self.prepared.as_mut()?;
+        let mut s = rng.state();
+        let changed = match st.sweep(p, &mut s)? {
+            Ok(Some(n)) => n,
+            Ok(None) => {
+                return Some(Err(UpdateError::Backend(
+                    "a point's update had no mass during the sweep".into(),
+                )))
+            }
+            Err(e) => return Some(Err(backend(e))),
+        };
+        *rng = Rng::from_state(s);
+        let labels = match p.array(state) {
+            Some(Val::Array(items)) => items
+                .iter()
+                .map(|v| match v {
+                    Val::Nat(k) => Ok(*k),
+                    other => Err(UpdateError::NotALabel(format!("{other:?}"))),
+                })
+                .collect::<Result<Vec<u64>, _>>(),
+            _ => Err(UpdateError::Backend("the sweep lost the state".into())),
+        };
+        Some(labels.map(|l| (l, changed as usize)))
     }
 
     fn distribution(&mut self, u: usize) -> Result<Vec<(u64, f64)>, UpdateError> {
@@ -853,7 +897,31 @@ impl Chain {
     }
 
     /// One sweep: every label updated in turn, `u = 0..len`; returns how many changed.
+    /// A kernel with a sweep of its own ([`UpdateKernel::sweep`]) does it in one call,
+    /// its labels checked against the update's as the chain's own draws are.
     pub fn sweep(&mut self, kernel: &mut impl UpdateKernel) -> Result<usize, GibbsError> {
+        if let Some(r) = kernel.sweep(&mut self.rng) {
+            let (labels, changed) = r.map_err(|error| GibbsError::Kernel { index: 0, error })?;
+            if labels.len() != self.labels.len() {
+                return Err(GibbsError::Length {
+                    what: "the state after a sweep",
+                    expected: self.labels.len(),
+                    found: labels.len(),
+                });
+            }
+            if let Some(bound) = self.bound {
+                if let Some((index, &label)) = labels.iter().enumerate().find(|(_, &k)| k >= bound)
+                {
+                    return Err(GibbsError::LabelRange {
+                        index,
+                        label,
+                        labels: bound,
+                    });
+                }
+            }
+            self.labels = labels;
+            return Ok(changed);
+        }
         let mut changed = 0;
         for u in 0..self.labels.len() {
             if self.update(kernel, u)?.1 {

@@ -46,6 +46,9 @@ use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
 use crate::verify::verify;
 
 mod fission;
+mod sweep;
+
+pub use sweep::sweep_program;
 
 /// One kept statistic: an array parameter standing for an accumulator of the update.
 #[derive(Clone, Debug, PartialEq)]

@@ -540,7 +540,7 @@ impl Compiled {
         let mut rng = Rng::seed_from_u64(seed).state();
         let mut samples = Vec::new();
         for _ in 0..n {
-            samples.push(self.sample_once(m, &mut rng)?);
+            samples.push(self.sample_once(m, &mut rng, 1)?);
         }
         Ok(Sampled {
             samples,
@@ -551,11 +551,24 @@ impl Compiled {
     /// One run in sampling mode on prepared arguments, drawing from the generator state
     /// `rng` (advanced): a Markov chain's step, its generator kept between steps.
     pub fn sample_step(&self, p: &Prepared, rng: &mut [u64; 4]) -> Result<Sample, KernelError> {
-        self.sample_once(&p.m, rng)
+        self.sample_once(&p.m, rng, 1)
     }
 
-    fn sample_once(&self, m: &Marshalled, rng: &mut [u64; 4]) -> Result<Sample, KernelError> {
-        Ok(match self.call(m, &[], Some(rng))? {
+    /// [`Self::sample_step`] with each categorical sampled from its weights as they are,
+    /// not normalised first (the ABI's sampling mode 2): the same law, one `exp` a label
+    /// instead of two and a half, other rounding. What a Gibbs sweep kernel runs in
+    /// (`crate::incremental::sweep_program`), whose draws need no mass.
+    pub fn sweep_step(&self, p: &Prepared, rng: &mut [u64; 4]) -> Result<Sample, KernelError> {
+        self.sample_once(&p.m, rng, 2)
+    }
+
+    fn sample_once(
+        &self,
+        m: &Marshalled,
+        rng: &mut [u64; 4],
+        mode: i32,
+    ) -> Result<Sample, KernelError> {
+        Ok(match self.call_in(m, &[], Some(rng), mode)? {
             Call::Done(v, ln_w) => Sample {
                 value: Some(v),
                 ln_w,
@@ -663,6 +676,18 @@ impl Compiled {
         script: &[u64],
         rng: Option<&mut [u64; 4]>,
     ) -> Result<Call, KernelError> {
+        let mode = i32::from(rng.is_some());
+        self.call_in(m, script, rng, mode)
+    }
+
+    /// [`Self::call`] in sampling mode `mode` (the ABI's `ctl.sampling`; 0 without `rng`).
+    fn call_in(
+        &self,
+        m: &Marshalled,
+        script: &[u64],
+        rng: Option<&mut [u64; 4]>,
+        mode: i32,
+    ) -> Result<Call, KernelError> {
         let leaves = &self.emitted.leaves;
         let mut out: Vec<SlicValue> = (0..leaves.len())
             .map(|_| SlicValue {
@@ -690,7 +715,7 @@ impl Compiled {
             site: 0,
             err_signed: 0,
             stop_tail: 0,
-            sampling: i32::from(rng.is_some()),
+            sampling: if rng.is_some() { mode } else { 0 },
         };
         // SAFETY: `params` holds one record per parameter over live buffers, `out` one per
         // result leaf, as the kernel's ABI asks

@@ -51,6 +51,11 @@ impl Rng {
         self.s
     }
 
+    /// The generator at the state a compiled kernel's own left it in (`kernel.rs`).
+    pub(crate) fn from_state(s: [u64; 4]) -> Rng {
+        Rng { s }
+    }
+
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         let s = &mut self.s;

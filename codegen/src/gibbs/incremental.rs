@@ -14,8 +14,9 @@ use std::sync::Arc;
 
 use crate::compile::CompileOptions;
 use crate::emit::{Specialise, Target};
-use crate::incremental::{Incremental, Statistic};
+use crate::incremental::{sweep_program, Incremental, Statistic};
 use crate::interp::{run, run_inout, Val};
+use crate::ir::Program;
 use crate::kernel::{Compiled, KernelError, Prepared};
 use slic_algebra::Type;
 
@@ -137,6 +138,9 @@ pub(crate) struct CompiledStats {
     init: Arc<Compiled>,
     add: Arc<Compiled>,
     remove: Arc<Compiled>,
+    /// The whole sweep as one kernel (`crate::incremental::sweep_program`), where the
+    /// update has one.
+    sweep: Option<Arc<Compiled>>,
     stats: Vec<Statistic>,
     first: usize,
     pub(crate) checking: Checking,
@@ -151,14 +155,20 @@ impl CompiledStats {
         spec: &Specialise,
         all: &[Val],
         opts: &CompileOptions,
+        (state, index): (&str, &str),
     ) -> Result<(Compiled, CompiledStats), KernelError> {
-        let build = |p| Compiled::build(p, target, spec, Some(all), opts);
+        let build = |p: &Program| Compiled::build(p, target, spec, Some(all), opts);
+        let sweep = match sweep_program(inc, state, index) {
+            Some(p) => Some(Arc::new(build(&p)?)),
+            None => None,
+        };
         Ok((
             build(&inc.update)?,
             CompiledStats {
                 init: Arc::new(build(&inc.init)?),
                 add: Arc::new(build(&inc.add)?),
                 remove: Arc::new(build(&inc.remove)?),
+                sweep,
                 stats: inc.stats.clone(),
                 first: inc.first_stat(),
                 checking: Checking::Never,
@@ -168,7 +178,28 @@ impl CompiledStats {
 
     /// Can these kernels run on `p` (the update kernel's prepared arguments)?
     pub(crate) fn accepts(&self, p: &Prepared) -> bool {
-        self.init.accepts(p) && self.add.accepts(p) && self.remove.accepts(p)
+        self.init.accepts(p)
+            && self.add.accepts(p)
+            && self.remove.accepts(p)
+            && self.sweep.as_ref().is_none_or(|k| k.accepts(p))
+    }
+
+    /// One sweep of the chain on `p` (the update kernel's prepared arguments, the
+    /// statistics current) by the sweep kernel, drawing from `rng` (advanced): the labels
+    /// that changed. `None` without a sweep kernel, or when every update is checked.
+    pub(crate) fn sweep(
+        &self,
+        p: &mut Prepared,
+        rng: &mut [u64; 4],
+    ) -> Option<Result<Option<u64>, KernelError>> {
+        let sweep = self
+            .sweep
+            .as_ref()
+            .filter(|_| self.checking == Checking::Never)?;
+        Some(sweep.sweep_step(p, rng).map(|s| match s.value {
+            Some(Val::Nat(n)) => Some(n),
+            _ => None,
+        }))
     }
 
     pub(crate) fn init(&self, p: &mut Prepared) -> Result<(), KernelError> {
