@@ -20,6 +20,7 @@
 //! This module never spawns a compiler and never runs code.
 
 mod context;
+mod inline;
 mod linear;
 mod safe;
 
@@ -141,6 +142,7 @@ pub(crate) fn emit_with(
     fixed: &[Option<FixedVal>],
 ) -> Result<Emitted, EmitError> {
     verify(p).map_err(|e| EmitError::Verify(e.to_string()))?;
+    let p = &inline::inline_sum_terms(p);
     let mut b = Builder::new(fixed);
     let kernel = b.kernel(p)?;
     let leaves = kernel.result.iter().map(|l| (l.kind, l.ty)).collect();

@@ -1,0 +1,247 @@
+//! Terms of a probability sum written into the sum (issue 13: kernel speed). A-normal
+//! form binds every operand: the GMM's class weight reads `let v_62: prob = s² *
+//! nat2prob(n)` then `let v_63: prob = v_62 + prob(1.0)`. `linear.rs` computes the sum in
+//! linear space (`s²·n + 1`, one `log`) with the log-space sum as its fallback, but the
+//! kernel still computed `v_62` (a `log` of `n`) before it, for the fallback alone: two of
+//! the five `log`s of each class at every update.
+//!
+//! [`inline_sum_terms`] substitutes such a `let` into the sum that reads it, so that its
+//! log-space value is computed only where the fallback is taken. Only where nothing can
+//! change: the `let` is a `prob` built from `prob` literals, `prob` names bound once by
+//! `let` (or parameters), `nat2prob` of such a name or of a loop index, `*` and `+`
+//! (which cannot fail in log space: the kernel reports no error either way, and the
+//! interpreter none on the original); it is read exactly once in the program, as an
+//! operand of a `prob` sum `let` later in the same block and outside any loop nested
+//! there (so it is evaluated at most once, as before); it and every name its value reads
+//! are declared once in the program (no shadowing to misread).
+
+use std::collections::{HashMap, HashSet};
+
+use slic_algebra::{Coercion, Prim, Type};
+
+use crate::ir::walk::{map_exprs, visit_decls};
+use crate::ir::{Expr, Lit, Program, Stmt};
+
+/// `p` with the single-use `prob` terms of sums written into them (see the module
+/// documentation).
+pub(crate) fn inline_sum_terms(p: &Program) -> Program {
+    let mut count: HashMap<&str, usize> = HashMap::new();
+    for (x, _) in &p.params {
+        *count.entry(x).or_default() += 1;
+    }
+    visit_decls(&p.body, &mut |x| *count.entry(x).or_default() += 1);
+    let mut kinds = Kinds {
+        twice: count
+            .iter()
+            .filter(|(_, &n)| n > 1)
+            .map(|(x, _)| x.to_string())
+            .collect(),
+        ..Kinds::default()
+    };
+    for (x, ty) in &p.params {
+        if *ty == Type::Prob && !p.inout.contains(x) {
+            kinds.prob.insert(x.clone());
+        }
+        if *ty == Type::Nat {
+            kinds.nat.insert(x.clone());
+        }
+    }
+    kinds.collect(&p.body);
+    let mut uses: HashMap<String, usize> = HashMap::new();
+    let mut tally = |e: &Expr| reads_counted(e, &mut uses);
+    tally(&p.result);
+    for s in &p.body {
+        let mut s = s.clone();
+        map_exprs(&mut s, &mut |e| {
+            tally(e);
+            e.clone()
+        });
+    }
+    let body = block(&p.body, &kinds, &uses);
+    p.with_body(body)
+}
+
+/// The names a value may read: `prob` lets and parameters, `nat` lets, parameters and
+/// loop indices (all immutable).
+#[derive(Default)]
+struct Kinds {
+    prob: HashSet<String>,
+    nat: HashSet<String>,
+    /// Names declared more than once: never moved, nor read by what moves.
+    twice: HashSet<String>,
+}
+
+impl Kinds {
+    fn collect(&mut self, body: &[Stmt]) {
+        for s in body {
+            match s {
+                Stmt::Let { name, ty, .. } if *ty == Type::Prob => {
+                    self.prob.insert(name.clone());
+                }
+                Stmt::Let { name, ty, .. } if *ty == Type::Nat => {
+                    self.nat.insert(name.clone());
+                }
+                Stmt::For { var, body, .. } => {
+                    self.nat.insert(var.clone());
+                    self.collect(body);
+                }
+                Stmt::If {
+                    then, otherwise, ..
+                } => {
+                    self.collect(then);
+                    self.collect(otherwise);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Can `e` be evaluated anywhere its names are in scope, with the same value and no
+    /// failure?
+    fn movable(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Lit(Lit::Prob(_)) => true,
+            Expr::Var(x) => self.prob.contains(x) && !self.twice.contains(x),
+            Expr::Convert(Coercion::Nat2Prob, x) => {
+                matches!(x.as_ref(), Expr::Var(n) if self.nat.contains(n) && !self.twice.contains(n))
+            }
+            Expr::Prim(Prim::Mul | Prim::Add, args) => args.iter().all(|a| self.movable(a)),
+            _ => false,
+        }
+    }
+}
+
+/// Every read of a name in `e` counted into `uses`.
+fn reads_counted(e: &Expr, uses: &mut HashMap<String, usize>) {
+    match e {
+        Expr::Var(x) => *uses.entry(x.clone()).or_default() += 1,
+        Expr::Lit(_) => {}
+        Expr::Prim(_, args) => args.iter().for_each(|a| reads_counted(a, uses)),
+        Expr::Index(a, i) | Expr::Pair(a, i) => {
+            reads_counted(a, uses);
+            reads_counted(i, uses);
+        }
+        Expr::Convert(_, x) => reads_counted(x, uses),
+    }
+}
+
+/// `b` with its movable single-use terms written into the sums after them, and each
+/// nested block likewise.
+fn block(b: &[Stmt], kinds: &Kinds, uses: &HashMap<String, usize>) -> Vec<Stmt> {
+    let mut pending: HashMap<String, Expr> = HashMap::new();
+    let mut out: Vec<Stmt> = Vec::with_capacity(b.len());
+    for s in b {
+        match s {
+            Stmt::Let {
+                name,
+                ty,
+                value: Expr::Prim(Prim::Add, args),
+            } if *ty == Type::Prob => {
+                let args = args
+                    .iter()
+                    .map(|a| match a {
+                        Expr::Var(x) => match pending.remove(x) {
+                            Some(v) => {
+                                out.retain(|t| !matches!(t, Stmt::Let { name: n, .. } if n == x));
+                                v
+                            }
+                            None => a.clone(),
+                        },
+                        _ => a.clone(),
+                    })
+                    .collect();
+                out.push(Stmt::let_(name, ty.clone(), Expr::Prim(Prim::Add, args)));
+            }
+            Stmt::Let { name, ty, value }
+                if *ty == Type::Prob
+                    && !kinds.twice.contains(name)
+                    && uses.get(name) == Some(&1)
+                    && kinds.movable(value)
+                    && !matches!(value, Expr::Var(_)) =>
+            {
+                pending.insert(name.clone(), value.clone());
+                out.push(s.clone());
+            }
+            Stmt::For { var, lo, hi, body } => out.push(Stmt::For {
+                var: var.clone(),
+                lo: lo.clone(),
+                hi: hi.clone(),
+                body: block(body, kinds, uses),
+            }),
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => out.push(Stmt::If {
+                cond: cond.clone(),
+                then: block(then, kinds, uses),
+                otherwise: block(otherwise, kinds, uses),
+            }),
+            s => out.push(s.clone()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interp::Val;
+
+    /// `fn n: nat`: `a = 2 · n`, `b = a + 1`, and `extra` statements; returns `b` (or what
+    /// `extra` makes of it).
+    fn program(extra: Vec<Stmt>, result: &str) -> Program {
+        let mut body = vec![
+            Stmt::let_(
+                "a",
+                Type::Prob,
+                Expr::prim(
+                    Prim::Mul,
+                    vec![
+                        Expr::Lit(Lit::prob(2.0)),
+                        Expr::Convert(Coercion::Nat2Prob, Box::new(Expr::var("n"))),
+                    ],
+                ),
+            ),
+            Stmt::let_(
+                "b",
+                Type::Prob,
+                Expr::prim(Prim::Add, vec![Expr::var("a"), Expr::Lit(Lit::prob(1.0))]),
+            ),
+        ];
+        body.extend(extra);
+        Program {
+            params: vec![("n".into(), Type::Nat)],
+            body,
+            result: Expr::var(result),
+            measure: false,
+            inout: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_term_read_once_by_a_sum_is_written_into_it() {
+        let p = program(Vec::new(), "b");
+        let q = inline_sum_terms(&p);
+        assert_eq!(crate::verify::verify(&q), Ok(()));
+        let text = q.to_string();
+        assert!(!text.contains("let a"), "{text}");
+        assert!(text.contains("nat2prob(n)) + prob(1.0))"), "{text}");
+        for n in [0, 1, 7] {
+            let a = [Val::Nat(n)];
+            assert_eq!(crate::run(&p, &a).map(|r| r.0), crate::run(&q, &a).map(|r| r.0));
+        }
+    }
+
+    #[test]
+    fn a_term_read_twice_stays() {
+        let twice = vec![Stmt::let_(
+            "c",
+            Type::Prob,
+            Expr::prim(Prim::Mul, vec![Expr::var("a"), Expr::var("b")]),
+        )];
+        let p = program(twice, "c");
+        let q = inline_sum_terms(&p);
+        assert!(q.to_string().contains("let a"), "{q}");
+    }
+}
