@@ -422,17 +422,10 @@ impl UpdateKernel for CompiledKernel {
             Err(e) => return Some(Err(backend(e))),
         };
         *rng = Rng::from_state(s);
-        let labels = match p.array(state) {
-            Some(Val::Array(items)) => items
-                .iter()
-                .map(|v| match v {
-                    Val::Nat(k) => Ok(*k),
-                    other => Err(UpdateError::NotALabel(format!("{other:?}"))),
-                })
-                .collect::<Result<Vec<u64>, _>>(),
-            _ => Err(UpdateError::Backend("the sweep lost the state".into())),
-        };
-        Some(labels.map(|l| (l, changed as usize)))
+        Some(match p.nats(state) {
+            Some(labels) => Ok((labels.to_vec(), changed as usize)),
+            None => Err(UpdateError::Backend("the sweep lost the state".into())),
+        })
     }
 
     fn distribution(&mut self, u: usize) -> Result<Vec<(u64, f64)>, UpdateError> {

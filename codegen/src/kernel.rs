@@ -216,6 +216,19 @@ impl Prepared {
         Some(Val::array(items))
     }
 
+    /// The current elements of the `nat` array parameter `param`, without building
+    /// values: what a Gibbs sweep reads its labels back with. `None` for another type.
+    pub fn nats(&self, param: usize) -> Option<&[u64]> {
+        let b = self
+            .m
+            .buffers
+            .get(self.m.buffer_of.get(param).copied().flatten()?)?;
+        match (b, self.params.get(param)?.1.array_of()?) {
+            (Buffer::U64(xs), Type::Nat) => Some(xs),
+            _ => None,
+        }
+    }
+
     /// Sets parameter `param` to `v`: a scalar of its type (which must not be
     /// specialised), or an array of its type and length ([`Self::set_array`]).
     pub fn set(&mut self, param: usize, v: &Val) -> Result<(), KernelError> {

@@ -229,7 +229,10 @@ mod tests {
         assert!(text.contains("nat2prob(n)) + prob(1.0))"), "{text}");
         for n in [0, 1, 7] {
             let a = [Val::Nat(n)];
-            assert_eq!(crate::run(&p, &a).map(|r| r.0), crate::run(&q, &a).map(|r| r.0));
+            assert_eq!(
+                crate::run(&p, &a).map(|r| r.0),
+                crate::run(&q, &a).map(|r| r.0)
+            );
         }
     }
 
