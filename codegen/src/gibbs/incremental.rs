@@ -73,16 +73,26 @@ fn zero(t: &Type) -> Val {
     }
 }
 
-/// Kept statistics equal recomputed ones: the first difference as an error.
+/// Kept statistics equal recomputed ones (counts exactly; sums of reals to 1e-12 of the
+/// statistic's largest element, or of 1): the first difference as an error.
 fn compare(stats: &[Statistic], kept: &[Val], fresh: &[Val]) -> Result<(), UpdateError> {
     for ((s, a), b) in stats.iter().zip(kept).zip(fresh) {
         let (Val::Array(a), Val::Array(b)) = (a, b) else {
             continue;
         };
+        // a class's sum of reals may cancel to near 0 while its terms and the other
+        // classes' sums are large: rounding is measured against the largest sum
+        let scale = b
+            .iter()
+            .map(|y| match y {
+                Val::Real(y) => y.abs(),
+                _ => 0.0,
+            })
+            .fold(1.0, f64::max);
         for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
             let same = match (x, y) {
                 (Val::Real(x), Val::Real(y)) => {
-                    (x - y).abs() <= 1e-12 * x.abs().max(y.abs()).max(1.0)
+                    (x - y).abs() <= 1e-12 * x.abs().max(y.abs()).max(scale)
                 }
                 _ => x == y,
             };
