@@ -393,8 +393,18 @@ fn incremental_text(name: &str, p: &slic_codegen::Program, names: &str) -> Resul
     for l in &inc.loops {
         eprintln!("note: {l}");
     }
+    let sweep = match slic_codegen::incremental::sweep_program(&inc, state, index) {
+        Some(p) => format!("\n# sweep (compiled backends)\n{p}"),
+        None => {
+            eprintln!(
+                "note: no sweep kernel: the update does not draw once, outside its loops, \
+                 with nothing weighed after the draw"
+            );
+            String::new()
+        }
+    };
     Ok(format!(
-        "# update\n{}\n# init\n{}\n# remove\n{}\n# add\n{}",
+        "# update\n{}\n# init\n{}\n# remove\n{}\n# add\n{}{sweep}",
         inc.update, inc.init, inc.remove, inc.add
     ))
 }

@@ -786,3 +786,20 @@ fn gibbs_runs_many_chains() {
     a.extend(["--chains", "0"]);
     assert!(stderr(&slic(&a)).contains("at least 1 chain"));
 }
+
+#[test]
+fn lower_incremental_prints_the_sweep_the_compiled_backends_run() {
+    let gmm = root().join("corpus/cases/18-gmm-gibbs.simplified.hk");
+    let gmm = gmm.to_str().expect("a UTF-8 path");
+    let o = slic(&["lower", gmm, "--dump", "ir", "--incremental", "z,u"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    let sweep = text
+        .split("# sweep (compiled backends)\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no sweep printed:\n{text}"));
+    // the loop over the points, the state and the statistics changed in place
+    assert!(sweep.contains("for u in 0..size(z)"), "{sweep}");
+    assert!(sweep.contains("z: inout array(nat)"), "{sweep}");
+    assert!(sweep.contains("draw "), "{sweep}");
+}
