@@ -219,6 +219,17 @@ fn opts() -> CompileOptions {
     }
 }
 
+/// The case's update compiled for `target` with its statistics, over the arguments `a`.
+fn compiled(
+    c: &Case,
+    target: Target,
+    a: &[slic_codegen::Val],
+    checking: Checking,
+) -> CompiledKernel {
+    CompiledKernel::build_incremental(&c.inc, target, &c.update, a, 1000, &opts(), checking)
+        .expect("the kernels compile")
+}
+
 #[test]
 fn compiled_incremental_kernels_follow_the_interpreter() {
     let (n, k) = (40, 4);
@@ -234,16 +245,7 @@ fn compiled_incremental_kernels_follow_the_interpreter() {
         for target in [Target::C, Target::Rust] {
             let mut plain = InterpKernel::new(c.program.clone(), 1000, &c.update);
             plain.start(&a).expect("the interpreter starts");
-            let mut inc = CompiledKernel::build_incremental(
-                &c.inc,
-                target,
-                &c.update,
-                &a,
-                1000,
-                &opts(),
-                Checking::Every,
-            )
-            .expect("the kernels compile");
+            let mut inc = compiled(&c, target, &a, Checking::Every);
             inc.start(&a).expect("the kernel starts");
             if let Err(e) = follow(&mut plain, &mut inc, &ms) {
                 panic!("{rel} {target:?}: {e}");
@@ -298,16 +300,7 @@ fn a_compiled_sweep_draws_each_point_from_its_conditional() {
         plain.start(&a).expect("the interpreter starts");
         let exact = probabilities(&plain.distribution(0).expect("a distribution"), k);
         for target in [Target::C, Target::Rust] {
-            let mut kernel = CompiledKernel::build_incremental(
-                &c.inc,
-                target,
-                &c.update,
-                &a,
-                1000,
-                &opts(),
-                Checking::Never,
-            )
-            .expect("the kernels compile");
+            let mut kernel = compiled(&c, target, &a, Checking::Never);
             let mut counts = vec![0u64; k];
             for _ in 0..sweeps {
                 kernel.start(&a).expect("the kernel starts");
@@ -348,16 +341,7 @@ fn the_statistics_a_sweep_leaves_are_those_of_its_state() {
         let mut rng = Rng::seed_from_u64(23);
         let mut a = args(n, k, &mut rng);
         for target in [Target::C, Target::Rust] {
-            let mut kernel = CompiledKernel::build_incremental(
-                &c.inc,
-                target,
-                &c.update,
-                &a,
-                1000,
-                &opts(),
-                Checking::Never,
-            )
-            .expect("the kernels compile");
+            let mut kernel = compiled(&c, target, &a, Checking::Never);
             kernel.start(&a).expect("the kernel starts");
             let mut labels = Vec::new();
             for _ in 0..3 {

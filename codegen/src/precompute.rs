@@ -415,6 +415,17 @@ mod tests {
         vec![a, st, Val::Nat(u)]
     }
 
+    /// `p` and `q` answer alike at several states and indices over the same data.
+    fn same_everywhere(p: &Program, q: &Program) {
+        for (state, u) in [(&[0, 1, 1][..], 0), (&[2, 2, 2], 1), (&[1, 0, 1], 2)] {
+            let a = args(state, u);
+            assert_eq!(
+                crate::run(p, &a).map(|r| r.0),
+                crate::run(q, &a).map(|r| r.0)
+            );
+        }
+    }
+
     #[test]
     fn what_the_data_alone_define_is_computed_once_and_the_rest_stays() {
         let p = program(Vec::new());
@@ -426,13 +437,7 @@ mod tests {
         assert!(text.contains("let t: real = -2.5"), "{text}");
         assert!(text.contains("for k in"), "{text}");
         // the same answer at every state and index: the data did not change
-        for (state, u) in [(&[0, 1, 1][..], 0), (&[2, 2, 2], 1), (&[1, 0, 1], 2)] {
-            let a = args(state, u);
-            assert_eq!(
-                crate::run(&p, &a).map(|r| r.0),
-                crate::run(&q.program, &a).map(|r| r.0)
-            );
-        }
+        same_everywhere(&p, &q.program);
     }
 
     #[test]
@@ -458,13 +463,7 @@ mod tests {
         let q = precompute(&p, &args(&[0, 1, 1], 2), &["st", "u"]);
         assert_eq!(crate::verify::verify(&q.program), Ok(()));
         assert_eq!((q.statements, q.values), (3, 1), "{}", q.program);
-        for (state, u) in [(&[0, 1, 1][..], 0), (&[2, 2, 2], 1), (&[1, 0, 1], 2)] {
-            let a = args(state, u);
-            assert_eq!(
-                crate::run(&p, &a).map(|r| r.0),
-                crate::run(&q.program, &a).map(|r| r.0)
-            );
-        }
+        same_everywhere(&p, &q.program);
     }
 
     #[test]

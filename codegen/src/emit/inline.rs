@@ -19,7 +19,7 @@ use std::collections::{HashMap, HashSet};
 
 use slic_algebra::{Coercion, Prim, Type};
 
-use crate::ir::walk::{map_exprs, visit_decls};
+use crate::ir::walk::{each_block_mut, map_exprs, visit_decls};
 use crate::ir::{Expr, Lit, Program, Stmt};
 
 /// `p` with the single-use `prob` terms of sums written into them (see the module
@@ -162,22 +162,11 @@ fn block(b: &[Stmt], kinds: &Kinds, uses: &HashMap<String, usize>) -> Vec<Stmt> 
                 pending.insert(name.clone(), value.clone());
                 out.push(s.clone());
             }
-            Stmt::For { var, lo, hi, body } => out.push(Stmt::For {
-                var: var.clone(),
-                lo: lo.clone(),
-                hi: hi.clone(),
-                body: block(body, kinds, uses),
-            }),
-            Stmt::If {
-                cond,
-                then,
-                otherwise,
-            } => out.push(Stmt::If {
-                cond: cond.clone(),
-                then: block(then, kinds, uses),
-                otherwise: block(otherwise, kinds, uses),
-            }),
-            s => out.push(s.clone()),
+            s => {
+                let mut s = s.clone();
+                each_block_mut(&mut s, &mut |b| *b = block(b, kinds, uses));
+                out.push(s);
+            }
         }
     }
     out

@@ -38,7 +38,7 @@ use std::collections::HashSet;
 use slic_algebra::{Dist, Prim, Type};
 
 use super::Incremental;
-use crate::ir::walk::{reads, visit_decls};
+use crate::ir::walk::{each_block_mut, reads, visit_decls};
 use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
 use crate::verify::verify;
 
@@ -155,14 +155,14 @@ fn last_in(block: &[Stmt]) -> bool {
             } => true,
             Stmt::If {
                 then, otherwise, ..
-            } if has_draw(then) || has_draw(otherwise) => {
-                if has_draw(then) {
+            } if draws(then) || draws(otherwise) => {
+                if draws(then) {
                     last_in(then)
                 } else {
                     last_in(otherwise)
                 }
             }
-            s if has_draw(std::slice::from_ref(s)) => return false,
+            s if draws(std::slice::from_ref(s)) => return false,
             _ => continue,
         };
         let after = &block[k + 1..];
@@ -176,10 +176,6 @@ fn last_in(block: &[Stmt]) -> bool {
         return here && !measures;
     }
     false
-}
-
-fn has_draw(body: &[Stmt]) -> bool {
-    draws(body)
 }
 
 /// `body` with each allocation outside its loops whose size reads only `fixed` and whose
@@ -212,15 +208,21 @@ fn once(
                     }],
                 ));
             }
-            Stmt::If {
-                cond,
-                then,
-                otherwise,
-            } => out.push(Stmt::If {
-                cond: cond.clone(),
-                then: once(then, fixed, twice, hoisted, fresh)?,
-                otherwise: once(otherwise, fixed, twice, hoisted, fresh)?,
-            }),
+            Stmt::If { .. } => {
+                let mut s = s.clone();
+                let mut ok = true;
+                each_block_mut(
+                    &mut s,
+                    &mut |b| match once(b, fixed, twice, hoisted, fresh) {
+                        Some(done) => *b = done,
+                        None => ok = false,
+                    },
+                );
+                if !ok {
+                    return None;
+                }
+                out.push(s);
+            }
             s => out.push(s.clone()),
         }
     }
