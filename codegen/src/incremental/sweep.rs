@@ -22,8 +22,9 @@
 //! and the statistics `inout`; `new` is the update's result. Each block is the derived
 //! program's body unchanged, in a scope of its own; an `alloc` of the update outside its
 //! loops, declared once, whose size reads only parameters no point changes, is made once
-//! before the loop and filled with zeros where it stood (what a fresh allocation holds),
-//! so a sweep of the draw-only GMM update allocates nothing per point.
+//! before the loop and filled with zeros where it stood (what a fresh allocation holds)
+//! unless a loop then sets every element before any is read (the weights), so a sweep of
+//! the draw-only GMM update allocates nothing per point.
 //!
 //! Exact: each iteration runs the protocol's programs in the protocol's order on the same
 //! values. It is written only where the update draws once, a categorical outside its
@@ -189,12 +190,16 @@ fn once(
     fresh: &mut dyn FnMut(&str) -> String,
 ) -> Option<Vec<Stmt>> {
     let mut out = Vec::with_capacity(body.len());
-    for s in body {
+    for (k, s) in body.iter().enumerate() {
         match s {
             Stmt::Alloc { name, elem, size }
                 if reads_only(size, fixed) && !twice.contains(name) =>
             {
                 hoisted.push(s.clone());
+                if overwritten(&body[k + 1..], name, size) {
+                    // every element set before any is read: no zeros needed
+                    continue;
+                }
                 let c = fresh("c");
                 out.push(Stmt::for_(
                     &c,
@@ -227,6 +232,35 @@ fn once(
         }
     }
     Some(out)
+}
+
+/// Is the array `a` of length `size` set whole before anything reads it, by the first
+/// statement of `rest` that mentions it: a loop `for i in 0..size` whose body sets `a[i]`
+/// (with `=`, outside any branch) and reads nothing of `a`?
+fn overwritten(rest: &[Stmt], a: &str, size: &Expr) -> bool {
+    let mentions = |s: &Stmt| {
+        let e = crate::ir::walk::Effects::of(std::slice::from_ref(s));
+        e.reads.contains(a) || e.writes.contains(a)
+    };
+    let Some(first) = rest.iter().find(|s| mentions(s)) else {
+        return false;
+    };
+    let Stmt::For { var, lo, hi, body } = first else {
+        return false;
+    };
+    let sets = body.iter().any(|t| {
+        matches!(t, Stmt::Store { array, index: Expr::Var(i), op: AssignOp::Set, value }
+        if array == a && i == var && {
+            let mut r = HashSet::new();
+            reads(value, &mut r);
+            !r.contains(a)
+        })
+    });
+    let reads_a = body.iter().any(|t| {
+        let e = crate::ir::walk::Effects::of(std::slice::from_ref(t));
+        e.reads.contains(a)
+    });
+    *lo == Expr::nat(0) && hi == size && sets && !reads_a
 }
 
 /// Does `body` draw anywhere?
