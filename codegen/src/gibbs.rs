@@ -526,6 +526,9 @@ pub enum GibbsError {
     },
     /// The kernel failed at this index.
     Kernel { index: usize, error: UpdateError },
+    /// A sweep done by the kernel itself ([`UpdateKernel::sweep`]) failed, at a point it
+    /// does not name.
+    Sweep(UpdateError),
     /// Every label has weight zero at this index (a label outside the program's classes
     /// in the state, or data the model excludes).
     ZeroMass { index: usize },
@@ -597,6 +600,7 @@ impl fmt::Display for GibbsError {
             GibbsError::Kernel { index, error } => {
                 write!(f, "the update of label {index} failed: {error}")
             }
+            GibbsError::Sweep(error) => write!(f, "a sweep in the kernel failed: {error}"),
             GibbsError::ZeroMass { index } => write!(
                 f,
                 "every label has weight zero at index {index} (a label outside the model's \
@@ -894,7 +898,7 @@ impl Chain {
     /// its labels checked against the update's as the chain's own draws are.
     pub fn sweep(&mut self, kernel: &mut impl UpdateKernel) -> Result<usize, GibbsError> {
         if let Some(r) = kernel.sweep(&mut self.rng) {
-            let (labels, changed) = r.map_err(|error| GibbsError::Kernel { index: 0, error })?;
+            let (labels, changed) = r.map_err(GibbsError::Sweep)?;
             if labels.len() != self.labels.len() {
                 return Err(GibbsError::Length {
                     what: "the state after a sweep",
