@@ -632,7 +632,7 @@ fn log_mul(a: f64, b: f64) -> f64 {
 }
 
 /// The zero of a scalar type: what `alloc` fills arrays with.
-fn zero(t: &Type) -> Val {
+pub(crate) fn zero(t: &Type) -> Val {
     match t {
         Type::Nat => Val::Nat(0),
         Type::Int => Val::Int(0),

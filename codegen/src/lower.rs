@@ -141,7 +141,7 @@ fn component_names(store: &Store, x: VarId, body: TermId) -> Option<Pattern> {
 }
 
 /// The zero of a numeric (or bool) scalar type: the identity of `+`, what `alloc` fills.
-fn zero(t: &Type) -> Expr {
+pub(crate) fn zero(t: &Type) -> Expr {
     match t {
         Type::Nat => Expr::nat(0),
         Type::Int => Expr::int(0),

@@ -48,7 +48,7 @@ pub fn precompute(p: &Program, args: &[Val], varying: &[&str]) -> Precomputed {
     if args.len() != p.params.len() || declares_twice(p) {
         return unchanged();
     }
-    let effects: Vec<Effects> = p.body.iter().map(free_effects).collect();
+    let effects: Vec<Effects> = p.body.iter().map(Effects::scoped).collect();
     let mut banned: HashSet<String> = varying.iter().map(|x| x.to_string()).collect();
     loop {
         let Some(plan) = plan(p, &effects, &banned) else {
@@ -249,7 +249,7 @@ fn literal(ty: &Type, v: &Val) -> Option<Lit> {
 }
 
 /// Does `p` declare some name twice at its top level (a parameter, a top-level
-/// statement)? Names declared inside statements may shadow: [`free_effects`] resolves
+/// statement)? Names declared inside statements may shadow: [`Effects::scoped`] resolves
 /// them by scope.
 fn declares_twice(p: &Program) -> bool {
     let mut seen: HashSet<&str> = HashSet::new();
@@ -257,92 +257,6 @@ fn declares_twice(p: &Program) -> bool {
     !params
         .chain(p.body.iter().filter_map(top_decl))
         .all(|x| seen.insert(x))
-}
-
-/// What a top-level statement reads and writes of the names declared outside it, each
-/// read and write resolved by the scopes inside it (a name declared inside a loop or a
-/// branch shadows an outer one from its declaration to the end of its block), and
-/// whether it draws, weighs or rejects.
-fn free_effects(s: &Stmt) -> Effects {
-    let mut e = Effects::default();
-    let mut scopes: Vec<HashSet<String>> = Vec::new();
-    free_in(std::slice::from_ref(s), &mut scopes, &mut e);
-    e
-}
-
-fn free_in(block: &[Stmt], scopes: &mut Vec<HashSet<String>>, e: &mut Effects) {
-    let local = |scopes: &[HashSet<String>], x: &str| scopes.iter().any(|sc| sc.contains(x));
-    let read = |scopes: &[HashSet<String>], x: &Expr, e: &mut Effects| {
-        let mut names = HashSet::new();
-        crate::ir::walk::reads(x, &mut names);
-        e.reads
-            .extend(names.into_iter().filter(|n| !local(scopes, n)));
-    };
-    scopes.push(HashSet::new());
-    for s in block {
-        // the statement's own expressions are read before what it declares is in scope
-        match s {
-            Stmt::Let { value, .. } => read(scopes, value, e),
-            Stmt::Var { init, .. } => {
-                if let Some(v) = init {
-                    read(scopes, v, e);
-                }
-            }
-            Stmt::Alloc { size, .. } => read(scopes, size, e),
-            Stmt::Assign { name, value, .. } => {
-                read(scopes, value, e);
-                if !local(scopes, name) {
-                    e.writes.insert(name.clone());
-                }
-            }
-            Stmt::Store {
-                array,
-                index,
-                value,
-                ..
-            } => {
-                read(scopes, index, e);
-                read(scopes, value, e);
-                if !local(scopes, array) {
-                    e.writes.insert(array.clone());
-                }
-            }
-            Stmt::For { var, lo, hi, body } => {
-                read(scopes, lo, e);
-                read(scopes, hi, e);
-                scopes.push(HashSet::from([var.clone()]));
-                free_in(body, scopes, e);
-                scopes.pop();
-            }
-            Stmt::If {
-                cond,
-                then,
-                otherwise,
-            } => {
-                read(scopes, cond, e);
-                free_in(then, scopes, e);
-                free_in(otherwise, scopes, e);
-            }
-            Stmt::Draw { args, .. } => {
-                args.iter().for_each(|a| read(scopes, a, e));
-                e.measure = true;
-            }
-            Stmt::Factor(w) => {
-                read(scopes, w, e);
-                e.measure = true;
-            }
-            Stmt::Observe { args, value, .. } => {
-                args.iter().for_each(|a| read(scopes, a, e));
-                read(scopes, value, e);
-                e.measure = true;
-            }
-            Stmt::Reject => e.measure = true,
-        }
-        if let (Some(x), Some(sc)) = (top_decl(s), scopes.last_mut()) {
-            sc.insert(x.to_string());
-        }
-    }
-    scopes.pop();
 }
 
 #[cfg(test)]

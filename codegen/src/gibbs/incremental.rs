@@ -18,7 +18,6 @@ use crate::incremental::{sweep_program, Incremental, Statistic};
 use crate::interp::{run, run_inout, Val};
 use crate::ir::Program;
 use crate::kernel::{Compiled, KernelError, Prepared};
-use slic_algebra::Type;
 
 use super::UpdateError;
 
@@ -46,7 +45,7 @@ pub(crate) fn with_stats(inc: &Incremental, args: &[Val]) -> Result<Vec<Val>, Up
     }
     for (k, (s, n)) in inc.stats.iter().zip(flat).enumerate() {
         let n = usize::try_from(n).map_err(|_| UpdateError::Backend("a size too large".into()))?;
-        all[inc.first_stat() + k] = Val::array(vec![zero(&s.elem); n]);
+        all[inc.first_stat() + k] = Val::array(vec![crate::interp::zero(&s.elem); n]);
     }
     Ok(all)
 }
@@ -59,17 +58,6 @@ fn leaves(v: &Val, out: &mut Vec<u64>) {
         }
         Val::Nat(n) => out.push(*n),
         _ => {}
-    }
-}
-
-/// A placeholder element of type `t` (`init` writes every statistic's starting value).
-fn zero(t: &Type) -> Val {
-    match t {
-        Type::Int => Val::Int(0),
-        Type::Real => Val::Real(0.0),
-        Type::Prob => Val::Prob(f64::NEG_INFINITY),
-        Type::Bool => Val::Bool(false),
-        _ => Val::Nat(0),
     }
 }
 

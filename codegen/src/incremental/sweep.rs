@@ -86,7 +86,7 @@ pub fn sweep_program(inc: &Incremental, state: &str, index: &str) -> Option<Prog
     // the update's allocations outside its loops, of a size over the parameters alone,
     // made once (each name declared once, so the one before the loop is the one read)
     let mut hoisted = Vec::new();
-    let mut update_body = once(&up.body, &fixed, &twice, &mut hoisted, &mut fresh)?;
+    let mut update_body = once(&up.body, &fixed, &twice, &mut hoisted, &mut fresh);
     update_body.push(Stmt::assign(&new, AssignOp::Set, up.result.clone()));
 
     let block = |body: Vec<Stmt>| Stmt::If {
@@ -188,7 +188,7 @@ fn once(
     twice: &HashSet<String>,
     hoisted: &mut Vec<Stmt>,
     fresh: &mut dyn FnMut(&str) -> String,
-) -> Option<Vec<Stmt>> {
+) -> Vec<Stmt> {
     let mut out = Vec::with_capacity(body.len());
     for (k, s) in body.iter().enumerate() {
         match s {
@@ -209,29 +209,21 @@ fn once(
                         array: name.clone(),
                         index: Expr::var(&c),
                         op: AssignOp::Set,
-                        value: Expr::Lit(zero(elem)?),
+                        value: crate::lower::zero(elem),
                     }],
                 ));
             }
             Stmt::If { .. } => {
                 let mut s = s.clone();
-                let mut ok = true;
-                each_block_mut(
-                    &mut s,
-                    &mut |b| match once(b, fixed, twice, hoisted, fresh) {
-                        Some(done) => *b = done,
-                        None => ok = false,
-                    },
-                );
-                if !ok {
-                    return None;
-                }
+                each_block_mut(&mut s, &mut |b| {
+                    *b = once(b, fixed, twice, hoisted, fresh);
+                });
                 out.push(s);
             }
             s => out.push(s.clone()),
         }
     }
-    Some(out)
+    out
 }
 
 /// Is the array `a` of length `size` set whole before anything reads it, by the first
@@ -275,16 +267,4 @@ fn reads_only(e: &Expr, params: &HashSet<&str>) -> bool {
     let mut names = HashSet::new();
     reads(e, &mut names);
     names.iter().all(|x| params.contains(x.as_str()))
-}
-
-/// What a fresh allocation of `elem`s holds.
-fn zero(elem: &Type) -> Option<Lit> {
-    Some(match elem {
-        Type::Nat => Lit::Nat(0),
-        Type::Int => Lit::Int(0),
-        Type::Real => Lit::Real(0.0),
-        Type::Prob => Lit::Prob(f64::NEG_INFINITY),
-        Type::Bool => Lit::Bool(false),
-        _ => return None,
-    })
 }

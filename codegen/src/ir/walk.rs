@@ -95,6 +95,98 @@ impl Effects {
         }
     }
 
+    /// What `s` reads and writes of the names declared outside it, each read and write
+    /// resolved by the scopes inside it (a name declared inside a loop or a branch
+    /// shadows an outer one from its declaration to the end of its block), and whether it
+    /// draws, weighs or rejects: [`Self::free`] where names may be declared twice.
+    pub(crate) fn scoped(s: &Stmt) -> Effects {
+        let mut e = Effects::default();
+        e.scoped_block(std::slice::from_ref(s), &mut Vec::new());
+        e
+    }
+
+    fn scoped_block(&mut self, block: &[Stmt], scopes: &mut Vec<HashSet<String>>) {
+        let local = |scopes: &[HashSet<String>], x: &str| scopes.iter().any(|sc| sc.contains(x));
+        let read = |scopes: &[HashSet<String>], x: &Expr, e: &mut Effects| {
+            let mut names = HashSet::new();
+            reads(x, &mut names);
+            e.reads
+                .extend(names.into_iter().filter(|n| !local(scopes, n)));
+        };
+        scopes.push(HashSet::new());
+        for s in block {
+            // the statement's own expressions are read before what it declares is in scope
+            match s {
+                Stmt::Let { value, .. } => read(scopes, value, self),
+                Stmt::Var { init, .. } => {
+                    if let Some(v) = init {
+                        read(scopes, v, self);
+                    }
+                }
+                Stmt::Alloc { size, .. } => read(scopes, size, self),
+                Stmt::Assign { name, value, .. } => {
+                    read(scopes, value, self);
+                    if !local(scopes, name) {
+                        self.writes.insert(name.clone());
+                    }
+                }
+                Stmt::Store {
+                    array,
+                    index,
+                    value,
+                    ..
+                } => {
+                    read(scopes, index, self);
+                    read(scopes, value, self);
+                    if !local(scopes, array) {
+                        self.writes.insert(array.clone());
+                    }
+                }
+                Stmt::For { var, lo, hi, body } => {
+                    read(scopes, lo, self);
+                    read(scopes, hi, self);
+                    scopes.push(HashSet::from([var.clone()]));
+                    self.scoped_block(body, scopes);
+                    scopes.pop();
+                }
+                Stmt::If {
+                    cond,
+                    then,
+                    otherwise,
+                } => {
+                    read(scopes, cond, self);
+                    self.scoped_block(then, scopes);
+                    self.scoped_block(otherwise, scopes);
+                }
+                Stmt::Draw { args, .. } => {
+                    args.iter().for_each(|a| read(scopes, a, self));
+                    self.measure = true;
+                }
+                Stmt::Factor(w) => {
+                    read(scopes, w, self);
+                    self.measure = true;
+                }
+                Stmt::Observe { args, value, .. } => {
+                    args.iter().for_each(|a| read(scopes, a, self));
+                    read(scopes, value, self);
+                    self.measure = true;
+                }
+                Stmt::Reject => self.measure = true,
+            }
+            let declared = match s {
+                Stmt::Let { name, .. }
+                | Stmt::Var { name, .. }
+                | Stmt::Alloc { name, .. }
+                | Stmt::Draw { name, .. } => Some(name),
+                _ => None,
+            };
+            if let (Some(x), Some(sc)) = (declared, scopes.last_mut()) {
+                sc.insert(x.clone());
+            }
+        }
+        scopes.pop();
+    }
+
     /// Reads and writes of names declared outside (a statement's own locals removed).
     pub(crate) fn free(mut self) -> Effects {
         self.reads.retain(|x| !self.decls.contains(x));
