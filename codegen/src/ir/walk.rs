@@ -1,7 +1,9 @@
 //! Walks over loop-IR statements and expressions shared by the passes that rewrite
-//! programs (fusion, incremental statistics): what a block reads, writes and declares
-//! ([`Effects`]), the names an expression reads, renaming a variable, and rewriting every
-//! expression of a statement in place. Data in, data out: no pass's policy lives here.
+//! programs (fusion, incremental statistics, precompute, the sweep): what a block reads,
+//! writes and declares ([`Effects`], and resolved by scope where names are shadowed,
+//! [`Effects::scoped`]), the names an expression reads, renaming a variable, rewriting
+//! every expression of a statement in place, and visiting declarations and blocks. Data
+//! in, data out: no pass's policy lives here.
 
 use super::{Expr, Stmt};
 use std::collections::HashSet;
