@@ -6,12 +6,15 @@
 //! the five `log`s of each class at every update.
 //!
 //! [`inline_sum_terms`] substitutes such a `let` into the sum that reads it, so that its
-//! log-space value is computed only where the fallback is taken. Only where nothing can
+//! log-space value is computed only where the fallback is taken; likewise into a
+//! quotient (`monomial.rs` writes the GMM's variance ratio as one), and a sum, its terms
+//! received, on into a quotient (not into another sum: where that sum has no linear form,
+//! the first would lose its own). Only where nothing can
 //! change: the `let` is a `prob` built from `prob` literals, `prob` names bound once by
 //! `let` (or parameters), `nat2prob` of such a name or of a loop index, `*` and `+`
 //! (which cannot fail in log space: the kernel reports no error either way, and the
 //! interpreter none on the original); it is read exactly once in the program, as an
-//! operand of a `prob` sum `let` later in the same block and outside any loop nested
+//! operand of a `prob` sum or quotient `let` later in the same block and outside any loop nested
 //! there (so it is evaluated at most once, as before); it and every name its value reads
 //! are declared once in the program (no shadowing to misread).
 
@@ -125,32 +128,44 @@ fn reads_counted(e: &Expr, uses: &mut HashMap<String, usize>) {
     }
 }
 
-/// `b` with its movable single-use terms written into the sums after them, and each
-/// nested block likewise.
+/// `b` with its movable single-use terms written into the sums and quotients after them,
+/// and each nested block likewise.
 fn block(b: &[Stmt], kinds: &Kinds, uses: &HashMap<String, usize>) -> Vec<Stmt> {
     let mut pending: HashMap<String, Expr> = HashMap::new();
+    // sums, which only a quotient takes (a sum taken by a sum could lose its own linear
+    // form where the other's has none)
+    let mut sums: HashMap<String, Expr> = HashMap::new();
     let mut out: Vec<Stmt> = Vec::with_capacity(b.len());
     for s in b {
         match s {
-            Stmt::Let {
-                name,
-                ty,
-                value: Expr::Prim(Prim::Add, args),
-            } if *ty == Type::Prob => {
-                let args = args
-                    .iter()
-                    .map(|a| match a {
-                        Expr::Var(x) => match pending.remove(x) {
+            Stmt::Let { name, ty, value } if *ty == Type::Prob && linear_shape(value) => {
+                let quotient = !matches!(value, Expr::Prim(Prim::Add, _));
+                let mut take = |a: &Expr| match a {
+                    Expr::Var(x) => {
+                        let found = match pending.remove(x) {
+                            Some(v) => Some(v),
+                            None if quotient => sums.remove(x),
+                            None => None,
+                        };
+                        match found {
                             Some(v) => {
                                 out.retain(|t| !matches!(t, Stmt::Let { name: n, .. } if n == x));
                                 v
                             }
                             None => a.clone(),
-                        },
-                        _ => a.clone(),
-                    })
-                    .collect();
-                out.push(Stmt::let_(name, ty.clone(), Expr::Prim(Prim::Add, args)));
+                        }
+                    }
+                    _ => a.clone(),
+                };
+                let value = operands(value, &mut take);
+                if !quotient
+                    && !kinds.twice.contains(name)
+                    && uses.get(name) == Some(&1)
+                    && kinds.movable(&value)
+                {
+                    sums.insert(name.clone(), value.clone());
+                }
+                out.push(Stmt::let_(name, ty.clone(), value));
             }
             Stmt::Let { name, ty, value }
                 if *ty == Type::Prob
@@ -170,6 +185,41 @@ fn block(b: &[Stmt], kinds: &Kinds, uses: &HashMap<String, usize>) -> Vec<Stmt> 
         }
     }
     out
+}
+
+/// A value `linear.rs` computes in linear space when its operands allow: a sum, or a
+/// quotient (a product whose last factor is a `recip`).
+fn linear_shape(e: &Expr) -> bool {
+    match e {
+        Expr::Prim(Prim::Add, _) => true,
+        Expr::Prim(Prim::Mul, args) => matches!(args.last(), Some(Expr::Prim(Prim::Recip, _))),
+        _ => false,
+    }
+}
+
+/// `e` (of [`linear_shape`]) with `f` applied to its operands: the terms of a sum, the
+/// factors of a quotient and those of its denominator.
+fn operands(e: &Expr, f: &mut dyn FnMut(&Expr) -> Expr) -> Expr {
+    match e {
+        Expr::Prim(Prim::Recip, args) => match args.as_slice() {
+            [Expr::Prim(Prim::Mul, fs)] => Expr::prim(
+                Prim::Recip,
+                vec![Expr::prim(Prim::Mul, fs.iter().map(&mut *f).collect())],
+            ),
+            _ => Expr::prim(Prim::Recip, args.iter().map(&mut *f).collect()),
+        },
+        Expr::Prim(Prim::Mul, args) => Expr::prim(
+            Prim::Mul,
+            args.iter()
+                .map(|a| match a {
+                    Expr::Prim(Prim::Recip, _) => operands(a, f),
+                    _ => f(a),
+                })
+                .collect(),
+        ),
+        Expr::Prim(p, args) => Expr::prim(*p, args.iter().map(&mut *f).collect()),
+        _ => f(e),
+    }
 }
 
 #[cfg(test)]

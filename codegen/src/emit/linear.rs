@@ -19,6 +19,15 @@
 //! - the sum itself must be a normal finite double (an overflow, a NaN or an exact zero
 //!   fails the test).
 //!
+//! A quotient `N / D` (a product whose last factor is a `recip`, as `monomial.rs` writes
+//! the GMM's variance ratio) is one more form: `N` and `D` each meet the rules above on
+//! their own, so each is exact enough or not a normal finite double, and the division
+//! rounds once. A zero, an infinity or a NaN on either side leaves a quotient that is
+//! zero, infinite, NaN or (`x / ∞`) zero, and a quotient below the normal range is not
+//! normal: the test fails in every such case. Nothing combines a quotient further (a sum
+//! of quotients could cancel nothing, but a product of one could leave the normal range
+//! unseen).
+//!
 //! Where the test fails, at run time, the log-space expression is evaluated as before
 //! (`context.rs` emits both, the second in the branch not taken), so the meaning is the
 //! interpreter's whatever the arguments. Only names the kernel never reassigns are read,
@@ -53,6 +62,8 @@ pub(crate) struct Lin {
     leaves: u8,
     /// Whether it adds: only then does the linear form save work.
     pub sum: bool,
+    /// Whether it divides (`N / D`, one division last): nothing may combine it further.
+    quot: bool,
     nodes: usize,
 }
 
@@ -105,6 +116,7 @@ impl Lin {
                     lits: u8::from(!zero),
                     leaves: 0,
                     sum: false,
+                    quot: false,
                     nodes: 1,
                 }
             }
@@ -129,6 +141,7 @@ impl Lin {
                         lits: 0,
                         leaves: 0,
                         sum: false,
+                        quot: false,
                         nodes: 2,
                     }
                 }
@@ -151,8 +164,48 @@ impl Lin {
                     lits: 0,
                     leaves: 1,
                     sum: false,
+                    quot: false,
                     nodes: 2,
                 }
+            }
+            ENode::Call {
+                f: "prob_recip",
+                args,
+                site: None,
+            } => {
+                let [d] = args.as_slice() else {
+                    return None;
+                };
+                let one = ENode::Lit {
+                    ty: "real",
+                    num: float_num(1.0),
+                };
+                Lin::quotient(None, Lin::of(d, scope)?, one)?
+            }
+            ENode::Call {
+                f: "prob_mul",
+                args,
+                site: None,
+            } if matches!(
+                args.as_slice(),
+                [
+                    _,
+                    ENode::Call {
+                        f: "prob_recip",
+                        ..
+                    }
+                ]
+            ) =>
+            {
+                let [n, ENode::Call { args: d, .. }] = args.as_slice() else {
+                    return None;
+                };
+                let [d] = d.as_slice() else {
+                    return None;
+                };
+                let n = Lin::of(n, scope)?;
+                let node = n.node.clone();
+                Lin::quotient(Some(n), Lin::of(d, scope)?, node)?
             }
             ENode::Call {
                 f: f @ ("prob_add" | "prob_mul"),
@@ -163,6 +216,9 @@ impl Lin {
                     return None;
                 };
                 let (a, b) = (Lin::of(a, scope)?, Lin::of(b, scope)?);
+                if a.quot || b.quot {
+                    return None;
+                }
                 let leaf = match (a.leaf, b.leaf) {
                     (Some(x), Some(y)) if x != y => return None,
                     (x, y) => x.or(y),
@@ -185,12 +241,52 @@ impl Lin {
                     lits,
                     leaves,
                     sum: add || a.sum || b.sum,
+                    quot: false,
                     nodes: a.nodes + b.nodes + 1,
                 }
             }
             _ => return None,
         };
         (lin.nodes <= MAX_NODES).then_some(lin)
+    }
+
+    /// `n / d` (`num` the numerator's node, `1.0` without one): each side meets the
+    /// rules of a form on its own, and neither divides.
+    fn quotient(n: Option<Lin>, d: Lin, num: ENode) -> Option<Lin> {
+        let (lits, leaves, leaf, sum, nodes) = match n {
+            Some(n) => {
+                if n.quot {
+                    return None;
+                }
+                let leaf = match (n.leaf, d.leaf.clone()) {
+                    (Some(x), Some(y)) if x != y => return None,
+                    (x, y) => x.or(y),
+                };
+                (
+                    n.lits.max(d.lits),
+                    n.leaves.max(d.leaves),
+                    leaf,
+                    n.sum || d.sum,
+                    n.nodes + d.nodes + 1,
+                )
+            }
+            None => (d.lits, d.leaves, d.leaf.clone(), d.sum, d.nodes + 2),
+        };
+        if d.quot {
+            return None;
+        }
+        Some(Lin {
+            node: ENode::Op {
+                op: "div",
+                args: vec![num, d.node],
+            },
+            leaf,
+            lits,
+            leaves,
+            sum,
+            quot: true,
+            nodes,
+        })
     }
 
     /// This form as the name `c_lin` it was stored in (what later forms read).

@@ -22,7 +22,9 @@
 mod context;
 mod inline;
 mod linear;
+mod monomial;
 mod safe;
+mod tables;
 
 use crate::ir::Program;
 use crate::verify::verify;
@@ -142,7 +144,8 @@ pub(crate) fn emit_with(
     fixed: &[Option<FixedVal>],
 ) -> Result<Emitted, EmitError> {
     verify(p).map_err(|e| EmitError::Verify(e.to_string()))?;
-    let p = &inline::inline_sum_terms(p);
+    let p = &tables::linear_tables(p);
+    let p = &inline::inline_sum_terms(&monomial::gather_monomials(p));
     let mut b = Builder::new(fixed);
     let kernel = b.kernel(p)?;
     let leaves = kernel.result.iter().map(|l| (l.kind, l.ty)).collect();

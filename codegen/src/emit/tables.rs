@@ -1,0 +1,331 @@
+//! A `prob` array read out of log space once per kernel call, not once per read (issue
+//! 13: kernel speed). A `prob` is its logarithm in the kernels, so the GMM's
+//! `prob2real(as[i]) + n` costs an `exp` per class; in the whole-sweep kernel
+//! (`crate::incremental::sweep_program`) that is an `exp` per class and per point, of the
+//! same fifty values at every point.
+//!
+//! [`linear_tables`] finds `let x: prob = a[i]`, `a` a `prob` array parameter that nothing
+//! stores into, where
+//! - the read sits in two loops or more and `i` is the index of one nested inside the
+//!   outermost (so the outermost loop reads the same elements again and again), and
+//! - `x` is read only as `prob2real(x)`.
+//!
+//! It allocates `a_real` of `size(a)` at the top of the program, fills it with
+//! `prob2real(a[k])` for every `k`, and reads `a_real[i]` for `prob2real(x)`; `let x`
+//! itself, read by nothing then, goes (`crate::dce`). The values are the same (the same
+//! conversion of the same element, computed earlier), `prob2real` cannot fail, and
+//! `a_real[i]` is out of range exactly where `a[i]` was.
+
+use std::collections::{HashMap, HashSet};
+
+use slic_algebra::{Coercion, Type};
+
+use crate::dce::eliminate;
+use crate::ir::walk::{map_exprs, visit_decls, Effects};
+use crate::ir::{AssignOp, Expr, Program, Stmt};
+
+/// `p` with the repeated `prob2real` reads of its `prob` arrays read from tables (see the
+/// module documentation).
+pub(crate) fn linear_tables(p: &Program) -> Program {
+    let written = Effects::of(&p.body).writes;
+    let arrays: HashSet<&str> = p
+        .params
+        .iter()
+        .filter(|(x, t)| {
+            *t == Type::Array(std::sync::Arc::new(Type::Prob))
+                && !written.contains(x)
+                && !p.inout.contains(x)
+        })
+        .map(|(x, _)| x.as_str())
+        .collect();
+    if arrays.is_empty() {
+        return p.clone();
+    }
+    let mut count: HashMap<String, usize> = HashMap::new();
+    for (x, _) in &p.params {
+        *count.entry(x.clone()).or_default() += 1;
+    }
+    visit_decls(&p.body, &mut |x| {
+        *count.entry(x.to_string()).or_default() += 1
+    });
+    // the candidate reads: `x` bound to `a[i]`
+    let mut found: Vec<(String, String)> = Vec::new();
+    candidates(&p.body, &mut Vec::new(), &arrays, &count, &mut found);
+    // ... read only through `prob2real`
+    let (mut all, mut converted) = (HashMap::new(), HashMap::new());
+    for s in &p.body {
+        let mut s = s.clone();
+        map_exprs(&mut s, &mut |e| {
+            tally(e, &mut all, &mut converted);
+            e.clone()
+        });
+    }
+    tally(&p.result, &mut all, &mut converted);
+    found.retain(|(x, _)| all.get(x).is_some_and(|n| converted.get(x) == Some(n)));
+    if found.is_empty() {
+        return p.clone();
+    }
+    let mut taken: HashSet<String> = count.into_keys().collect();
+    let mut fresh = |base: String| {
+        let mut name = base.clone();
+        let mut k = 1;
+        while taken.contains(&name) {
+            name = format!("{base}_{k}");
+            k += 1;
+        }
+        taken.insert(name.clone());
+        name
+    };
+    let mut tables: Vec<(String, String)> = Vec::new();
+    let mut reals: HashMap<String, (String, String)> = HashMap::new();
+    for (x, a) in found {
+        let table = match tables.iter().find(|(b, _)| *b == a) {
+            Some((_, t)) => t.clone(),
+            None => {
+                let t = fresh(format!("{a}_real"));
+                tables.push((a.clone(), t.clone()));
+                t
+            }
+        };
+        reals.insert(x.clone(), (fresh(format!("{x}_real")), table));
+    }
+    let mut body = Vec::new();
+    for (a, t) in &tables {
+        let k = fresh("k".to_string());
+        body.push(Stmt::Alloc {
+            name: t.clone(),
+            elem: Type::Real,
+            size: Expr::size(Expr::var(a)),
+        });
+        body.push(Stmt::For {
+            var: k.clone(),
+            lo: Expr::nat(0),
+            hi: Expr::size(Expr::var(a)),
+            body: vec![Stmt::Store {
+                array: t.clone(),
+                index: Expr::var(&k),
+                op: AssignOp::Set,
+                value: Expr::convert(
+                    Coercion::Prob2Real,
+                    Expr::index(Expr::var(a), Expr::var(&k)),
+                ),
+            }],
+        });
+    }
+    body.extend(rewrite(&p.body, &reals));
+    let q = Program {
+        result: converted_reads(&p.result, &reals),
+        ..p.with_body(body)
+    };
+    eliminate(&q).program
+}
+
+/// The `let x: prob = a[i]` of `body` that qualify by position (see the module doc), as
+/// `(x, a)`; `loops` holds the enclosing loops' indices, outermost first.
+fn candidates(
+    body: &[Stmt],
+    loops: &mut Vec<String>,
+    arrays: &HashSet<&str>,
+    count: &HashMap<String, usize>,
+    found: &mut Vec<(String, String)>,
+) {
+    for s in body {
+        match s {
+            Stmt::Let {
+                name,
+                ty: Type::Prob,
+                value: Expr::Index(a, i),
+            } => {
+                if let (Expr::Var(a), Expr::Var(i)) = (a.as_ref(), i.as_ref()) {
+                    let inner = loops.iter().skip(1).any(|v| v == i);
+                    if arrays.contains(a.as_str())
+                        && inner
+                        && count.get(name) == Some(&1)
+                        && count.get(i) == Some(&1)
+                    {
+                        found.push((name.clone(), a.clone()));
+                    }
+                }
+            }
+            Stmt::For { var, body, .. } => {
+                loops.push(var.clone());
+                candidates(body, loops, arrays, count, found);
+                loops.pop();
+            }
+            Stmt::If {
+                then, otherwise, ..
+            } => {
+                candidates(then, loops, arrays, count, found);
+                candidates(otherwise, loops, arrays, count, found);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Counts, per name, its reads (`all`) and those that are `prob2real` of it.
+fn tally(e: &Expr, all: &mut HashMap<String, usize>, converted: &mut HashMap<String, usize>) {
+    match e {
+        Expr::Var(x) => *all.entry(x.clone()).or_default() += 1,
+        Expr::Lit(_) => {}
+        Expr::Convert(Coercion::Prob2Real, x) => {
+            if let Expr::Var(x) = x.as_ref() {
+                *converted.entry(x.clone()).or_default() += 1;
+            }
+            tally(x, all, converted);
+        }
+        Expr::Convert(_, x) => tally(x, all, converted),
+        Expr::Prim(_, args) => args.iter().for_each(|a| tally(a, all, converted)),
+        Expr::Index(a, i) | Expr::Pair(a, i) => {
+            tally(a, all, converted);
+            tally(i, all, converted);
+        }
+    }
+}
+
+/// `body` reading the tables: `let x_real: real = a_real[i]` after each `let x = a[i]`
+/// that has one, and `x_real` for `prob2real(x)`.
+fn rewrite(body: &[Stmt], reals: &HashMap<String, (String, String)>) -> Vec<Stmt> {
+    let mut out = Vec::with_capacity(body.len());
+    for s in body {
+        let mut s = s.clone();
+        match &mut s {
+            Stmt::For { body, .. } => *body = rewrite(body, reals),
+            Stmt::If {
+                then, otherwise, ..
+            } => {
+                *then = rewrite(then, reals);
+                *otherwise = rewrite(otherwise, reals);
+            }
+            _ => map_exprs(&mut s, &mut |e| converted_reads(e, reals)),
+        }
+        if let Stmt::Let {
+            name,
+            value: Expr::Index(_, i),
+            ..
+        } = &s
+        {
+            if let Some((x_real, table)) = reals.get(name) {
+                let read = Expr::index(Expr::var(table), i.as_ref().clone());
+                let i_real = Stmt::let_(x_real, Type::Real, read);
+                out.push(s);
+                out.push(i_real);
+                continue;
+            }
+        }
+        out.push(s);
+    }
+    out
+}
+
+/// `e` with `prob2real(x)` read as `x_real`.
+fn converted_reads(e: &Expr, reals: &HashMap<String, (String, String)>) -> Expr {
+    match e {
+        Expr::Convert(Coercion::Prob2Real, x) => match x.as_ref() {
+            Expr::Var(v) if reals.contains_key(v) => Expr::var(&reals[v].0),
+            _ => Expr::convert(Coercion::Prob2Real, converted_reads(x, reals)),
+        },
+        Expr::Lit(_) | Expr::Var(_) => e.clone(),
+        Expr::Prim(p, args) => {
+            Expr::Prim(*p, args.iter().map(|a| converted_reads(a, reals)).collect())
+        }
+        Expr::Index(a, i) => Expr::index(converted_reads(a, reals), converted_reads(i, reals)),
+        Expr::Convert(c, x) => Expr::convert(*c, converted_reads(x, reals)),
+        Expr::Pair(a, b) => Expr::Pair(
+            Box::new(converted_reads(a, reals)),
+            Box::new(converted_reads(b, reals)),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interp::Val;
+    use slic_algebra::Prim;
+
+    /// `fn a: array(prob), m: nat`: `Σ_{r < m} Σ_{i < size(a)} prob2real(a[ix]) · (r + 1)`
+    /// (`ix` is `i` or `r`).
+    fn nested(ix: &str) -> Program {
+        let inner = vec![
+            Stmt::let_("x", Type::Prob, Expr::index(Expr::var("a"), Expr::var(ix))),
+            Stmt::Assign {
+                name: "acc".into(),
+                op: AssignOp::Add,
+                value: Expr::prim(
+                    Prim::Mul,
+                    vec![
+                        Expr::convert(Coercion::Prob2Real, Expr::var("x")),
+                        Expr::convert(
+                            Coercion::Nat2Real,
+                            Expr::prim(Prim::Add, vec![Expr::var("r"), Expr::nat(1)]),
+                        ),
+                    ],
+                ),
+            },
+        ];
+        let body = vec![
+            Stmt::Var {
+                name: "acc".into(),
+                ty: Type::Real,
+                init: Some(Expr::real(0.0)),
+            },
+            Stmt::For {
+                var: "r".into(),
+                lo: Expr::nat(0),
+                hi: Expr::var("m"),
+                body: vec![Stmt::For {
+                    var: "i".into(),
+                    lo: Expr::nat(0),
+                    hi: Expr::size(Expr::var("a")),
+                    body: inner,
+                }],
+            },
+        ];
+        Program {
+            params: vec![
+                ("a".into(), Type::Array(std::sync::Arc::new(Type::Prob))),
+                ("m".into(), Type::Nat),
+            ],
+            body,
+            result: Expr::var("acc"),
+            measure: false,
+            inout: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_read_the_outer_loop_repeats_comes_from_a_table() {
+        let p = nested("i");
+        let q = linear_tables(&p);
+        assert_eq!(crate::verify::verify(&q), Ok(()));
+        let text = q.to_string();
+        assert!(
+            text.contains("alloc a_real: array(real) of size(a)"),
+            "{text}"
+        );
+        assert!(text.contains("let x_real: real = a_real[i]"), "{text}");
+        assert!(!text.contains("prob2real(x)"), "{text}");
+        let a = Val::Array(
+            [0.5f64, 2.0, 7.25]
+                .iter()
+                .map(|v| Val::Prob(v.ln()))
+                .collect(),
+        );
+        for m in [0, 1, 4] {
+            let args = [a.clone(), Val::Nat(m)];
+            assert_eq!(
+                crate::run(&p, &args).map(|r| r.0),
+                crate::run(&q, &args).map(|r| r.0)
+            );
+        }
+    }
+
+    #[test]
+    fn a_read_at_the_outermost_index_stays() {
+        // `a[r]`: each pass of the outer loop reads a different element, once per inner pass
+        // (no table of all of `a` pays for that in general)
+        let p = nested("r");
+        assert_eq!(linear_tables(&p), p);
+    }
+}
