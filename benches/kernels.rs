@@ -7,6 +7,8 @@
 //! - Naive Bayes update (20 Newsgroups shape) and LDA update (KOS shape, K = 50): one
 //!   update of the compiled kernels of cases 19 and 20 against one of the recomputing
 //!   baselines (the documents, or tokens, taken in turn);
+//! - LDA sweep (KOS shape, K = 50, issue 13): every token once with the statistics kept per
+//!   document and per word, against `lda_incremental.c`;
 //! - the ablation table of the GMM update (every pass; no histograms, LICM, fusion or
 //!   run-time specialisation), per update of the C kernel;
 //! - ClinicalTrial (exact enumeration of case 21) and LinearRegression (one run of case
@@ -342,6 +344,58 @@ fn lda(c: &mut Criterion) {
     );
 }
 
+/// Whole LDA sweeps (issue 13): every token updated once, the statistics kept between
+/// updates (document-by-topic and word-by-topic rows per key, `codegen::incremental`),
+/// against `lda_incremental.c` on the same data. A recomputing sweep is the update's time
+/// (the group above) times the tokens: minutes, so not run here.
+fn lda_sweep(c: &mut Criterion) {
+    let (docs, vocab, tokens, topics) = KOS;
+    let d = Lda::generate(docs, vocab, tokens, topics, 1);
+    let mut g = c.benchmark_group("kernels/lda-sweep kos K=50");
+    g.sample_size(10);
+    let (p, update, args) = bound(
+        "20-lda-gibbs.simplified.hk",
+        &d.dataset(),
+        "z",
+        "wordUpdate",
+    );
+    let inc = derive(&p, "z", "wordUpdate").expect("the LDA update keeps its statistics");
+    for (target, name) in TARGETS {
+        let mut kern = CompiledKernel::build_incremental(
+            &inc,
+            target,
+            &update,
+            &args,
+            MAX_PATHS,
+            &CompileOptions::default(),
+            Checking::Never,
+        )
+        .expect("the incremental update compiles");
+        let mut chain = Chain::new(&update, &args, 1, &mut kern).expect("the chain starts");
+        g.bench_function(format!("slic-cas {name} incremental"), |b| {
+            b.iter(|| chain.sweep(&mut kern).expect("the sweep runs"))
+        });
+    }
+    let n = d.w.len();
+    let order: Vec<i64> = (0..n as i64).collect();
+    let us = uniforms(n, 2);
+    let lib = compiled("lda_incremental");
+    let mut s = Gibbs::lda(
+        &lib,
+        &d.topic_prior,
+        &d.word_prior,
+        d.num_docs,
+        &d.w,
+        &d.doc,
+        &d.z,
+    )
+    .expect("lda_new");
+    g.bench_function("hand-written C incremental", |b| {
+        b.iter(|| s.sweep(&order, &us))
+    });
+    g.finish();
+}
+
 fn solves(c: &mut Criterion) {
     let mut g = c.benchmark_group("kernels/solve n=10000");
     let n = 10_000;
@@ -444,6 +498,7 @@ criterion_group!(
     gmm_ablation,
     naive_bayes,
     lda,
+    lda_sweep,
     mh_steps
 );
 criterion_main!(benches);

@@ -1,13 +1,15 @@
 //! Incremental statistics of Gibbs updates (issue 13, `slic_codegen::incremental` and the
 //! kernels of `slic_codegen::gibbs`):
 //! - which loops of the GMM update (case 18) and of the two mixtures of `corpus/gibbs/`
-//!   keep their statistics, and what the Naive Bayes and LDA updates still recompute;
-//! - proptest: on random data, random labels and random sequences of label moves, the
+//!   keep their statistics, the LDA update's (case 20) kept per document and per word,
+//!   and what the Naive Bayes update still recomputes;
+//! - proptest: on random data, random labels and random sequences of label moves (the
+//!   three mixtures and LDA), the
 //!   interpreter's incremental kernel gives the plain kernel's distribution at every
 //!   update, and its statistics equal a full recomputation after every commit (checked
 //!   by `Checking::Every`: exactly for counts, 1e-12 relative for sums);
-//! - the compiled C and Rust incremental kernels give the interpreter's distributions
-//!   through sweeps of moves, checking their statistics after every commit;
+//! - the compiled C and Rust incremental kernels (the LDA's among them) give the
+//!   interpreter's distributions through sweeps of moves, checking their statistics after every commit;
 //! - a `remove` made wrong on purpose is caught by the check;
 //! - a compiled sweep kernel (`incremental::sweep_program`) draws a sweep's first point
 //!   from its conditional (chi-square against the interpreter's categorical) and leaves
@@ -17,12 +19,12 @@ use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use slic_algebra::{front, Store, Type};
-use slic_codegen::gibbs::Checking;
+use slic_codegen::gibbs::{pick_program, Checking};
 use slic_codegen::incremental::{derive, Incremental, StatKind};
 use slic_codegen::sampler::Rng;
 use slic_codegen::{
-    lower_program, CompileOptions, CompiledKernel, InterpKernel, Passes, Program, Target, Update,
-    UpdateKernel,
+    lower_draw_only, lower_program, CompileOptions, CompiledKernel, InterpKernel, Passes, Program,
+    Target, Update, UpdateKernel,
 };
 use slic_simplify::SimplifyConfig;
 use slic_suite::gibbs_args::{self, below, Args};
@@ -61,9 +63,38 @@ fn case(rel: &str, state: &str, index: &str) -> Case {
     }
 }
 
+/// A corpus update as `slic-cas gibbs` runs it on the arguments `a`: its draw-only form,
+/// specialised to them (`lower_draw_only` with their facts), where they allow it; and its
+/// incremental form. (The LDA's key tests compare with the data's last word, a literal
+/// only once the data fix the vocabulary's size.)
+fn specialised(rel: &str, state: &str, index: &str, a: &[slic_codegen::Val]) -> Case {
+    let text = std::fs::read_to_string(root().join(rel)).expect("the corpus file");
+    let mut store = Store::new();
+    let t = front::load(&mut store, &text).expect("the program loads");
+    let ty = store.ty(t).clone();
+    let full = lower_program(&mut store, t, Passes::default()).expect("the program lowers");
+    let update = Update::new(&full.program, &ty, state, index).expect("an update");
+    let facts = update.data_facts(a);
+    let draw_only = lower_draw_only(&mut store, t, Passes::default(), Some(&facts))
+        .expect("the draw-only form lowers");
+    let (p, drawn) = pick_program(&full.program, draw_only.as_ref(), a);
+    let labels = draw_only.as_ref().filter(|_| drawn).and_then(|d| d.labels);
+    let update = Update::new(p, &ty, state, index)
+        .expect("an update")
+        .with_labels(labels);
+    let inc = derive(p, state, index).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    Case {
+        program: p.clone(),
+        inc,
+        update,
+    }
+}
+
 const GMM: &str = "corpus/cases/18-gmm-gibbs.simplified.hk";
 const POISSON: &str = "corpus/gibbs/poisson-mixture-gibbs.hk";
 const EXPONENTIAL: &str = "corpus/gibbs/exponential-mixture-gibbs.hk";
+const LDA: &str = "corpus/cases/20-lda-gibbs.simplified.hk";
+const NAIVE_BAYES: &str = "corpus/cases/19-naive-bayes-gibbs.simplified.hk";
 
 fn kept(inc: &Incremental) -> Vec<(String, StatKind)> {
     inc.stats.iter().map(|s| (s.of.clone(), s.kind)).collect()
@@ -121,17 +152,39 @@ fn the_point_loops_keep_their_statistics() {
 }
 
 #[test]
-fn naive_bayes_and_lda_say_why_they_recompute() {
-    // their statistics are read at a document's row (a 2-D histogram the histogram
-    // transform does not build yet): derive refuses rather than guesses
-    for (rel, index) in [
-        ("corpus/cases/19-naive-bayes-gibbs.simplified.hk", "u"),
-        ("corpus/cases/20-lda-gibbs.simplified.hk", "wordUpdate"),
-    ] {
-        let (program, _) = lowered(rel);
-        let e = derive(&program, "z", index).expect_err("not incremental yet");
-        assert!(!e.loops.is_empty() && e.invalid.is_none(), "{rel}: {e}");
-    }
+fn lda_keeps_its_counts_per_document_and_per_word() {
+    // the update's token loop counts the topics of its own document's tokens and of its
+    // own word's: rows of a document-by-topic and a word-by-topic table (`keyed.rs`)
+    let a = gibbs_args::lda(30, 4, &mut Rng::seed_from_u64(5));
+    let lda = specialised(LDA, "z", "wordUpdate", &a);
+    let keyed: Vec<(String, String)> = lda
+        .inc
+        .stats
+        .iter()
+        .filter_map(|s| s.key.as_ref().map(|k| (s.of.clone(), k.array.clone())))
+        .collect();
+    assert!(
+        keyed.iter().any(|(_, a)| a == "doc") && keyed.iter().any(|(_, a)| a == "w"),
+        "{keyed:?}"
+    );
+    // no loop over the tokens is left in the update
+    let recomputed: Vec<_> = lda
+        .inc
+        .loops
+        .iter()
+        .filter(|l| l.verdict.is_err())
+        .collect();
+    assert!(recomputed.is_empty(), "{recomputed:?}");
+}
+
+#[test]
+fn naive_bayes_says_why_it_recomputes() {
+    // its loop over tokens reads the label of each token's document, `z[doc[j]]`: a point
+    // of the state is a document, not a token of the loop; derive refuses rather than
+    // guesses
+    let (program, _) = lowered(NAIVE_BAYES);
+    let e = derive(&program, "z", "u").expect_err("not incremental yet");
+    assert!(!e.loops.is_empty() && e.invalid.is_none(), "{e}");
 }
 
 /// The distributions of two kernels at `u` agree: the same labels, log weights within
@@ -212,6 +265,24 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// The LDA's statistics kept per document and per word (specialised to each case's
+    /// data, as `gibbs` runs it) follow random moves.
+    #[test]
+    fn lda_statistics_follow_random_moves(n in 1usize..12, k in 1usize..5, seed in any::<u64>()) {
+        let mut rng = Rng::seed_from_u64(seed);
+        let a = gibbs_args::lda(n, k, &mut rng);
+        let c = specialised(LDA, "z", "wordUpdate", &a);
+        let mut plain = InterpKernel::new(c.program.clone(), 1000, &c.update);
+        let mut inc = InterpKernel::incremental(&c.inc, 1000, &c.update, Checking::Every);
+        prop_assert!(plain.start(&a).is_ok() && inc.start(&a).is_ok());
+        let r = follow(&mut plain, &mut inc, &moves(n, k, 3 * n, &mut rng));
+        prop_assert!(r.is_ok(), "n = {n}, k = {k}: {}", r.unwrap_err());
+    }
+}
+
 fn opts() -> CompileOptions {
     CompileOptions {
         cache_dir: Some(std::env::temp_dir().join("slic-incremental-test-cache")),
@@ -233,14 +304,19 @@ fn compiled(
 #[test]
 fn compiled_incremental_kernels_follow_the_interpreter() {
     let (n, k) = (40, 4);
-    for (rel, args) in [
-        (GMM, gibbs_args::gmm as Args),
-        (POISSON, gibbs_args::poisson as Args),
-        (EXPONENTIAL, gibbs_args::exponential as Args),
+    for (rel, index, args) in [
+        (GMM, "u", gibbs_args::gmm as Args),
+        (POISSON, "u", gibbs_args::poisson as Args),
+        (EXPONENTIAL, "u", gibbs_args::exponential as Args),
+        (LDA, "wordUpdate", gibbs_args::lda as Args),
     ] {
-        let c = case(rel, "z", "u");
         let mut rng = Rng::seed_from_u64(11);
         let a = args(n, k, &mut rng);
+        let c = if rel == LDA {
+            specialised(rel, "z", index, &a)
+        } else {
+            case(rel, "z", index)
+        };
         let ms = moves(n, k, 4 * n, &mut rng);
         for target in [Target::C, Target::Rust] {
             let mut plain = InterpKernel::new(c.program.clone(), 1000, &c.update);
@@ -286,16 +362,21 @@ fn probabilities(ln_w: &[(u64, f64)], k: usize) -> Vec<f64> {
 fn a_compiled_sweep_draws_each_point_from_its_conditional() {
     // the first point of a sweep is drawn from its conditional given the start: over
     // many sweeps from one start, its new labels follow the interpreter's categorical
-    // (chi-square, 3 degrees of freedom, 16.27 at p = 0.001), for each mixture
+    // (chi-square, 3 degrees of freedom, 16.27 at p = 0.001), for each mixture and LDA
     let (n, k, sweeps) = (12, 4, 4000);
-    for (rel, args) in [
-        (GMM, gibbs_args::gmm as Args),
-        (POISSON, gibbs_args::poisson as Args),
-        (EXPONENTIAL, gibbs_args::exponential as Args),
+    for (rel, index, args) in [
+        (GMM, "u", gibbs_args::gmm as Args),
+        (POISSON, "u", gibbs_args::poisson as Args),
+        (EXPONENTIAL, "u", gibbs_args::exponential as Args),
+        (LDA, "wordUpdate", gibbs_args::lda as Args),
     ] {
-        let c = case(rel, "z", "u");
         let mut rng = Rng::seed_from_u64(17);
         let a = args(n, k, &mut rng);
+        let c = if rel == LDA {
+            specialised(rel, "z", index, &a)
+        } else {
+            case(rel, "z", index)
+        };
         let mut plain = InterpKernel::new(c.program.clone(), 1000, &c.update);
         plain.start(&a).expect("the interpreter starts");
         let exact = probabilities(&plain.distribution(0).expect("a distribution"), k);

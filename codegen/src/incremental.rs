@@ -31,6 +31,10 @@
 //! the label, `add`. Between updates the statistics are those of every point: `init` of
 //! the current state, exactly for counts, up to rounding for real sums.
 //!
+//! A loop that also reads the index through a test `a[j] == a[u]` of a data array (LDA's
+//! own document and own word) keeps the accumulators that test filters per key: a table
+//! with a row per value of `a`, the update reading row `a[u]` (`keyed.rs`).
+//!
 //! Exactness: every derived program is checked by the IR's verifier, and what cannot be
 //! shown to have the shape above keeps its loop (reported with the reason, in
 //! [`Incremental::loops`]); the programs never guess. A sum of `prob`s (log space) is not
@@ -46,7 +50,10 @@ use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
 use crate::verify::verify;
 
 mod fission;
+mod keyed;
 mod sweep;
+
+pub use keyed::Key;
 
 pub use sweep::sweep_program;
 
@@ -66,6 +73,9 @@ pub struct Statistic {
     /// rounding of a subtraction never takes it below (where `real2prob` or `log` of it
     /// would fail, or be NaN, though the exact value is 0).
     pub nonnegative: bool,
+    /// Kept per key (`keyed.rs`): rows of the accumulator's length, the update reading
+    /// the row of its own key.
+    pub key: Option<Key>,
 }
 
 /// How a statistic follows the chain.
@@ -206,9 +216,12 @@ pub fn derive(p: &Program, state: &str, index: &str) -> Result<Incremental, NotI
         match cx.keep(&path, var, lo, hi, body) {
             Ok((mut k, accs)) => {
                 let mut named = Vec::new();
-                for (acc, elem, scalar, kind, nonnegative) in accs {
+                for (acc, elem, scalar, kind, nonnegative, key) in accs {
                     let param = fresh(&mut names, &format!("stat_{acc}"));
-                    named.push(acc.clone());
+                    named.push(match &key {
+                        Some(key) => format!("{acc} per {}[{var}]", key.array),
+                        None => acc.clone(),
+                    });
                     k.accs.push((acc.clone(), stats.len()));
                     stats.push(Statistic {
                         param,
@@ -217,6 +230,7 @@ pub fn derive(p: &Program, state: &str, index: &str) -> Result<Incremental, NotI
                         scalar,
                         kind,
                         nonnegative,
+                        key,
                     });
                 }
                 reports.push(LoopReport {
@@ -355,8 +369,8 @@ struct Cx<'a> {
 }
 
 /// An accumulator a loop keeps: its name, element type, whether it is a scalar, how it
-/// is kept, and whether its terms are never negative.
-type Acc = (String, Type, bool, StatKind, bool);
+/// is kept, whether its terms are never negative, and its key if it is kept per key.
+type Acc = (String, Type, bool, StatKind, bool, Option<Key>);
 
 impl Cx<'_> {
     /// The loop at `path`, if its statistics can be kept (see the module doc).
@@ -409,7 +423,7 @@ impl Cx<'_> {
             };
             let nonnegative = elem == Type::Real && terms_nonnegative(body, w);
             sizes.push(size);
-            accs.push((w.clone(), elem, scalar, kind, nonnegative));
+            accs.push((w.clone(), elem, scalar, kind, nonnegative, None));
         }
         if accs.is_empty() {
             return Err("it sums into nothing".into());
@@ -436,6 +450,25 @@ impl Cx<'_> {
             return Err(why);
         }
         let body0 = fold(&specialise(body, var, self.index, false));
+        // sums filtered by a test of a key at the point: rows of a table
+        let names: Vec<String> = accs.iter().map(|a| a.0.clone()).collect();
+        let data = self.data_arrays();
+        let lets = self.index_lets(&lv);
+        let body0 = match keyed::split(&body0, var, self.index, &lets, &data, &names)? {
+            Some((keyed_body, filters)) => {
+                for (acc, width) in accs.iter_mut().zip(&sizes) {
+                    if let Some((at, array)) = filters.get(&acc.0) {
+                        acc.5 = Some(Key {
+                            at: at.clone(),
+                            array: array.clone(),
+                            width: width.clone(),
+                        });
+                    }
+                }
+                keyed_body
+            }
+            None => body0,
+        };
         if Effects::of(&body0).reads.contains(self.index) {
             return Err(format!("it reads `{}` beyond the point split", self.index));
         }
@@ -466,6 +499,41 @@ impl Cx<'_> {
         };
         let sizes = sizes.into_iter().enumerate().collect();
         Ok((Kept { sizes, ..kept }, accs))
+    }
+
+    /// The `let`s before the loop on `lv` whose values read the index (not the state):
+    /// what a key of `keyed.rs` may be.
+    fn index_lets(&self, lv: &[(&[Stmt], usize)]) -> HashSet<String> {
+        let mut out = HashSet::new();
+        for (block, k) in lv {
+            for s in &block[..*k] {
+                if let Stmt::Let { name, value, .. } = s {
+                    let mut r = HashSet::new();
+                    reads(value, &mut r);
+                    if r.contains(self.index) && !r.contains(self.state) {
+                        out.insert(name.clone());
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The natural array parameters of data (not the state, never written): what a key
+    /// is read from.
+    fn data_arrays(&self) -> HashSet<&str> {
+        let written = Effects::of(&self.p.body).writes;
+        self.p
+            .params
+            .iter()
+            .filter(|(x, t)| {
+                *t == Type::array(Type::Nat)
+                    && x != self.state
+                    && !written.contains(x)
+                    && !self.p.inout.contains(x)
+            })
+            .map(|(x, _)| x.as_str())
+            .collect()
     }
 
     /// Why `e` (an expression of the loop's body, not inside another) reads the state or
@@ -714,20 +782,65 @@ fn specialise(body: &[Stmt], j: &str, u: &str, at_u: bool) -> Vec<Stmt> {
 /// branch's statements join the enclosing block); an `if` left with two empty branches
 /// is dropped when its test cannot fail.
 fn fold(block: &[Stmt]) -> Vec<Stmt> {
-    let mut env = HashMap::new();
+    let mut env = Env {
+        values: HashMap::new(),
+        nats: false,
+    };
     let mut out = Vec::new();
     fold_into(block, &mut env, &mut out);
     out
 }
 
-fn fold_into(block: &[Stmt], env: &mut HashMap<String, bool>, out: &mut Vec<Stmt>) {
+/// [`fold`], natural constants propagated too, and comparisons of them decided, and what
+/// both branches of an `if` leave known after it (`keyed.rs`: does a test's failure leave
+/// an accumulator unwritten?).
+fn fold_values(block: &[Stmt]) -> Vec<Stmt> {
+    let mut env = Env {
+        values: HashMap::new(),
+        nats: true,
+    };
+    let mut out = Vec::new();
+    fold_into(block, &mut env, &mut out);
+    out
+}
+
+/// The constants [`fold_into`] knows, by name.
+#[derive(Clone)]
+struct Env {
+    values: HashMap<String, Lit>,
+    /// Whether natural constants are kept too (else booleans only).
+    nats: bool,
+}
+
+impl Env {
+    fn get(&self, x: &str) -> Option<&Lit> {
+        self.values.get(x)
+    }
+
+    fn remove(&mut self, x: &str) {
+        self.values.remove(x);
+    }
+
+    /// Records `x = v` where `v` is a constant this fold keeps, else forgets `x`.
+    fn set(&mut self, x: &str, v: &Expr) {
+        match v {
+            Expr::Lit(l @ Lit::Bool(_)) => {
+                self.values.insert(x.to_string(), *l);
+            }
+            Expr::Lit(l @ Lit::Nat(_)) if self.nats => {
+                self.values.insert(x.to_string(), *l);
+            }
+            _ => self.remove(x),
+        }
+    }
+}
+
+fn fold_into(block: &[Stmt], env: &mut Env, out: &mut Vec<Stmt>) {
     for s in block {
         match s {
             Stmt::Let { name, ty, value } => {
                 let v = fold_expr(value, env);
-                if let Expr::Lit(Lit::Bool(b)) = v {
-                    env.insert(name.clone(), b);
-                }
+                env.set(name, &v);
                 out.push(Stmt::Let {
                     name: name.clone(),
                     ty: ty.clone(),
@@ -736,10 +849,10 @@ fn fold_into(block: &[Stmt], env: &mut HashMap<String, bool>, out: &mut Vec<Stmt
             }
             Stmt::Var { name, ty, init } => {
                 let init = init.as_ref().map(|e| fold_expr(e, env));
-                match init {
-                    Some(Expr::Lit(Lit::Bool(b))) => env.insert(name.clone(), b),
-                    _ => env.remove(name),
-                };
+                match &init {
+                    Some(v) => env.set(name, v),
+                    None => env.remove(name),
+                }
                 out.push(Stmt::Var {
                     name: name.clone(),
                     ty: ty.clone(),
@@ -748,10 +861,10 @@ fn fold_into(block: &[Stmt], env: &mut HashMap<String, bool>, out: &mut Vec<Stmt
             }
             Stmt::Assign { name, op, value } => {
                 let v = fold_expr(value, env);
-                match (op, &v) {
-                    (AssignOp::Set, Expr::Lit(Lit::Bool(b))) => env.insert(name.clone(), *b),
+                match op {
+                    AssignOp::Set => env.set(name, &v),
                     _ => env.remove(name),
-                };
+                }
                 out.push(Stmt::Assign {
                     name: name.clone(),
                     op: *op,
@@ -777,7 +890,13 @@ fn fold_into(block: &[Stmt], env: &mut HashMap<String, bool>, out: &mut Vec<Stmt
                     .into_iter()
                     .chain(Effects::of(otherwise).writes);
                 for x in changed {
-                    env.remove(&x);
+                    match (e1.get(&x), e2.get(&x)) {
+                        (Some(a), Some(b)) if env.nats && a == b => {
+                            let v = *a;
+                            env.values.insert(x, v);
+                        }
+                        _ => env.remove(&x),
+                    }
                 }
                 if t.is_empty() && o.is_empty() && total(&c) {
                     continue;
@@ -811,10 +930,23 @@ fn fold_into(block: &[Stmt], env: &mut HashMap<String, bool>, out: &mut Vec<Stmt
     }
 }
 
-/// `e` with known booleans substituted and `&&`, `||`, `not` of constants decided.
-fn fold_expr(e: &Expr, env: &HashMap<String, bool>) -> Expr {
+/// `e` with known constants substituted and `&&`, `||`, `not` of constants decided (and,
+/// where the fold keeps naturals, comparisons of natural literals).
+fn fold_expr(e: &Expr, env: &Env) -> Expr {
     match e {
-        Expr::Var(x) => env.get(x).map_or_else(|| e.clone(), |b| Expr::bool(*b)),
+        Expr::Var(x) => env.get(x).map_or_else(|| e.clone(), |l| Expr::Lit(*l)),
+        Expr::Prim(p @ (Prim::Lt | Prim::Le | Prim::Eq | Prim::Ne), args) if env.nats => {
+            let args: Vec<Expr> = args.iter().map(|a| fold_expr(a, env)).collect();
+            match args.as_slice() {
+                [Expr::Lit(Lit::Nat(a)), Expr::Lit(Lit::Nat(b))] => Expr::bool(match p {
+                    Prim::Lt => a < b,
+                    Prim::Le => a <= b,
+                    Prim::Eq => a == b,
+                    _ => a != b,
+                }),
+                _ => Expr::Prim(*p, args),
+            }
+        }
         Expr::Lit(_) => e.clone(),
         Expr::Prim(p @ (Prim::And | Prim::Or), args) => {
             // `&&`: false absorbs, true drops out; `||` the other way round
@@ -945,14 +1077,39 @@ impl Builder<'_> {
             size_vars.push(v);
         }
         for k in self.kept {
-            let inner = k
-                .sizes
-                .iter()
-                .map(|(i, e)| {
-                    let stat = k.accs[*i].1;
-                    Stmt::assign(&size_vars[stat], AssignOp::Set, e.clone())
-                })
-                .collect();
+            let mut inner = Vec::new();
+            for (i, e) in &k.sizes {
+                let stat = k.accs[*i].1;
+                let len = &size_vars[stat];
+                match &self.stats[stat].key {
+                    None => inner.push(Stmt::assign(len, AssignOp::Set, e.clone())),
+                    // rows: one past the largest key of a point in the loop's range
+                    Some(key) => {
+                        let rows = fresh(self.names, "rows");
+                        let at = Expr::index(Expr::var(&key.array), Expr::var(&k.var));
+                        let next = Expr::prim(Prim::Add, vec![at, Expr::nat(1)]);
+                        let widest = Expr::prim(Prim::Max, vec![Expr::var(&rows), next]);
+                        let inside = Expr::prim(
+                            Prim::Lt,
+                            vec![Expr::var(&k.var), Expr::size(Expr::var(&key.array))],
+                        );
+                        inner.push(Stmt::var(&rows, Type::Nat, Some(Expr::nat(0))));
+                        inner.push(Stmt::for_(
+                            &k.var,
+                            k.lo.clone(),
+                            k.hi.clone(),
+                            vec![Stmt::if_(
+                                inside,
+                                vec![Stmt::assign(&rows, AssignOp::Set, widest)],
+                                Vec::new(),
+                            )],
+                        ));
+                        let total =
+                            Expr::prim(Prim::Mul, vec![Expr::var(&rows), key.width.clone()]);
+                        inner.push(Stmt::assign(len, AssignOp::Set, total));
+                    }
+                }
+            }
             sizes.push(self.wrapped(k, inner));
         }
         let result = size_vars
@@ -979,7 +1136,9 @@ impl Builder<'_> {
                         op
                     }
                 };
-                if s.scalar {
+                if let Some(key) = &s.key {
+                    with.push(self.read_row(s, key, acc, op));
+                } else if s.scalar {
                     with.push(Stmt::assign(
                         acc,
                         op,
@@ -1044,7 +1203,7 @@ impl Builder<'_> {
             Stmt::Assign {
                 name, op, value, ..
             } => match self.stat_of(k, name) {
-                Some(st) => change(st, Expr::nat(0), *op, value.clone(), sign),
+                Some(st) => change(st, row(st, &k.var, Expr::nat(0)), *op, value.clone(), sign),
                 None => Some(s.clone()),
             },
             Stmt::Store {
@@ -1053,11 +1212,56 @@ impl Builder<'_> {
                 op,
                 value,
             } => match self.stat_of(k, array) {
-                Some(st) => change(st, index.clone(), *op, value.clone(), sign),
+                Some(st) => change(st, row(st, &k.var, index.clone()), *op, value.clone(), sign),
                 None => Some(s.clone()),
             },
             s => Some(s.clone()),
         })
+    }
+
+    /// `acc op= row K of s` where the statistic has that row (else `acc` stays as it is:
+    /// no point has the key `K`).
+    fn read_row(&mut self, s: &Statistic, key: &Key, acc: &str, op: AssignOp) -> Stmt {
+        let k = key.at.clone();
+        let start = Expr::prim(Prim::Mul, vec![k.clone(), key.width.clone()]);
+        let end = Expr::prim(
+            Prim::Mul,
+            vec![
+                Expr::prim(Prim::Add, vec![k, Expr::nat(1)]),
+                key.width.clone(),
+            ],
+        );
+        let has_row = Expr::prim(Prim::Le, vec![end, Expr::size(Expr::var(&s.param))]);
+        let read = if s.scalar {
+            Stmt::assign(acc, op, Expr::index(Expr::var(&s.param), start))
+        } else {
+            let c = fresh(self.names, "c");
+            let at = Expr::prim(Prim::Add, vec![start, Expr::var(&c)]);
+            Stmt::for_(
+                &c,
+                Expr::nat(0),
+                key.width.clone(),
+                vec![Stmt::store(
+                    acc,
+                    Expr::var(&c),
+                    op,
+                    Expr::index(Expr::var(&s.param), at),
+                )],
+            )
+        };
+        let read = Stmt::if_(has_row, vec![read], Vec::new());
+        // a read at the index checked first: out of range, no point can have its key
+        // (where the loop would have read it, the update erred; it errs less, as dce.rs)
+        match &key.at {
+            Expr::Index(b, i) => {
+                let inside = Expr::prim(
+                    Prim::Lt,
+                    vec![i.as_ref().clone(), Expr::size(b.as_ref().clone())],
+                );
+                Stmt::if_(inside, vec![read], Vec::new())
+            }
+            _ => read,
+        }
     }
 
     fn stat_of(&self, k: &Kept, acc: &str) -> Option<&Statistic> {
@@ -1110,6 +1314,19 @@ fn in_range(k: &Kept, u: &str) -> Expr {
             Expr::prim(Prim::Lt, vec![Expr::var(u), k.hi.clone()]),
         ],
     )
+}
+
+/// The element of statistic `st` that element `i` of its accumulator goes to at point `j`:
+/// `i` itself, or in the row of the point's key.
+fn row(st: &Statistic, j: &str, i: Expr) -> Expr {
+    match &st.key {
+        None => i,
+        Some(key) => {
+            let k = Expr::index(Expr::var(&key.array), Expr::var(j));
+            let start = Expr::prim(Prim::Mul, vec![k, key.width.clone()]);
+            Expr::prim(Prim::Add, vec![start, i])
+        }
+    }
 }
 
 /// What a statistic starts from: the identity of its reduction.
