@@ -15,6 +15,12 @@
 //! itself, read by nothing then, goes (`crate::dce`). The values are the same (the same
 //! conversion of the same element, computed earlier), `prob2real` cannot fail, and
 //! `a_real[i]` is out of range exactly where `a[i]` was.
+//!
+//! [`invariant_conversions`] does the same for a `prob` name: `prob2real(x)` read inside a
+//! loop that `x`'s own `let` (or parameter) is outside of becomes `x_real`, a `let` right
+//! after `x`'s. The C and Rust compilers hoist an `exp` out of a loop only where the loop
+//! runs it unconditionally; the LDA sweep's `prob2real` of its word's prior sat in a
+//! branch on a test the loop does not change, an `exp` per topic and per token.
 
 use std::collections::{HashMap, HashSet};
 
@@ -118,6 +124,156 @@ pub(crate) fn linear_tables(p: &Program) -> Program {
         ..p.with_body(body)
     };
     eliminate(&q).program
+}
+
+/// `p` with each `prob2real(x)` a loop repeats, `x` a `prob` name declared outside it,
+/// read from `x_real`, a `let` beside `x`'s (see the module documentation).
+pub(crate) fn invariant_conversions(p: &Program) -> Program {
+    let mut count: HashMap<String, usize> = HashMap::new();
+    for (x, _) in &p.params {
+        *count.entry(x.clone()).or_default() += 1;
+    }
+    visit_decls(&p.body, &mut |x| {
+        *count.entry(x.to_string()).or_default() += 1
+    });
+    // the loop depth of each prob name declared once, and the deepest read through
+    // prob2real of each name
+    let mut declared: HashMap<String, usize> = p
+        .params
+        .iter()
+        .filter(|(x, t)| *t == Type::Prob && !p.inout.contains(x))
+        .map(|(x, _)| (x.clone(), 0))
+        .collect();
+    let mut deepest: HashMap<String, usize> = HashMap::new();
+    depths(&p.body, 0, &mut declared, &mut deepest);
+    let mut taken: HashSet<String> = count.keys().cloned().collect();
+    let mut reals: HashMap<String, (String, String)> = HashMap::new();
+    let mut names: Vec<&String> = declared.keys().collect();
+    names.sort();
+    for x in names {
+        let outer = declared[x];
+        if count.get(x) == Some(&1) && deepest.get(x).is_some_and(|&d| d > outer) {
+            let mut name = format!("{x}_real");
+            let mut k = 1;
+            while taken.contains(&name) {
+                name = format!("{x}_real_{k}");
+                k += 1;
+            }
+            taken.insert(name.clone());
+            reals.insert(x.clone(), (name, String::new()));
+        }
+    }
+    if reals.is_empty() {
+        return p.clone();
+    }
+    let convert = |x: &str| {
+        let (real, _) = &reals[x];
+        Stmt::let_(
+            real,
+            Type::Real,
+            Expr::convert(Coercion::Prob2Real, Expr::var(x)),
+        )
+    };
+    let mut body: Vec<Stmt> = p
+        .params
+        .iter()
+        .filter(|(x, _)| reals.contains_key(x))
+        .map(|(x, _)| convert(x))
+        .collect();
+    body.extend(beside(&p.body, &reals, &convert));
+    Program {
+        result: converted_reads(&p.result, &reals),
+        ..p.with_body(body)
+    }
+}
+
+/// Records the loop depth of each `prob` `let` of `body` and the deepest `prob2real` read
+/// of each name.
+fn depths(
+    body: &[Stmt],
+    depth: usize,
+    declared: &mut HashMap<String, usize>,
+    deepest: &mut HashMap<String, usize>,
+) {
+    let scan = |e: &Expr, deepest: &mut HashMap<String, usize>| {
+        let mut all = HashMap::new();
+        let mut converted = HashMap::new();
+        tally(e, &mut all, &mut converted);
+        for x in converted.into_keys() {
+            let d = deepest.entry(x).or_default();
+            *d = (*d).max(depth);
+        }
+    };
+    for s in body {
+        match s {
+            Stmt::For { lo, hi, body, .. } => {
+                scan(lo, deepest);
+                scan(hi, deepest);
+                depths(body, depth + 1, declared, deepest);
+            }
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                scan(cond, deepest);
+                depths(then, depth, declared, deepest);
+                depths(otherwise, depth, declared, deepest);
+            }
+            s => {
+                if let Stmt::Let {
+                    name,
+                    ty: Type::Prob,
+                    ..
+                } = s
+                {
+                    declared.insert(name.clone(), depth);
+                }
+                let mut s = s.clone();
+                map_exprs(&mut s, &mut |e| {
+                    scan(e, deepest);
+                    e.clone()
+                });
+            }
+        }
+    }
+}
+
+/// `body` with `x_real` declared after each `let x` of `reals` and read for
+/// `prob2real(x)`.
+fn beside(
+    body: &[Stmt],
+    reals: &HashMap<String, (String, String)>,
+    convert: &dyn Fn(&str) -> Stmt,
+) -> Vec<Stmt> {
+    let mut out = Vec::with_capacity(body.len());
+    for s in body {
+        let mut s = s.clone();
+        match &mut s {
+            Stmt::For { lo, hi, body, .. } => {
+                *lo = converted_reads(lo, reals);
+                *hi = converted_reads(hi, reals);
+                *body = beside(body, reals, convert);
+            }
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                *cond = converted_reads(cond, reals);
+                *then = beside(then, reals, convert);
+                *otherwise = beside(otherwise, reals, convert);
+            }
+            _ => map_exprs(&mut s, &mut |e| converted_reads(e, reals)),
+        }
+        let after = match &s {
+            Stmt::Let { name, .. } if reals.contains_key(name) => Some(convert(name)),
+            _ => None,
+        };
+        out.push(s);
+        out.extend(after);
+    }
+    out
 }
 
 /// The `let x: prob = a[i]` of `body` that qualify by position (see the module doc), as
@@ -313,6 +469,48 @@ mod tests {
                 .collect(),
         );
         for m in [0, 1, 4] {
+            let args = [a.clone(), Val::Nat(m)];
+            assert_eq!(
+                crate::run(&p, &args).map(|r| r.0),
+                crate::run(&q, &args).map(|r| r.0)
+            );
+        }
+    }
+
+    #[test]
+    fn a_conversion_a_loop_repeats_is_made_once() {
+        // `let y = a[0]` outside the loop, `acc += prob2real(y)` inside: one `y_real`
+        let p = Program {
+            params: nested("i").params,
+            body: vec![
+                Stmt::let_("y", Type::Prob, Expr::index(Expr::var("a"), Expr::nat(0))),
+                Stmt::Var {
+                    name: "acc".into(),
+                    ty: Type::Real,
+                    init: Some(Expr::real(0.0)),
+                },
+                Stmt::For {
+                    var: "r".into(),
+                    lo: Expr::nat(0),
+                    hi: Expr::var("m"),
+                    body: vec![Stmt::Assign {
+                        name: "acc".into(),
+                        op: AssignOp::Add,
+                        value: Expr::convert(Coercion::Prob2Real, Expr::var("y")),
+                    }],
+                },
+            ],
+            result: Expr::var("acc"),
+            measure: false,
+            inout: Vec::new(),
+        };
+        let q = invariant_conversions(&p);
+        assert_eq!(crate::verify::verify(&q), Ok(()));
+        let text = q.to_string();
+        assert!(text.contains("let y_real: real = prob2real(y)"), "{text}");
+        assert!(!text.contains("+= prob2real(y)"), "{text}");
+        let a = Val::Array([0.5f64, 2.0].iter().map(|v| Val::Prob(v.ln())).collect());
+        for m in [0, 3] {
             let args = [a.clone(), Val::Nat(m)];
             assert_eq!(
                 crate::run(&p, &args).map(|r| r.0),
