@@ -74,29 +74,11 @@ fn lda(c: &mut Criterion) {
     let mut g = c.benchmark_group("baselines/lda");
     g.sample_size(10);
     let inc = compiled("lda_incremental");
-    let mut s = Gibbs::lda(
-        &inc,
-        &d.topic_prior,
-        &d.word_prior,
-        d.num_docs,
-        &d.w,
-        &d.doc,
-        &d.z,
-    )
-    .expect("lda_new");
+    let mut s = Gibbs::lda_of(&inc, &d).expect("lda_new");
     let order: Vec<i64> = (0..n as i64).collect();
     g.bench_function("kos-sweep/incremental", |b| b.iter(|| s.sweep(&order, &us)));
     let rec = compiled("lda_recompute");
-    let mut s = Gibbs::lda(
-        &rec,
-        &d.topic_prior,
-        &d.word_prior,
-        d.num_docs,
-        &d.w,
-        &d.doc,
-        &d.z,
-    )
-    .expect("lda_new");
+    let mut s = Gibbs::lda_of(&rec, &d).expect("lda_new");
     let mut u = 0usize;
     g.bench_function("kos-update/recompute", |b| {
         b.iter(|| {

@@ -26,11 +26,12 @@
 //! build it. Quick with `-- --warm-up-time 1 --measurement-time 3`; the GMM sweeps take
 //! about 0.7 s each, so that group alone takes about half a minute.
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use slic_algebra::{front, Store, TermId, Type};
 use slic_codegen::chain::{run_chain, CompiledStepper, InterpStepper};
 use slic_codegen::gibbs::{pick_program, Chain, Checking};
-use slic_codegen::incremental::derive;
+use slic_codegen::incremental::{derive, Incremental};
 use slic_codegen::sampler::Rng;
 use slic_codegen::{
     lower_draw_only, lower_program, run_chains, CompileOptions, Compiled, CompiledKernel,
@@ -122,6 +123,31 @@ fn kernel(p: &Program, target: Target, update: &Update, args: &[Val]) -> Compile
     .expect("the update compiles")
 }
 
+/// Sweeps of the incremental kernels of `inc`, C and Rust, as `slic-cas gibbs` runs them.
+fn incremental_sweeps(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    inc: &Incremental,
+    update: &Update,
+    args: &[Val],
+) {
+    for (target, name) in TARGETS {
+        let mut kern = CompiledKernel::build_incremental(
+            inc,
+            target,
+            update,
+            args,
+            MAX_PATHS,
+            &CompileOptions::default(),
+            Checking::Never,
+        )
+        .expect("the incremental update compiles");
+        let mut chain = Chain::new(update, args, 1, &mut kern).expect("the chain starts");
+        g.bench_function(format!("slic-cas {name} incremental"), |b| {
+            b.iter(|| chain.sweep(&mut kern).expect("the sweep runs"))
+        });
+    }
+}
+
 fn gmm(c: &mut Criterion) {
     let mut g = c.benchmark_group("kernels/gmm-sweep n=10000 K=50");
     g.sample_size(10);
@@ -137,22 +163,7 @@ fn gmm(c: &mut Criterion) {
     }
     // issue 13: the statistics of the point loop kept between updates
     let inc = derive(&p, "z", "u").expect("the GMM update keeps its statistics");
-    for (target, name) in TARGETS {
-        let mut kern = CompiledKernel::build_incremental(
-            &inc,
-            target,
-            &update,
-            &args,
-            MAX_PATHS,
-            &CompileOptions::default(),
-            Checking::Never,
-        )
-        .expect("the incremental update compiles");
-        let mut chain = Chain::new(&update, &args, 1, &mut kern).expect("the chain starts");
-        g.bench_function(format!("slic-cas {name} incremental"), |b| {
-            b.iter(|| chain.sweep(&mut kern).expect("the sweep runs"))
-        });
-    }
+    incremental_sweeps(&mut g, &inc, &update, &args);
     let order: Vec<i64> = (0..n as i64).collect();
     let us = uniforms(n, 2);
     for version in ["recompute", "incremental"] {
@@ -324,16 +335,7 @@ fn lda(c: &mut Criterion) {
     let (docs, vocab, tokens, topics) = KOS;
     let d = Lda::generate(docs, vocab, tokens, topics, 1);
     let lib = compiled("lda_recompute");
-    let base = Gibbs::lda(
-        &lib,
-        &d.topic_prior,
-        &d.word_prior,
-        d.num_docs,
-        &d.w,
-        &d.doc,
-        &d.z,
-    )
-    .expect("lda_new");
+    let base = Gibbs::lda_of(&lib, &d).expect("lda_new");
     topic_update(
         c,
         "kernels/lda-update kos K=50",
@@ -360,36 +362,12 @@ fn lda_sweep(c: &mut Criterion) {
         "wordUpdate",
     );
     let inc = derive(&p, "z", "wordUpdate").expect("the LDA update keeps its statistics");
-    for (target, name) in TARGETS {
-        let mut kern = CompiledKernel::build_incremental(
-            &inc,
-            target,
-            &update,
-            &args,
-            MAX_PATHS,
-            &CompileOptions::default(),
-            Checking::Never,
-        )
-        .expect("the incremental update compiles");
-        let mut chain = Chain::new(&update, &args, 1, &mut kern).expect("the chain starts");
-        g.bench_function(format!("slic-cas {name} incremental"), |b| {
-            b.iter(|| chain.sweep(&mut kern).expect("the sweep runs"))
-        });
-    }
+    incremental_sweeps(&mut g, &inc, &update, &args);
     let n = d.w.len();
     let order: Vec<i64> = (0..n as i64).collect();
     let us = uniforms(n, 2);
     let lib = compiled("lda_incremental");
-    let mut s = Gibbs::lda(
-        &lib,
-        &d.topic_prior,
-        &d.word_prior,
-        d.num_docs,
-        &d.w,
-        &d.doc,
-        &d.z,
-    )
-    .expect("lda_new");
+    let mut s = Gibbs::lda_of(&lib, &d).expect("lda_new");
     g.bench_function("hand-written C incremental", |b| {
         b.iter(|| s.sweep(&order, &us))
     });

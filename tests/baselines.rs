@@ -141,18 +141,7 @@ fn naive_bayes_versions_agree() {
 fn lda_versions_agree() {
     for seed in 0..4 {
         let d = small_lda(seed);
-        let build = |lib: &Baseline| {
-            Gibbs::lda(
-                lib,
-                &d.topic_prior,
-                &d.word_prior,
-                d.num_docs,
-                &d.w,
-                &d.doc,
-                &d.z,
-            )
-            .expect("lda_new")
-        };
+        let build = |lib: &Baseline| Gibbs::lda_of(lib, &d).expect("lda_new");
         versions_agree("lda", &build, seed);
     }
 }
@@ -246,16 +235,7 @@ fn lda_equals_the_simplified_update() {
     let lib = compiled("lda_recompute");
     for seed in 0..3 {
         let d = small_lda(seed);
-        let mut g = Gibbs::lda(
-            &lib,
-            &d.topic_prior,
-            &d.word_prior,
-            d.num_docs,
-            &d.w,
-            &d.doc,
-            &d.z,
-        )
-        .expect("lda_new");
+        let mut g = Gibbs::lda_of(&lib, &d).expect("lda_new");
         for u in 0..d.w.len() {
             let args =
                 serde_json::json!([d.topic_prior, d.word_prior, d.num_docs, d.w, d.doc, d.z, u]);

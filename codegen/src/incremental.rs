@@ -351,14 +351,7 @@ fn levels<'a>(body: &'a [Stmt], path: &[(usize, Option<bool>)]) -> Vec<(&'a [Stm
 
 /// A name not yet used, from `base`.
 fn fresh(names: &mut HashSet<String>, base: &str) -> String {
-    let mut name = base.to_string();
-    let mut k = 1;
-    while names.contains(&name) {
-        name = format!("{base}_{k}");
-        k += 1;
-    }
-    names.insert(name.clone());
-    name
+    crate::ir::walk::fresh_name(names, base)
 }
 
 struct Cx<'a> {

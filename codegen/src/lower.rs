@@ -349,14 +349,7 @@ impl Lowerer<'_> {
         } else {
             base
         };
-        let mut name = base.clone();
-        let mut k = 0;
-        while self.names.contains(&name) {
-            k += 1;
-            name = format!("{base}_{k}");
-        }
-        self.names.insert(name.clone());
-        name
+        crate::ir::walk::fresh_name(&mut self.names, &base)
     }
 
     /// A fresh temporary `t1`, `t2`, ...

@@ -260,6 +260,19 @@ impl Gibbs {
     /// `lda_new(topic_prior, K, word_prior, V, numDocs, w, doc, z, N)` of `lda_*.c`; the
     /// points are the tokens.
     #[allow(clippy::too_many_arguments)]
+    /// [`Gibbs::lda`] over a generated dataset's arrays.
+    pub fn lda_of(lib: &Baseline, d: &crate::datagen::Lda) -> Result<Gibbs, String> {
+        Gibbs::lda(
+            lib,
+            &d.topic_prior,
+            &d.word_prior,
+            d.num_docs,
+            &d.w,
+            &d.doc,
+            &d.z,
+        )
+    }
+
     pub fn lda(
         lib: &Baseline,
         topic_prior: &[f64],

@@ -31,7 +31,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use slic_algebra::{Coercion, Prim, Rational, Type};
 
 use crate::dce::eliminate;
-use crate::ir::walk::{each_block_mut, visit_decls};
+use crate::ir::walk::{each_block_mut, fresh_name, visit_decls};
 use crate::ir::{Expr, Lit, Program, Stmt};
 
 /// The largest `|ln p|` of a literal base (far from any overflow of sums of a few).
@@ -246,14 +246,7 @@ impl Cx {
     }
 
     fn fresh(&mut self, base: &str) -> String {
-        let mut name = base.to_string();
-        let mut k = 1;
-        while self.taken.contains(&name) {
-            name = format!("{base}_{k}");
-            k += 1;
-        }
-        self.taken.insert(name.clone());
-        name
+        fresh_name(&mut self.taken, base)
     }
 }
 

@@ -27,7 +27,7 @@ use std::collections::{HashMap, HashSet};
 use slic_algebra::{Coercion, Type};
 
 use crate::dce::eliminate;
-use crate::ir::walk::{map_exprs, visit_decls, Effects};
+use crate::ir::walk::{fresh_name, map_exprs, visit_decls, Effects};
 use crate::ir::{AssignOp, Expr, Program, Stmt};
 
 /// `p` with the repeated `prob2real` reads of its `prob` arrays read from tables (see the
@@ -72,16 +72,7 @@ pub(crate) fn linear_tables(p: &Program) -> Program {
         return p.clone();
     }
     let mut taken: HashSet<String> = count.into_keys().collect();
-    let mut fresh = |base: String| {
-        let mut name = base.clone();
-        let mut k = 1;
-        while taken.contains(&name) {
-            name = format!("{base}_{k}");
-            k += 1;
-        }
-        taken.insert(name.clone());
-        name
-    };
+    let mut fresh = |base: String| fresh_name(&mut taken, &base);
     let mut tables: Vec<(String, String)> = Vec::new();
     let mut reals: HashMap<String, (String, String)> = HashMap::new();
     for (x, a) in found {
@@ -153,13 +144,7 @@ pub(crate) fn invariant_conversions(p: &Program) -> Program {
     for x in names {
         let outer = declared[x];
         if count.get(x) == Some(&1) && deepest.get(x).is_some_and(|&d| d > outer) {
-            let mut name = format!("{x}_real");
-            let mut k = 1;
-            while taken.contains(&name) {
-                name = format!("{x}_real_{k}");
-                k += 1;
-            }
-            taken.insert(name.clone());
+            let name = fresh_name(&mut taken, &format!("{x}_real"));
             reals.insert(x.clone(), (name, String::new()));
         }
     }
@@ -420,24 +405,31 @@ mod tests {
                 ),
             },
         ];
-        let body = vec![
-            Stmt::Var {
-                name: "acc".into(),
-                ty: Type::Real,
-                init: Some(Expr::real(0.0)),
-            },
-            Stmt::For {
-                var: "r".into(),
+        over_a(
+            Vec::new(),
+            vec![Stmt::For {
+                var: "i".into(),
                 lo: Expr::nat(0),
-                hi: Expr::var("m"),
-                body: vec![Stmt::For {
-                    var: "i".into(),
-                    lo: Expr::nat(0),
-                    hi: Expr::size(Expr::var("a")),
-                    body: inner,
-                }],
-            },
-        ];
+                hi: Expr::size(Expr::var("a")),
+                body: inner,
+            }],
+        )
+    }
+
+    /// `fn a: array(prob), m: nat`: `before`, then `var acc = 0; for r < m { inner }`,
+    /// returning `acc`.
+    fn over_a(mut body: Vec<Stmt>, inner: Vec<Stmt>) -> Program {
+        body.push(Stmt::Var {
+            name: "acc".into(),
+            ty: Type::Real,
+            init: Some(Expr::real(0.0)),
+        });
+        body.push(Stmt::For {
+            var: "r".into(),
+            lo: Expr::nat(0),
+            hi: Expr::var("m"),
+            body: inner,
+        });
         Program {
             params: vec![
                 ("a".into(), Type::Array(std::sync::Arc::new(Type::Prob))),
@@ -480,30 +472,18 @@ mod tests {
     #[test]
     fn a_conversion_a_loop_repeats_is_made_once() {
         // `let y = a[0]` outside the loop, `acc += prob2real(y)` inside: one `y_real`
-        let p = Program {
-            params: nested("i").params,
-            body: vec![
-                Stmt::let_("y", Type::Prob, Expr::index(Expr::var("a"), Expr::nat(0))),
-                Stmt::Var {
-                    name: "acc".into(),
-                    ty: Type::Real,
-                    init: Some(Expr::real(0.0)),
-                },
-                Stmt::For {
-                    var: "r".into(),
-                    lo: Expr::nat(0),
-                    hi: Expr::var("m"),
-                    body: vec![Stmt::Assign {
-                        name: "acc".into(),
-                        op: AssignOp::Add,
-                        value: Expr::convert(Coercion::Prob2Real, Expr::var("y")),
-                    }],
-                },
-            ],
-            result: Expr::var("acc"),
-            measure: false,
-            inout: Vec::new(),
-        };
+        let p = over_a(
+            vec![Stmt::let_(
+                "y",
+                Type::Prob,
+                Expr::index(Expr::var("a"), Expr::nat(0)),
+            )],
+            vec![Stmt::Assign {
+                name: "acc".into(),
+                op: AssignOp::Add,
+                value: Expr::convert(Coercion::Prob2Real, Expr::var("y")),
+            }],
+        );
         let q = invariant_conversions(&p);
         assert_eq!(crate::verify::verify(&q), Ok(()));
         let text = q.to_string();

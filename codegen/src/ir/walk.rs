@@ -364,3 +364,16 @@ pub(crate) fn visit_decls<'a>(body: &'a [Stmt], f: &mut dyn FnMut(&'a str)) {
         }
     }
 }
+
+/// `base`, or `base_1`, `base_2`, ... : the first not in `taken`, added to it (the one
+/// way passes name what they make).
+pub(crate) fn fresh_name(taken: &mut HashSet<String>, base: &str) -> String {
+    let mut name = base.to_string();
+    let mut k = 0;
+    while taken.contains(&name) {
+        k += 1;
+        name = format!("{base}_{k}");
+    }
+    taken.insert(name.clone());
+    name
+}
