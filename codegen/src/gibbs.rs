@@ -27,7 +27,7 @@
 
 mod chains;
 mod data;
-mod incremental;
+pub(crate) mod incremental;
 mod matching;
 
 pub use chains::{

@@ -1205,7 +1205,8 @@ impl Builder<'_> {
                 op,
                 value,
             } => match self.stat_of(k, array) {
-                Some(st) => change(st, row(st, &k.var, index.clone()), *op, value.clone(), sign),
+                Some(st) => change(st, row(st, &k.var, index.clone()), *op, value.clone(), sign)
+                    .map(|w| within_row(st, index, w)),
                 None => Some(s.clone()),
             },
             s => Some(s.clone()),
@@ -1320,6 +1321,27 @@ fn row(st: &Statistic, j: &str, i: Expr) -> Expr {
             Expr::prim(Prim::Add, vec![start, i])
         }
     }
+}
+
+/// The write `w` to element `i` of a keyed statistic's row, where `i` may not be below
+/// the row's width: out of range, the accumulator's store failed; the row's would land in
+/// the next row, so a store past the statistic's end fails instead (the same kind of
+/// error, never another row's count).
+fn within_row(st: &Statistic, i: &Expr, w: Stmt) -> Stmt {
+    let Some(key) = &st.key else { return w };
+    if let (Expr::Lit(Lit::Nat(i)), Expr::Lit(Lit::Nat(n))) = (i, &key.width) {
+        if i < n {
+            return w;
+        }
+    }
+    let inside = Expr::prim(Prim::Lt, vec![i.clone(), key.width.clone()]);
+    let past = Stmt::store(
+        &st.param,
+        Expr::size(Expr::var(&st.param)),
+        AssignOp::Set,
+        crate::lower::zero(&st.elem),
+    );
+    Stmt::if_(inside, vec![w], vec![past])
 }
 
 /// What a statistic starts from: the identity of its reduction.

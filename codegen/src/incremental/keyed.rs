@@ -11,7 +11,9 @@
 //!
 //! exactly when `f(j, K) = 0` wherever `a[j] ≠ K`: every write to `acc` happens only
 //! where the test held. `T` reads no index: it is kept like any statistic (a row per key,
-//! `T[a[j]]` moving with point `j`), and the update reads row `K`.
+//! `T[a[j]]` moving with point `j`), and the update reads row `K`. A row is flat,
+//! `T[a[j]·width + i]`, so a write whose `i` the accumulator would have refused (out of
+//! range) is made a store past the table's end: the same error, never another row.
 //!
 //! [`split`] finds the keys of a loop's body (its tests `x == K` or `x /= K` where `x` is
 //! `a[j]`, `a` a parameter, directly or through a `let` of one of them; `K` read nowhere
@@ -374,6 +376,63 @@ mod tests {
         assert_eq!(filters["hist"], (Expr::var("k"), "doc".to_string()));
         let text: Vec<String> = keyed.iter().map(|s| s.head()).collect();
         assert!(!format!("{text:?}").contains("k)"), "{text:?}");
+    }
+
+    /// `fn doc, z: array(nat), u: nat`: `hist[z[j]] += 1` over the other points of
+    /// `u`'s document, `hist` of length 2; returns `hist[0]`.
+    fn per_document() -> crate::ir::Program {
+        let at = |a: &str| Expr::index(Expr::var(a), Expr::var("j"));
+        let body = vec![
+            Stmt::let_(
+                "k",
+                Type::Nat,
+                Expr::index(Expr::var("doc"), Expr::var("u")),
+            ),
+            Stmt::alloc("hist", Type::Nat, Expr::nat(2)),
+            Stmt::for_(
+                "j",
+                Expr::nat(0),
+                Expr::size(Expr::var("doc")),
+                vec![Stmt::if_(
+                    Expr::prim(Prim::Ne, vec![Expr::var("j"), Expr::var("u")]),
+                    vec![Stmt::if_(
+                        Expr::prim(Prim::Eq, vec![at("doc"), Expr::var("k")]),
+                        vec![Stmt::store("hist", at("z"), AssignOp::Add, Expr::nat(1))],
+                        Vec::new(),
+                    )],
+                    Vec::new(),
+                )],
+            ),
+        ];
+        crate::ir::Program {
+            params: vec![
+                ("doc".into(), Type::array(Type::Nat)),
+                ("z".into(), Type::array(Type::Nat)),
+                ("u".into(), Type::Nat),
+            ],
+            body,
+            result: Expr::index(Expr::var("hist"), Expr::nat(0)),
+            measure: false,
+            inout: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_label_past_the_row_errs_as_the_accumulator_did() {
+        use crate::interp::Val;
+        let p = per_document();
+        let inc = crate::incremental::derive(&p, "z", "u").expect("kept per document");
+        assert!(inc.stats[0].key.is_some(), "{:?}", inc.stats);
+        let nats = |v: &[u64]| Val::array(v.iter().map(|&n| Val::Nat(n)).collect());
+        // label 2 of a point in u's document: past `hist`; and of another document
+        for (z, original_errs) in [([0, 1, 1], false), ([0, 2, 1], true), ([0, 1, 2], false)] {
+            let args = vec![nats(&[0, 0, 1]), nats(&z), Val::Nat(0)];
+            assert_eq!(crate::run(&p, &args).is_err(), original_errs, "{z:?}");
+            let all = crate::gibbs::incremental::with_stats(&inc, &args).expect("sized");
+            // init sums every point: it errs wherever a label is past the row
+            let init = crate::run(&inc.init, &all);
+            assert_eq!(init.is_err(), z.contains(&2), "{z:?}: {init:?}");
+        }
     }
 
     #[test]
