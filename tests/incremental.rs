@@ -299,6 +299,24 @@ proptest! {
     }
 }
 
+/// The updates the compiled kernels are checked on: their index and arguments.
+const UPDATES: [(&str, &str, Args); 4] = [
+    (GMM, "u", gibbs_args::gmm),
+    (POISSON, "u", gibbs_args::poisson),
+    (EXPONENTIAL, "u", gibbs_args::exponential),
+    (LDA, "wordUpdate", gibbs_args::lda),
+];
+
+/// The case of `rel` for the arguments `a`: LDA specialised to them (its keys need it),
+/// the others as lowered.
+fn case_on(rel: &str, index: &str, a: &[slic_codegen::Val]) -> Case {
+    if rel == LDA {
+        specialised(rel, "z", index, a)
+    } else {
+        case(rel, "z", index)
+    }
+}
+
 fn opts() -> CompileOptions {
     CompileOptions {
         cache_dir: Some(std::env::temp_dir().join("slic-incremental-test-cache")),
@@ -320,19 +338,10 @@ fn compiled(
 #[test]
 fn compiled_incremental_kernels_follow_the_interpreter() {
     let (n, k) = (40, 4);
-    for (rel, index, args) in [
-        (GMM, "u", gibbs_args::gmm as Args),
-        (POISSON, "u", gibbs_args::poisson as Args),
-        (EXPONENTIAL, "u", gibbs_args::exponential as Args),
-        (LDA, "wordUpdate", gibbs_args::lda as Args),
-    ] {
+    for (rel, index, args) in UPDATES {
         let mut rng = Rng::seed_from_u64(11);
         let a = args(n, k, &mut rng);
-        let c = if rel == LDA {
-            specialised(rel, "z", index, &a)
-        } else {
-            case(rel, "z", index)
-        };
+        let c = case_on(rel, index, &a);
         let ms = moves(n, k, 4 * n, &mut rng);
         for target in [Target::C, Target::Rust] {
             let mut plain = InterpKernel::new(c.program.clone(), 1000, &c.update);
@@ -380,19 +389,10 @@ fn a_compiled_sweep_draws_each_point_from_its_conditional() {
     // many sweeps from one start, its new labels follow the interpreter's categorical
     // (chi-square, 3 degrees of freedom, 16.27 at p = 0.001), for each mixture and LDA
     let (n, k, sweeps) = (12, 4, 4000);
-    for (rel, index, args) in [
-        (GMM, "u", gibbs_args::gmm as Args),
-        (POISSON, "u", gibbs_args::poisson as Args),
-        (EXPONENTIAL, "u", gibbs_args::exponential as Args),
-        (LDA, "wordUpdate", gibbs_args::lda as Args),
-    ] {
+    for (rel, index, args) in UPDATES {
         let mut rng = Rng::seed_from_u64(17);
         let a = args(n, k, &mut rng);
-        let c = if rel == LDA {
-            specialised(rel, "z", index, &a)
-        } else {
-            case(rel, "z", index)
-        };
+        let c = case_on(rel, index, &a);
         let mut plain = InterpKernel::new(c.program.clone(), 1000, &c.update);
         plain.start(&a).expect("the interpreter starts");
         let exact = probabilities(&plain.distribution(0).expect("a distribution"), k);

@@ -74,7 +74,9 @@ pub(crate) fn linear_tables(p: &Program) -> Program {
     let mut taken: HashSet<String> = count.into_keys().collect();
     let mut fresh = |base: String| fresh_name(&mut taken, &base);
     let mut tables: Vec<(String, String)> = Vec::new();
-    let mut reals: HashMap<String, (String, String)> = HashMap::new();
+    // each `x` its `x_real` and its array's table
+    let mut reals: HashMap<String, String> = HashMap::new();
+    let mut table_of: HashMap<String, String> = HashMap::new();
     for (x, a) in found {
         let table = match tables.iter().find(|(b, _)| *b == a) {
             Some((_, t)) => t.clone(),
@@ -84,7 +86,8 @@ pub(crate) fn linear_tables(p: &Program) -> Program {
                 t
             }
         };
-        reals.insert(x.clone(), (fresh(format!("{x}_real")), table));
+        reals.insert(x.clone(), fresh(format!("{x}_real")));
+        table_of.insert(x, table);
     }
     let mut body = Vec::new();
     for (a, t) in &tables {
@@ -109,7 +112,20 @@ pub(crate) fn linear_tables(p: &Program) -> Program {
             }],
         });
     }
-    body.extend(rewrite(&p.body, &reals));
+    // after `let x = a[i]`: `let x_real = a_real[i]`
+    let read = |s: &Stmt| match s {
+        Stmt::Let {
+            name,
+            value: Expr::Index(_, i),
+            ..
+        } => {
+            let table = Expr::var(table_of.get(name)?);
+            let value = Expr::index(table, i.as_ref().clone());
+            Some(Stmt::let_(&reals[name], Type::Real, value))
+        }
+        _ => None,
+    };
+    body.extend(beside(&p.body, &reals, &read));
     let q = Program {
         result: converted_reads(&p.result, &reals),
         ..p.with_body(body)
@@ -138,26 +154,22 @@ pub(crate) fn invariant_conversions(p: &Program) -> Program {
     let mut deepest: HashMap<String, usize> = HashMap::new();
     depths(&p.body, 0, &mut declared, &mut deepest);
     let mut taken: HashSet<String> = count.keys().cloned().collect();
-    let mut reals: HashMap<String, (String, String)> = HashMap::new();
+    let mut reals: HashMap<String, String> = HashMap::new();
     let mut names: Vec<&String> = declared.keys().collect();
     names.sort();
     for x in names {
         let outer = declared[x];
         if count.get(x) == Some(&1) && deepest.get(x).is_some_and(|&d| d > outer) {
             let name = fresh_name(&mut taken, &format!("{x}_real"));
-            reals.insert(x.clone(), (name, String::new()));
+            reals.insert(x.clone(), name);
         }
     }
     if reals.is_empty() {
         return p.clone();
     }
     let convert = |x: &str| {
-        let (real, _) = &reals[x];
-        Stmt::let_(
-            real,
-            Type::Real,
-            Expr::convert(Coercion::Prob2Real, Expr::var(x)),
-        )
+        let value = Expr::convert(Coercion::Prob2Real, Expr::var(x));
+        Stmt::let_(&reals[x], Type::Real, value)
     };
     let mut body: Vec<Stmt> = p
         .params
@@ -165,7 +177,11 @@ pub(crate) fn invariant_conversions(p: &Program) -> Program {
         .filter(|(x, _)| reals.contains_key(x))
         .map(|(x, _)| convert(x))
         .collect();
-    body.extend(beside(&p.body, &reals, &convert));
+    let after = |s: &Stmt| match s {
+        Stmt::Let { name, .. } if reals.contains_key(name) => Some(convert(name)),
+        _ => None,
+    };
+    body.extend(beside(&p.body, &reals, &after));
     Program {
         result: converted_reads(&p.result, &reals),
         ..p.with_body(body)
@@ -224,12 +240,12 @@ fn depths(
     }
 }
 
-/// `body` with `x_real` declared after each `let x` of `reals` and read for
-/// `prob2real(x)`.
+/// `body` reading `x_real` for each `prob2real(x)` of `reals`, with the statement `after`
+/// gives (the declaration of `x_real`) right after each that has one.
 fn beside(
     body: &[Stmt],
-    reals: &HashMap<String, (String, String)>,
-    convert: &dyn Fn(&str) -> Stmt,
+    reals: &HashMap<String, String>,
+    after: &dyn Fn(&Stmt) -> Option<Stmt>,
 ) -> Vec<Stmt> {
     let mut out = Vec::with_capacity(body.len());
     for s in body {
@@ -238,7 +254,7 @@ fn beside(
             Stmt::For { lo, hi, body, .. } => {
                 *lo = converted_reads(lo, reals);
                 *hi = converted_reads(hi, reals);
-                *body = beside(body, reals, convert);
+                *body = beside(body, reals, after);
             }
             Stmt::If {
                 cond,
@@ -246,17 +262,14 @@ fn beside(
                 otherwise,
             } => {
                 *cond = converted_reads(cond, reals);
-                *then = beside(then, reals, convert);
-                *otherwise = beside(otherwise, reals, convert);
+                *then = beside(then, reals, after);
+                *otherwise = beside(otherwise, reals, after);
             }
             _ => map_exprs(&mut s, &mut |e| converted_reads(e, reals)),
         }
-        let after = match &s {
-            Stmt::Let { name, .. } if reals.contains_key(name) => Some(convert(name)),
-            _ => None,
-        };
+        let next = after(&s);
         out.push(s);
-        out.extend(after);
+        out.extend(next);
     }
     out
 }
@@ -324,46 +337,11 @@ fn tally(e: &Expr, all: &mut HashMap<String, usize>, converted: &mut HashMap<Str
     }
 }
 
-/// `body` reading the tables: `let x_real: real = a_real[i]` after each `let x = a[i]`
-/// that has one, and `x_real` for `prob2real(x)`.
-fn rewrite(body: &[Stmt], reals: &HashMap<String, (String, String)>) -> Vec<Stmt> {
-    let mut out = Vec::with_capacity(body.len());
-    for s in body {
-        let mut s = s.clone();
-        match &mut s {
-            Stmt::For { body, .. } => *body = rewrite(body, reals),
-            Stmt::If {
-                then, otherwise, ..
-            } => {
-                *then = rewrite(then, reals);
-                *otherwise = rewrite(otherwise, reals);
-            }
-            _ => map_exprs(&mut s, &mut |e| converted_reads(e, reals)),
-        }
-        if let Stmt::Let {
-            name,
-            value: Expr::Index(_, i),
-            ..
-        } = &s
-        {
-            if let Some((x_real, table)) = reals.get(name) {
-                let read = Expr::index(Expr::var(table), i.as_ref().clone());
-                let i_real = Stmt::let_(x_real, Type::Real, read);
-                out.push(s);
-                out.push(i_real);
-                continue;
-            }
-        }
-        out.push(s);
-    }
-    out
-}
-
 /// `e` with `prob2real(x)` read as `x_real`.
-fn converted_reads(e: &Expr, reals: &HashMap<String, (String, String)>) -> Expr {
+fn converted_reads(e: &Expr, reals: &HashMap<String, String>) -> Expr {
     match e {
         Expr::Convert(Coercion::Prob2Real, x) => match x.as_ref() {
-            Expr::Var(v) if reals.contains_key(v) => Expr::var(&reals[v].0),
+            Expr::Var(v) if reals.contains_key(v) => Expr::var(&reals[v]),
             _ => Expr::convert(Coercion::Prob2Real, converted_reads(x, reals)),
         },
         Expr::Lit(_) | Expr::Var(_) => e.clone(),
