@@ -11,6 +11,9 @@
 //!   beyond 10^30);
 //! - a product read other than as a factor of every weight (`Π_k Γ(..) + 1`) is refused,
 //!   and its factor form accepted;
+//! - a gamma function shifted by one at a label (`Γ(x + [i == 0])`) is written `Γ(x)`
+//!   times `x` or 1, and `Γ(x)` dropped: no gamma function is left, the distribution is
+//!   the full one's, the condition fails where `x` may be a pole, and `Γ(..) + 1` stays;
 //! - specialised to its data (`slic_codegen::data_facts`): proptest: on random data, the
 //!   program the data decided draws as the full one at every index and for random states
 //!   whose labels are below the update's number of labels; its compiled C kernel too; and
@@ -394,6 +397,51 @@ fn a_product_read_other_than_as_a_factor_is_refused() {
     // with `+ 1` the weights are not a constant times themselves without the product
     let (_, draw) = both_of(&class_product(" + 1"), true);
     assert!(draw.is_none(), "dropped a product added to 1");
+}
+
+/// A weight that reads the label only in a gamma function's count, shifted by one at
+/// label 0 (the last class of a Dirichlet's stick-breaking form), with `extra` after it.
+fn shifted_gamma(extra: &str) -> String {
+    format!(
+        "fn a prob:
+fn z array(nat):
+fn u nat:
+zNew <~ categorical(array i of size(z): gammaFunc(prob2real(a) + nat2real(summate j from 0 \
+to size(z): if j /= u && z[j] == 0: 1 else: 0) + (if i == 0: 1 else: 0)){extra})
+return zNew
+"
+    )
+}
+
+#[test]
+fn a_gamma_function_shifted_at_one_label_is_dropped() {
+    // `Γ(x + [i == 0])` is `Γ(x) · (if i == 0: x else: 1)`: `Γ(x)`, which every label
+    // shares, goes, and the update evaluates no gamma function
+    let (full, draw) = both_of(&shifted_gamma(""), true);
+    let draw = draw.expect("the shifted gamma function is dropped");
+    assert_eq!(draw.dropped, 1);
+    let text = draw.lowered.program.to_string();
+    assert!(!text.contains("gammaFunc"), "{text}");
+    let mut rng = Rng::seed_from_u64(11);
+    for _ in 0..12 {
+        let a = gibbs_args::probs(1, 0.05, 40.0, &mut rng);
+        let Val::Array(a) = a else {
+            panic!("an array of one prior");
+        };
+        let args = vec![a[0].clone(), gibbs_args::nats(5, 3, &mut rng), Val::Nat(0)];
+        agrees(&full, &draw, args, 2, 5).expect("the shifted form agrees");
+    }
+    // a prior of 0 where no other point has label 0: `Γ(0)` is a pole, so the condition
+    // fails and the driver runs the full program
+    let at_pole = vec![
+        Val::prob(0.0),
+        Val::array(vec![Val::Nat(0), Val::Nat(1), Val::Nat(2)]),
+        Val::Nat(0),
+    ];
+    assert!(!holds(&draw.condition, &at_pole));
+    // added to 1 it is not a factor of every weight, and stays
+    let (_, draw) = both_of(&shifted_gamma(" + 1"), true);
+    assert!(draw.is_none(), "dropped a gamma function added to 1");
 }
 
 /// Normalised `(label, probability)` pairs of a kernel's log weights.

@@ -99,14 +99,15 @@ pub fn draw_only(store: &mut Store, t: TermId) -> Option<DrawOnly> {
     };
     // one symbol at a time, each checked on the term the drops before it left (so the
     // drops together are a product of constants in (0, ∞)): first the splits' `all`s,
-    // then any other product every weight shares, outermost first, then products that
-    // read what varies with the label only at one point `a`, split there
-    // (`Π_l B(l) = Π_l g(l) · (if a is in range: B(a) / g(a) else: 1)`)
+    // then any other product (or gamma function) every weight shares, outermost first,
+    // then products that read what varies with the label only at one point `a`, split
+    // there (`Π_l B(l) = Π_l g(l) · (if a is in range: B(a) / g(a) else: 1)`), then gamma
+    // functions shifted by one at a label (`Γ(x + [b]) = Γ(x) · (if b: x else: 1)`)
     let mut current = body;
     let mut tried: FxHashSet<TermId> = FxHashSet::default();
     let mut conds: Vec<TermId> = Vec::new();
     let mut dropped = 0;
-    for phase in [Phase::Splits, Phase::Products, Phase::Points] {
+    for phase in [Phase::Splits, Phase::Products, Phase::Points, Phase::Shifts] {
         loop {
             let scan = d.scan(current);
             d.constants = scan.constants.clone();
@@ -114,6 +115,7 @@ pub fn draw_only(store: &mut Store, t: TermId) -> Option<DrawOnly> {
                 Phase::Splits => d.next_split(current, &scan, &tried),
                 Phase::Products => d.next_product(current, &scan, &tried),
                 Phase::Points => d.next_point_product(current, &tried),
+                Phase::Shifts => d.next_shift(current, &tried),
             };
             let Some(c) = next else {
                 break;
@@ -175,6 +177,7 @@ enum Phase {
     Splits,
     Products,
     Points,
+    Shifts,
 }
 
 /// `conds` with the conditions of `more` it lacks (equal up to their bound names: each
@@ -455,8 +458,8 @@ impl Dropper<'_> {
         out
     }
 
-    /// The next untried product, outermost first, that is fixed for a call (or reads one
-    /// product's index besides) and bounded.
+    /// The next untried product or gamma function, outermost first, that is fixed for a
+    /// call (or reads one product's index besides) and bounded.
     fn next_product(
         &mut self,
         t: TermId,
@@ -465,7 +468,10 @@ impl Dropper<'_> {
     ) -> Option<Candidate> {
         for s in self.store.subterms(t).collect::<Vec<_>>() {
             if tried.contains(&s)
-                || !matches!(self.store.node(s), Node::Product(..))
+                || !matches!(
+                    self.store.node(s),
+                    Node::Product(..) | Node::Prim(Prim::GammaFunc, _)
+                )
                 || *self.store.ty(s) != Type::Prob
             {
                 continue;
@@ -753,6 +759,93 @@ impl Dropper<'_> {
             });
         }
         None
+    }
+
+    /// The next untried gamma function of a sum that varies with the label only in one
+    /// summand `[b]` (`if b: 1 else: 0`, through coercions and nested sums): `Γ(x + [b])`
+    /// with `x` fixed for a call. It is replaced by `Γ(x) · (if b: x else: 1)`, exact where
+    /// `0 < x` (`Γ(x + 1) = x Γ(x)`; `x + 0` is `x`), which the symbol `Γ(x)` being bounded
+    /// shows (a gamma function is bounded only of a positive argument). The last class of
+    /// a Dirichlet's stick-breaking form reads its count so: two `lgamma`s per update
+    /// become one that every label shares, and then none.
+    fn next_shift(&mut self, t: TermId, tried: &FxHashSet<TermId>) -> Option<Candidate> {
+        for s in self.store.subterms(t).collect::<Vec<_>>() {
+            let Node::Prim(Prim::GammaFunc, args) = self.store.node(s).clone() else {
+                continue;
+            };
+            if tried.contains(&s) || *self.store.ty(s) != Type::Prob || args.len() != 1 {
+                continue;
+            }
+            let Some((x, b)) = self.shift_of(args[0]) else {
+                continue;
+            };
+            let ty = Type::Prob;
+            let symbol = self.store.prim(Prim::GammaFunc, vec![x], ty.clone());
+            self.conds.clear();
+            if !self.bounded(symbol, false) {
+                continue;
+            }
+            // `x` bound outside the test on the label, where `Γ(x + [b])` evaluated it, so
+            // that it stays out of the loop over the labels
+            let x_ty = self.store.ty(x).clone();
+            let x_v = self.store.fresh_var("x", x_ty.clone());
+            let x_t = self.store.var_term(x_v);
+            let x_prob = match x_ty {
+                Type::Prob => x_t,
+                _ => self
+                    .store
+                    .intern(Node::Coerce(Coercion::Real2Prob, x_t), ty.clone()),
+            };
+            let one = self.store.int_lit(1, ty.clone());
+            let step = self.store.intern(Node::If(b, x_prob, one), ty.clone());
+            let product = self.store.prim(Prim::Mul, vec![symbol, step], ty.clone());
+            let split = self.store.intern(Node::Let(x_v, x, product), ty);
+            return Some(Candidate {
+                key: s,
+                symbol,
+                sites: Vec::new(),
+                index: None,
+                conds: std::mem::take(&mut self.conds),
+                replace: Some((s, split)),
+            });
+        }
+        None
+    }
+
+    /// `(x, b)` where `t` is the sum `x` with `[b]` in place of one of its `0`s: one
+    /// summand (through coercions and nested sums) is `if b: 1 else: 0`, and every other
+    /// is fixed for a call, `b` not.
+    fn shift_of(&mut self, t: TermId) -> Option<(TermId, TermId)> {
+        let fixed = |d: &mut Self, x: TermId| {
+            let fv = d.fv.of(d.store, x).to_vec();
+            fv.iter().all(|v| d.constants.contains(v))
+        };
+        if fixed(self, t) {
+            return None;
+        }
+        let ty = self.store.ty(t).clone();
+        match self.store.node(t).clone() {
+            Node::If(b, one, zero)
+                if matches!(self.store.node(one), Node::Lit(v) if v.is_one())
+                    && is_lit_zero(self.store, zero) =>
+            {
+                Some((self.store.int_lit(0, ty), b))
+            }
+            Node::Coerce(c, a) => {
+                let (a0, b) = stack::grow(|| self.shift_of(a))?;
+                Some((self.store.intern(Node::Coerce(c, a0), ty), b))
+            }
+            Node::Prim(Prim::Add, mut xs) => {
+                let varying: Vec<usize> = (0..xs.len()).filter(|&k| !fixed(self, xs[k])).collect();
+                let [k] = varying.as_slice() else {
+                    return None;
+                };
+                let (inner, b) = stack::grow(|| self.shift_of(xs[*k]))?;
+                xs[*k] = inner;
+                Some((self.store.prim(Prim::Add, xs, ty), b))
+            }
+            _ => None,
+        }
     }
 
     /// `t` with the tests of `sites` decided: each is `let q = Q in all ⊙ q⁻¹`.
