@@ -35,7 +35,7 @@ use slic_algebra::alpha::alpha_eq;
 use slic_algebra::vars::{self, FreeVars};
 use slic_algebra::{stack, Coercion, Dist, Node, Prim, Rational, Store, TermId, Type, VarId};
 
-use crate::split::{divisor_test, real_finite, total};
+use crate::split::{divisor_test, is_one, real_finite, total};
 
 /// A Gibbs update without its common products, and where that is exact.
 #[derive(Clone, Debug)]
@@ -825,10 +825,7 @@ impl Dropper<'_> {
         }
         let ty = self.store.ty(t).clone();
         match self.store.node(t).clone() {
-            Node::If(b, one, zero)
-                if matches!(self.store.node(one), Node::Lit(v) if v.is_one())
-                    && is_lit_zero(self.store, zero) =>
-            {
+            Node::If(b, one, zero) if is_one(self.store, one) && is_lit_zero(self.store, zero) => {
                 Some((self.store.int_lit(0, ty), b))
             }
             Node::Coerce(c, a) => {

@@ -66,6 +66,7 @@ pub mod interp;
 pub mod ir;
 pub mod kernel;
 pub mod lift;
+pub mod logs;
 pub mod lower;
 pub mod pipeline;
 pub mod precompute;

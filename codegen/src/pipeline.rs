@@ -8,8 +8,9 @@
 //!    ([`crate::summarize`]), then the comparisons the loops' ranges decide
 //!    ([`crate::ranges`]: the point's `i < size(as)` inside `array i of size(as)`) and the
 //!    gamma ratios at the point closed ([`crate::ratios`]); skipped with `--no-histogram`.
-//! 2. `anf`: A-normal form, loop-invariant bindings hoisted (skipped with `--no-licm`),
-//!    common subexpressions shared ([`crate::normalize`]).
+//! 2. `anf`: the `real2prob` factors of each product taken as one logarithm under a range
+//!    test ([`crate::logs`]), then A-normal form, loop-invariant bindings hoisted (skipped
+//!    with `--no-licm`), common subexpressions shared ([`crate::normalize`]).
 //!
 //! 3. `ir`: the A-normal form lowered into the loop IR ([`crate::lower`]), then loops over
 //!    one range fused and repeated reads shared ([`crate::fuse`]), and products whose
@@ -30,6 +31,7 @@ use crate::histogram::summarize;
 use crate::hoist::hoist_reads;
 use crate::ir::Program;
 use crate::lift::lift_tests;
+use crate::logs::merge_logs;
 use crate::lower::{lower, LowerError};
 use crate::ranges::{decide_ranges, shift_literals};
 use crate::ratios::close_ratios;
@@ -145,12 +147,15 @@ fn anf_stage(
     s: TermStages,
     passes: Passes,
 ) -> Result<TermStages, PassBug> {
-    // a gamma function that reads the label only in a test, split on it, so that
-    // A-normal form hoists both sides out of the loop over labels
+    // the `real2prob` factors of each product taken as one logarithm where a range test
+    // allows; then a gamma function that reads the label only in a test, split on it, so
+    // that A-normal form hoists both sides out of the loop over labels
+    let merged = merge_logs(store, s.summarized).term;
+    check(store, t, merged, "merging logarithms")?;
     let lifted = if passes.licm {
-        lift_tests(store, s.summarized).term
+        lift_tests(store, merged).term
     } else {
-        s.summarized
+        merged
     };
     check(store, t, lifted, "lifting tests")?;
     let n = normalize(store, lifted, passes.licm);

@@ -32,7 +32,7 @@ use rustc_hash::FxHashMap;
 use slic_algebra::{alpha, vars};
 use slic_algebra::{stack, Coercion, Node, Prim, Store, TermId, Type, VarId};
 
-use crate::split::{divisor_test, is_zero, with_children};
+use crate::split::{divisor_test, is_one, is_zero, with_children};
 
 /// What [`close_ratios`] did.
 #[derive(Clone, Debug)]
@@ -379,8 +379,4 @@ fn indicator(store: &Store, t: TermId) -> Option<TermId> {
         Node::If(b, one, zero) if is_one(store, *one) && is_zero(store, *zero) => Some(*b),
         _ => None,
     }
-}
-
-fn is_one(store: &Store, t: TermId) -> bool {
-    matches!(store.node(t), Node::Lit(v) if v.is_one())
 }

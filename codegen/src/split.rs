@@ -707,6 +707,11 @@ pub(crate) fn is_zero(store: &Store, t: TermId) -> bool {
     matches!(store.node(t), Node::Lit(v) if v.is_zero())
 }
 
+/// Is `t` the literal 1?
+pub(crate) fn is_one(store: &Store, t: TermId) -> bool {
+    matches!(store.node(t), Node::Lit(v) if v.is_one())
+}
+
 /// The conjuncts of `c` (`a && b && ...`, nested or n-ary), in order.
 pub(crate) fn conjuncts_of(store: &Store, c: TermId, out: &mut Vec<TermId>) {
     match store.node(c) {
