@@ -68,6 +68,7 @@ pub mod kernel;
 pub mod lift;
 pub mod logs;
 pub mod lower;
+pub mod peel;
 pub mod pipeline;
 pub mod precompute;
 pub mod ranges;

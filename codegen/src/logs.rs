@@ -121,18 +121,85 @@ impl Merger<'_> {
     fn product(&mut self, t: TermId) -> TermId {
         let mut flat = Flat::default();
         self.flatten(t, &mut Vec::new(), &mut flat);
-        if !flat.hoistable(self.store) {
+        let hoist = flat.hoistable(self.store);
+        if !hoist {
             // a name a `let` binds is read elsewhere: only the nested products flattened
             flat = Flat::default();
             self.flatten_products(t, &mut flat.leaves);
         }
-        let leaves: Vec<TermId> = flat.leaves.iter().map(|&(f, _)| self.children(f)).collect();
+        // each factor read apart: merged (what stays in its place, if anything) or kept
+        let mut logs: Vec<Factor> = Vec::new();
+        let mut place: FxHashMap<TermId, Option<TermId>> = FxHashMap::default();
+        // a factor that occurs twice is merged at both places or at neither
+        let mut merged_leaves: FxHashSet<TermId> = FxHashSet::default();
+        for &(f, _) in &flat.leaves {
+            let new = self.children(f);
+            let take =
+                merged_leaves.contains(&f) || (!place.contains_key(&f) && logs.len() < MAX_FACTORS);
+            match self.factor(new) {
+                (Some(l), keep) if take => {
+                    logs.push(l);
+                    merged_leaves.insert(f);
+                    place.insert(f, keep);
+                }
+                _ => {
+                    place.insert(f, Some(new));
+                }
+            }
+        }
+        if logs.len() < 2 {
+            // nothing to merge: the product as it was nested, its factors rewritten
+            return self.children(t);
+        }
         let binds: Vec<(VarId, TermId)> = flat
             .binds
             .iter()
             .map(|&(v, e, _)| (v, stack::grow(|| self.go(e))))
             .collect();
-        self.merge(t, leaves, binds)
+        // the product's own nesting kept (A-normal form binds an inner product once, as
+        // `emit/monomial.rs` reads it), the merged factors gone from it
+        let rest = self.strip(t, hoist, &place);
+        let merged = self.merge(logs);
+        let prob = Type::Prob;
+        let mut out = match rest {
+            Some(r) => self.store.prim(Prim::Mul, vec![r, merged], prob.clone()),
+            None => merged,
+        };
+        for &(v, e) in binds.iter().rev() {
+            out = self.store.intern(Node::Let(v, e, out), prob.clone());
+        }
+        out
+    }
+
+    /// The product `t` as it was nested, each factor in its `place` (none where it was
+    /// merged whole), the `let`s moved out (`hoist`) left out; `None` where nothing is
+    /// left.
+    fn strip(
+        &mut self,
+        t: TermId,
+        hoist: bool,
+        place: &FxHashMap<TermId, Option<TermId>>,
+    ) -> Option<TermId> {
+        match self.store.node(t).clone() {
+            Node::Prim(Prim::Mul, xs) if self.is_product(t) => {
+                let parts: Vec<TermId> = xs
+                    .iter()
+                    .filter_map(|&x| self.strip(x, hoist, place))
+                    .collect();
+                match parts.len() {
+                    0 => None,
+                    1 => Some(parts[0]),
+                    _ => Some(self.store.prim(Prim::Mul, parts, Type::Prob)),
+                }
+            }
+            Node::Let(_, _, b) if hoist && *self.store.ty(t) == Type::Prob => {
+                self.strip(b, hoist, place)
+            }
+            _ => match place.get(&t) {
+                Some(at) => *at,
+                None => Some(self.children(t)),
+            },
+        }
     }
 
     /// The factors of the product `t` (nested products and `let`s around factors taken
@@ -177,33 +244,15 @@ impl Merger<'_> {
         matches!(self.store.node(t), Node::Prim(Prim::Mul, _)) && *self.store.ty(t) == Type::Prob
     }
 
-    /// The product `orig` of `leaves` under `binds` (all already rewritten), its
-    /// logarithms merged.
-    fn merge(&mut self, orig: TermId, leaves: Vec<TermId>, binds: Vec<(VarId, TermId)>) -> TermId {
-        let mut logs: Vec<Factor> = Vec::new();
-        let mut rest: Vec<TermId> = Vec::new();
-        for f in &leaves {
-            let (log, keep) = self.factor(*f);
-            match log {
-                Some(l) if logs.len() < MAX_FACTORS => {
-                    logs.push(l);
-                    rest.extend(keep);
-                }
-                _ => rest.push(*f),
-            }
-        }
-        let prob = Type::Prob;
-        if logs.len() < 2 {
-            // nothing to merge: the product as it was nested, its factors rewritten
-            return self.children(orig);
-        }
+    /// The logarithm factors `logs` (two or more) as one, under the range test.
+    fn merge(&mut self, logs: Vec<Factor>) -> TermId {
         self.merged += 1;
+        let prob = Type::Prob;
         let real = Type::Real;
         let e = (1000 / logs.len()) as i64;
         let two = Rational::from_integer(2);
-        let (Some(hi), Some(lo)) = (two.pow(e), two.pow(-e)) else {
-            return self.store.prim(Prim::Mul, leaves, prob);
-        };
+        let hi = two.pow(e).unwrap_or_else(|| Rational::from_integer(1));
+        let lo = hi.recip().unwrap_or_else(|| Rational::from_integer(1));
         let hi = self.store.lit(hi.to_big(), real.clone());
         let lo = self.store.lit(lo.to_big(), real.clone());
         let mut logs_bound = Vec::new();
@@ -251,13 +300,6 @@ impl Merger<'_> {
         let test = self.store.prim(Prim::And, tests, Type::Bool);
         let mut merged = self.store.intern(Node::If(test, fast, slow), prob.clone());
         for &(v, e) in logs_bound.iter().rev() {
-            merged = self.store.intern(Node::Let(v, e, merged), prob.clone());
-        }
-        if !rest.is_empty() {
-            rest.push(merged);
-            merged = self.store.prim(Prim::Mul, rest, prob.clone());
-        }
-        for &(v, e) in binds.iter().rev() {
             merged = self.store.intern(Node::Let(v, e, merged), prob.clone());
         }
         merged

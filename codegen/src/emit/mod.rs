@@ -144,6 +144,7 @@ pub(crate) fn emit_with(
     fixed: &[Option<FixedVal>],
 ) -> Result<Emitted, EmitError> {
     verify(p).map_err(|e| EmitError::Verify(e.to_string()))?;
+    let p = &crate::peel::peel_loops(p);
     let p = &tables::invariant_conversions(&tables::linear_tables(p));
     let p = &inline::inline_sum_terms(&monomial::gather_monomials(p));
     let mut b = Builder::new(fixed);

@@ -17,7 +17,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ir::walk::{map_exprs, reads, rename_expr, rewrite_leaves, Effects};
+use crate::ir::walk::{reads, rename_block, rewrite_leaves, Effects};
 use crate::ir::{Expr, Stmt};
 
 /// `body` with each loop outside every other loop (under `if`s too) split where it sums
@@ -182,47 +182,6 @@ fn slice(block: &[Stmt], need: &mut HashSet<String>) -> Vec<Stmt> {
     }
     kept.reverse();
     kept
-}
-
-/// `block` with the names of `map` renamed, where declared and where read or written.
-fn rename_block(block: &mut [Stmt], map: &HashMap<String, String>) {
-    let to = |x: &mut String| {
-        if let Some(n) = map.get(x.as_str()) {
-            *x = n.clone();
-        }
-    };
-    for s in block.iter_mut() {
-        map_exprs(s, &mut |e| {
-            map.iter()
-                .fold(e.clone(), |e, (from, to)| rename_expr(&e, from, to))
-        });
-        rename_decls(s, &to);
-    }
-}
-
-fn rename_decls(s: &mut Stmt, to: &dyn Fn(&mut String)) {
-    match s {
-        Stmt::Let { name, .. }
-        | Stmt::Var { name, .. }
-        | Stmt::Assign { name, .. }
-        | Stmt::Alloc { name, .. }
-        | Stmt::Draw { name, .. } => to(name),
-        Stmt::Store { array, .. } => to(array),
-        Stmt::For { var, body, .. } => {
-            to(var);
-            for s in body {
-                rename_decls(s, to);
-            }
-        }
-        Stmt::If {
-            then, otherwise, ..
-        } => {
-            for s in then.iter_mut().chain(otherwise.iter_mut()) {
-                rename_decls(s, to);
-            }
-        }
-        Stmt::Factor(_) | Stmt::Observe { .. } | Stmt::Reject => {}
-    }
 }
 
 /// `block` without its lets of the names of `droppable` that nothing reads, to a

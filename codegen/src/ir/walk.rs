@@ -6,7 +6,7 @@
 //! in, data out: no pass's policy lives here.
 
 use super::{Expr, Stmt};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// What a statement (with everything nested in it) reads, writes and declares.
 #[derive(Default)]
@@ -376,4 +376,45 @@ pub(crate) fn fresh_name(taken: &mut HashSet<String>, base: &str) -> String {
     }
     taken.insert(name.clone());
     name
+}
+
+/// `block` with the names of `map` renamed, where declared and where read or written.
+pub(crate) fn rename_block(block: &mut [Stmt], map: &HashMap<String, String>) {
+    let to = |x: &mut String| {
+        if let Some(n) = map.get(x.as_str()) {
+            *x = n.clone();
+        }
+    };
+    for s in block.iter_mut() {
+        map_exprs(s, &mut |e| {
+            map.iter()
+                .fold(e.clone(), |e, (from, to)| rename_expr(&e, from, to))
+        });
+        rename_decls(s, &to);
+    }
+}
+
+fn rename_decls(s: &mut Stmt, to: &dyn Fn(&mut String)) {
+    match s {
+        Stmt::Let { name, .. }
+        | Stmt::Var { name, .. }
+        | Stmt::Assign { name, .. }
+        | Stmt::Alloc { name, .. }
+        | Stmt::Draw { name, .. } => to(name),
+        Stmt::Store { array, .. } => to(array),
+        Stmt::For { var, body, .. } => {
+            to(var);
+            for s in body {
+                rename_decls(s, to);
+            }
+        }
+        Stmt::If {
+            then, otherwise, ..
+        } => {
+            for s in then.iter_mut().chain(otherwise.iter_mut()) {
+                rename_decls(s, to);
+            }
+        }
+        Stmt::Factor(_) | Stmt::Observe { .. } | Stmt::Reject => {}
+    }
 }
