@@ -169,7 +169,7 @@ fn size(body: &[Stmt]) -> usize {
 }
 
 /// A comparison of the index `i` with a `nat` literal: `(op, c, index first)`.
-fn comparison<'e>(e: &'e Expr, i: &str) -> Option<(Prim, u64, bool)> {
+fn comparison(e: &Expr, i: &str) -> Option<(Prim, u64, bool)> {
     let Expr::Prim(op @ (Prim::Lt | Prim::Le | Prim::Eq), args) = e else {
         return None;
     };
