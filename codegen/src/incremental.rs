@@ -45,6 +45,8 @@ use std::fmt;
 
 use slic_algebra::{Coercion, Prim, Type};
 
+use crate::dce::eliminate;
+use crate::forward::forward_copies;
 use crate::ir::walk::{map_exprs, reads, rewrite_leaves, visit_leaves, Effects};
 use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
 use crate::verify::verify;
@@ -1142,7 +1144,7 @@ impl Builder<'_> {
                     with.push(Stmt::for_(
                         &c,
                         Expr::nat(0),
-                        Expr::size(Expr::var(&s.param)),
+                        self.copy_width(acc, s),
                         vec![Stmt::store(
                             acc,
                             Expr::var(&c),
@@ -1169,6 +1171,8 @@ impl Builder<'_> {
             measure: self.p.measure,
             inout: Vec::new(),
         };
+        // the statistics' rows read where the update reads them, not copied first
+        let update = eliminate(&forward_copies(&update)).program;
         for q in [&update, &init, &add, &remove, &sizes] {
             if let Err(e) = verify(q) {
                 return Err(NotIncremental {
@@ -1211,6 +1215,32 @@ impl Builder<'_> {
             },
             s => Some(s.clone()),
         })
+    }
+
+    /// How many elements of `s` the update copies into `acc`: the accumulator's length
+    /// where it is fixed for the call (the statistic was allocated with it, by `sizes`;
+    /// `crate::forward` then sees that the loops over the labels read no further than
+    /// the copy), else the statistic's own length.
+    fn copy_width(&self, acc: &str, s: &Statistic) -> Expr {
+        let mut size = None;
+        visit_leaves(&self.p.body, &mut |st| {
+            if let Stmt::Alloc { name, size: n, .. } = st {
+                if name == acc {
+                    size = Some(n.clone());
+                }
+            }
+        });
+        let fixed = |e: &Expr| {
+            let mut names = HashSet::new();
+            reads(e, &mut names);
+            names
+                .iter()
+                .all(|x| self.p.params.iter().any(|(p, _)| p == x) && x != &s.param)
+        };
+        match size {
+            Some(n) if fixed(&n) => n,
+            _ => Expr::size(Expr::var(&s.param)),
+        }
     }
 
     /// `acc op= row K of s` where the statistic has that row (else `acc` stays as it is:

@@ -57,6 +57,7 @@ pub mod data_facts;
 pub mod dce;
 pub mod draw_only;
 pub mod emit;
+pub mod forward;
 pub mod fuse;
 pub mod gibbs;
 pub mod histogram;
