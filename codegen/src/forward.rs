@@ -305,10 +305,8 @@ impl Forward<'_> {
                 }
                 Stmt::If {
                     then, otherwise, ..
-                } => {
-                    if !(self.reads(then, src, loops) && self.reads(otherwise, src, loops)) {
-                        return false;
-                    }
+                } if !(self.reads(then, src, loops) && self.reads(otherwise, src, loops)) => {
+                    return false;
                 }
                 _ => {}
             }
