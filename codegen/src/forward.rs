@@ -305,8 +305,11 @@ impl Forward<'_> {
                 }
                 Stmt::If {
                     then, otherwise, ..
-                } if !(self.reads(then, src, loops) && self.reads(otherwise, src, loops)) => {
-                    return false;
+                } => {
+                    let ok = self.reads(then, src, loops) && self.reads(otherwise, src, loops);
+                    if !ok {
+                        return false;
+                    }
                 }
                 _ => {}
             }
