@@ -11,6 +11,9 @@
 //!   beyond 10^30);
 //! - a product read other than as a factor of every weight (`Π_k Γ(..) + 1`) is refused,
 //!   and its factor form accepted;
+//! - LDA's priors at the edges of the condition (`10^±29`), where its topic weight's
+//!   merged logarithm runs untested, draw as the full program; beyond them the condition
+//!   fails;
 //! - a gamma function shifted by one at a label (`Γ(x + [i == 0])`) is written `Γ(x)`
 //!   times `x` or 1, and `Γ(x)` dropped: no gamma function is left, the distribution is
 //!   the full one's, the condition fails where `x` may be a pole, and `Γ(..) + 1` stays;
@@ -442,6 +445,31 @@ fn a_gamma_function_shifted_at_one_label_is_dropped() {
     // added to 1 it is not a factor of every weight, and stays
     let (_, draw) = both_of(&shifted_gamma(" + 1"), true);
     assert!(draw.is_none(), "dropped a gamma function added to 1");
+}
+
+#[test]
+fn priors_at_the_conditions_edges_draw_as_the_full_program() {
+    // the draw-only LDA takes its topic weight's logarithm once, untested, because its
+    // condition keeps every prior within 10^±30: at those edges (and counts beside them)
+    // the product of the factors still draws as the full program
+    let mut rng = Rng::seed_from_u64(17);
+    for (tp, wp) in [(1e-29, 1e29), (1e29, 1e-29), (1e-29, 1e-29), (1e29, 1e29)] {
+        let mut a = gibbs_args::lda(6, 3, &mut rng);
+        a[0] = Val::array(vec![Val::prob(tp), Val::prob(1.0), Val::prob(tp)]);
+        a[1] = Val::array(vec![
+            Val::prob(wp),
+            Val::prob(wp),
+            Val::prob(0.5),
+            Val::prob(wp),
+        ]);
+        let (full, draw) = specialised(LDA, &a, 5, 6);
+        agrees(&full, &draw, a.clone(), 6, 6).unwrap_or_else(|e| panic!("{tp}, {wp}: {e}"));
+    }
+    // beyond them the condition fails, and the driver runs the full program
+    let mut a = gibbs_args::lda(6, 3, &mut rng);
+    a[0] = Val::array(vec![Val::prob(1e-31), Val::prob(1.0), Val::prob(1.0)]);
+    let (_, draw) = specialised(LDA, &a, 5, 6);
+    assert!(!holds(&draw.condition, &a));
 }
 
 /// Normalised `(label, probability)` pairs of a kernel's log weights.

@@ -158,6 +158,69 @@ pub fn draw_only(store: &mut Store, t: TermId) -> Option<DrawOnly> {
     })
 }
 
+/// The draw-only program `d` with its products' `real2prob` factors merged
+/// ([`crate::logs::merge_logs_with`]), each factor the range analysis bounds positive,
+/// within `10^±k`, merged without a run-time test, the conditions that assumed joined to
+/// `d`'s condition (so the program still runs only where they hold). How many factors
+/// went untested is returned beside it.
+pub fn bounded_logs(store: &mut Store, d: DrawOnly) -> (DrawOnly, usize) {
+    let mut params = Vec::new();
+    let mut body = d.term;
+    while let Node::Lam(x, b) = *store.node(body) {
+        params.push(x);
+        body = b;
+    }
+    let mut cond = d.condition;
+    while let Node::Lam(_, b) = *store.node(cond) {
+        cond = b;
+    }
+    let buckets: FxHashMap<VarId, TermId> = store
+        .subterms(body)
+        .filter_map(|t| match *store.node(t) {
+            Node::Let(x, e, _) => match *store.node(e) {
+                Node::Bucket(_, _, _, r) => Some((x, r)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    let param_set: FxHashSet<VarId> = params.iter().copied().collect();
+    let mut conds: Vec<TermId> = Vec::new();
+    let merged = crate::logs::merge_logs_with(store, body, &mut |store, t| {
+        let mut b = Bounds {
+            store,
+            params: &param_set,
+            buckets: &buckets,
+            conds: Vec::new(),
+        };
+        let mut env = FxHashMap::default();
+        match b.range(t, &mut env) {
+            Some(Range::Pos { lo, hi }) => {
+                let more = std::mem::take(&mut b.conds);
+                // 10^k < 2^(10k/3)
+                let bits = u32::try_from(lo.max(hi)).ok()?.checked_mul(10)? / 3 + 1;
+                union(b.store, &mut conds, more);
+                Some(bits)
+            }
+            _ => None,
+        }
+    });
+    if merged.untested == 0 {
+        return (d, 0);
+    }
+    let mut all = vec![cond];
+    all.extend(conds);
+    let cond = store.prim(Prim::And, all, Type::Bool);
+    (
+        DrawOnly {
+            term: wrap(store, &params, merged.term),
+            condition: wrap(store, &params, cond),
+            dropped: d.dropped,
+        },
+        merged.untested,
+    )
+}
+
 /// What one scan of the term knows: its `let`s, the names fixed for a call, the product
 /// indices.
 struct Scan {

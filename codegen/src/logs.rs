@@ -22,6 +22,12 @@
 //! from 1) the factors are what they were: `real2prob` of a negative value errs as before.
 //! The factors are evaluated once, in their order, before the test, where the product
 //! evaluated them; the other factors follow.
+//!
+//! [`merge_logs_with`] takes a range analysis besides: a factor it bounds within `2^±b`
+//! needs no test, while the bounds of all the factors merged still add up to at most
+//! `2^±1000`. The draw-only program's (`crate::draw_only::bounded_logs`) shows LDA's
+//! factors, each a prior plus a count, within `10^±50` under its condition on the
+//! parameters: its topic weight then takes one `log` and no test.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use slic_algebra::{stack, vars, Coercion, Node, Prim, Rational, Store, TermId, Type, VarId};
@@ -31,6 +37,14 @@ use crate::split::{is_one, with_children};
 /// The most logarithms merged into one (beyond, the rest stay as they are).
 pub const MAX_FACTORS: usize = 8;
 
+/// Every partial product of the merged factors lies within `2^±BUDGET`, inside the normal
+/// range of a double (`2^±1022`).
+pub const BUDGET: u32 = 1000;
+
+/// The least range a tested factor is given (`2^±MIN_BITS`); below it, every factor is
+/// tested.
+const MIN_BITS: u32 = 64;
+
 /// What [`merge_logs`] did.
 #[derive(Clone, Debug)]
 pub struct Merged {
@@ -38,19 +52,37 @@ pub struct Merged {
     pub term: TermId,
     /// Products whose logarithms were merged.
     pub merged: usize,
+    /// Factors merged without a run-time test (their bounds shown).
+    pub untested: usize,
 }
 
 /// Every product of `t` with two or more `real2prob` factors, those taken as one.
 pub fn merge_logs(store: &mut Store, t: TermId) -> Merged {
+    merge_logs_with(store, t, &mut |_, _| None)
+}
+
+/// [`merge_logs`], where `bound` may show a factor (a real term) within `[2^-b, 2^b]`
+/// (`Some(b)`) wherever the term is evaluated: such a factor needs no run-time test, as
+/// long as the bounds of the factors merged, tested ones at their test's, add up to at
+/// most `2^±`[`BUDGET`]. A caller that assumes something to show it (the draw-only
+/// program's condition on its parameters) answers for it.
+pub fn merge_logs_with(
+    store: &mut Store,
+    t: TermId,
+    bound: &mut dyn FnMut(&mut Store, TermId) -> Option<u32>,
+) -> Merged {
     let mut m = Merger {
         store,
         memo: FxHashMap::default(),
         merged: 0,
+        untested: 0,
+        bound,
     };
     let term = m.go(t);
     Merged {
         term,
         merged: m.merged,
+        untested: m.untested,
     }
 }
 
@@ -58,6 +90,8 @@ struct Merger<'s> {
     store: &'s mut Store,
     memo: FxHashMap<TermId, TermId>,
     merged: usize,
+    untested: usize,
+    bound: &'s mut dyn FnMut(&mut Store, TermId) -> Option<u32>,
 }
 
 /// A product's factors and the `let`s around them, each with the `let`s it was under.
@@ -249,16 +283,42 @@ impl Merger<'_> {
         self.merged += 1;
         let prob = Type::Prob;
         let real = Type::Real;
-        let e = (1000 / logs.len()) as i64;
+        // the factors a caller's analysis bounds within 2^±b need no test while their
+        // bounds and the tested factors' 2^±e add up to at most 2^±BUDGET
+        let values: Vec<TermId> = logs
+            .iter()
+            .map(|f| match f {
+                Factor::Log(a) | Factor::Divisor(a) => *a,
+            })
+            .collect();
+        let mut bits: Vec<Option<u32>> = values
+            .iter()
+            .map(|&a| (self.bound)(self.store, a))
+            .collect();
+        let known: u32 = bits.iter().flatten().sum();
+        let tested = bits.iter().filter(|b| b.is_none()).count() as u32;
+        let e = match BUDGET.checked_sub(known) {
+            Some(left) if tested == 0 || left / tested >= MIN_BITS => {
+                left.checked_div(tested).unwrap_or(0)
+            }
+            // too wide together: every factor tested
+            _ => {
+                bits = vec![None; values.len()];
+                BUDGET / values.len() as u32
+            }
+        };
+        self.untested += bits.iter().flatten().count();
         let two = Rational::from_integer(2);
-        let hi = two.pow(e).unwrap_or_else(|| Rational::from_integer(1));
+        let hi = two
+            .pow(i64::from(e))
+            .unwrap_or_else(|| Rational::from_integer(1));
         let lo = hi.recip().unwrap_or_else(|| Rational::from_integer(1));
         let hi = self.store.lit(hi.to_big(), real.clone());
         let lo = self.store.lit(lo.to_big(), real.clone());
         let mut logs_bound = Vec::new();
         let (mut nums, mut dens, mut tests, mut slow) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for f in logs {
+        for (f, b) in logs.into_iter().zip(bits) {
             let (value, divisor) = match f {
                 Factor::Log(a) => (a, false),
                 Factor::Divisor(a) => (a, true),
@@ -266,10 +326,12 @@ impl Merger<'_> {
             let v = self.store.fresh_var("f", real.clone());
             logs_bound.push((v, value));
             let x = self.store.var_term(v);
-            let above = self.store.prim(Prim::Lt, vec![lo, x], Type::Bool);
-            let below = self.store.prim(Prim::Lt, vec![x, hi], Type::Bool);
-            tests.push(above);
-            tests.push(below);
+            if b.is_none() {
+                let above = self.store.prim(Prim::Lt, vec![lo, x], Type::Bool);
+                let below = self.store.prim(Prim::Lt, vec![x, hi], Type::Bool);
+                tests.push(above);
+                tests.push(below);
+            }
             let log = self
                 .store
                 .intern(Node::Coerce(Coercion::Real2Prob, x), prob.clone());
@@ -297,8 +359,13 @@ impl Merger<'_> {
             .store
             .intern(Node::Coerce(Coercion::Real2Prob, value), prob.clone());
         let slow = self.store.prim(Prim::Mul, slow, prob.clone());
-        let test = self.store.prim(Prim::And, tests, Type::Bool);
-        let mut merged = self.store.intern(Node::If(test, fast, slow), prob.clone());
+        let mut merged = match tests.len() {
+            0 => fast,
+            _ => {
+                let test = self.store.prim(Prim::And, tests, Type::Bool);
+                self.store.intern(Node::If(test, fast, slow), prob.clone())
+            }
+        };
         for &(v, e) in logs_bound.iter().rev() {
             merged = self.store.intern(Node::Let(v, e, merged), prob.clone());
         }

@@ -25,7 +25,7 @@ use crate::anf::normalize;
 use crate::constants::fold_constants;
 use crate::data_facts::{decide_data, DataFacts};
 use crate::dce::eliminate;
-use crate::draw_only::{draw_only, DrawOnly};
+use crate::draw_only::{bounded_logs, draw_only, DrawOnly};
 use crate::fuse::fuse;
 use crate::histogram::summarize;
 use crate::hoist::hoist_reads;
@@ -319,6 +319,8 @@ pub fn lower_draw_only(
     if d.dropped == 0 && decided == 0 {
         return Ok(None);
     }
+    // the logarithms of each product merged, those the condition bounds untested
+    let (d, _) = bounded_logs(store, d);
     check(store, t, d.term, "draw-only").map_err(PipelineError::Bug)?;
     let stages = anf_stage(
         store,
