@@ -220,6 +220,27 @@ impl Forward<'_> {
         }
         let copy_stmt = block.pop().unwrap_or(Stmt::Reject);
         let mut head = Vec::new();
+        if let (Some(end), Some(ok), Some(b), Some(e)) = (
+            row_test(&copy_stmt, self.a, &copy),
+            &src.filled,
+            &src.base,
+            &copy.base,
+        ) {
+            // a row's test alone: its end, the test and the base as `let`s, where the `if`
+            // evaluated the end (the base, `k * w <= (k + 1) * w`, cannot err once the end
+            // did not), so `emit/safe.rs` sees the reads inside the row
+            let end_name = fresh_name(self.taken, &format!("{}_end", self.a));
+            let test = Expr::prim(
+                Prim::Le,
+                vec![Expr::var(&end_name), Expr::size(Expr::var(&copy.source))],
+            );
+            head.push(Stmt::let_(&end_name, Type::Nat, end));
+            head.push(Stmt::let_(ok, Type::Bool, test));
+            head.push(Stmt::let_(b, Type::Nat, e.clone()));
+            block.extend(head);
+            block.extend(rest);
+            return true;
+        }
         match (&src.filled, &src.base, &copy.base) {
             (None, Some(b), Some(e)) => head.push(Stmt::let_(b, Type::Nat, e.clone())),
             (None, _, _) => {}
@@ -320,6 +341,51 @@ impl Forward<'_> {
     }
 }
 
+/// `(k + 1) * w` where `s` is `if (k + 1) * w <= size(S) { copy }` and nothing else (the
+/// copy of `a`), the
+/// copy's base `k * w` and width `w`, `k` reading no array (so `k * w` reads nothing that
+/// could fail where the test did not).
+fn row_test(s: &Stmt, a: &str, copy: &Copy) -> Option<Expr> {
+    let Stmt::If {
+        cond: Expr::Prim(Prim::Le, parts),
+        then,
+        otherwise,
+    } = s
+    else {
+        return None;
+    };
+    let ([end, Expr::Prim(Prim::Size, sz)], [body], []) =
+        (parts.as_slice(), then.as_slice(), otherwise.as_slice())
+    else {
+        return None;
+    };
+    if sz.as_slice() != [Expr::var(&copy.source)] || copy_of(body, a).is_none() {
+        return None;
+    }
+    let Expr::Prim(Prim::Mul, kw) = end else {
+        return None;
+    };
+    let [Expr::Prim(Prim::Add, k1), w] = kw.as_slice() else {
+        return None;
+    };
+    let [k, Expr::Lit(crate::ir::Lit::Nat(1))] = k1.as_slice() else {
+        return None;
+    };
+    let base = Expr::prim(Prim::Mul, vec![k.clone(), w.clone()]);
+    (*w == copy.width && copy.base.as_ref() == Some(&base) && !reads_arrays(k)).then(|| end.clone())
+}
+
+/// Does `e` read an element of an array?
+fn reads_arrays(e: &Expr) -> bool {
+    match e {
+        Expr::Index(..) => true,
+        Expr::Lit(_) | Expr::Var(_) => false,
+        Expr::Prim(_, xs) => xs.iter().any(reads_arrays),
+        Expr::Convert(_, x) => reads_arrays(x),
+        Expr::Pair(a, b) => reads_arrays(a) || reads_arrays(b),
+    }
+}
+
 /// The copy loop of `a` in `s`: `s` itself, or under `if`s.
 fn find(s: &Stmt, a: &str) -> Option<Copy> {
     if let Some(c) = copy_of(s, a) {
@@ -360,9 +426,14 @@ mod tests {
     use super::*;
     use crate::Val;
 
-    /// `a` (3 `nat`s) filled from row `k` of `s` (under the row test when `guarded`),
-    /// then read by `for i in 0..hi { out[i] = a[i] + 1 }` and by `extra`.
+    /// `a` (3 `nat`s) filled from row `k` of `s` (under the row test when `guarded`, under
+    /// `k < 2` besides when `other`), then read by `for i in 0..hi { out[i] = a[i] + 1 }`
+    /// and by `extra`.
     fn program(guarded: bool, hi: u64, extra: Vec<Stmt>) -> Program {
+        program_with(guarded, false, hi, extra)
+    }
+
+    fn program_with(guarded: bool, other: bool, hi: u64, extra: Vec<Stmt>) -> Program {
         let k3 = Expr::prim(Prim::Mul, vec![Expr::var("k"), Expr::nat(3)]);
         let copy = Stmt::for_(
             "c",
@@ -388,6 +459,15 @@ mod tests {
             );
             Stmt::If {
                 cond: Expr::prim(Prim::Le, vec![end, Expr::size(Expr::var("s"))]),
+                then: vec![copy],
+                otherwise: Vec::new(),
+            }
+        } else {
+            copy
+        };
+        let copy = if other {
+            Stmt::If {
+                cond: Expr::prim(Prim::Lt, vec![Expr::var("k"), Expr::nat(2)]),
                 then: vec![copy],
                 otherwise: Vec::new(),
             }
@@ -451,14 +531,17 @@ mod tests {
 
     #[test]
     fn a_copied_row_is_read_where_it_is_used() {
-        for guarded in [false, true] {
-            let p = program(guarded, 3, Vec::new());
+        // unguarded; under the row's own test (its end, test and base as `let`s); under
+        // another test as well (a flag set where the copy ran)
+        for (guarded, other) in [(false, false), (true, false), (true, true), (false, true)] {
+            let p = program_with(guarded, other, 3, Vec::new());
             let q = crate::dce::eliminate(&forward_copies(&p)).program;
             same(&p, &q);
             let text = q.to_string();
             assert!(!text.contains("a["), "{text}");
             assert!(!text.contains("alloc a"), "{text}");
-            assert_eq!(text.contains("a_filled"), guarded, "{text}");
+            assert_eq!(text.contains("a_filled"), guarded || other, "{text}");
+            assert_eq!(text.contains("let a_end"), guarded && !other, "{text}");
         }
     }
 

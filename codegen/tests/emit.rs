@@ -982,6 +982,95 @@ fn a_histograms_guarded_store_is_unchecked_and_agrees() {
     );
 }
 
+/// A row of a row-major table of 3 columns, as `crate::forward` reads an incremental
+/// update's statistics (`loop_hi` the columns read, `base` the row's first element):
+/// ```text
+/// fn(t: array(nat), k: nat) {
+///     let end: nat = (k + 1) * 3; let ok: bool = (end <= size(t)); let base: nat = k * 3
+///     alloc out: array(nat) of 4
+///     for i in 0..loop_hi { var x: nat = 0; if ok { x = t[base + i] }; out[i] = x }
+///     return out
+/// }
+/// ```
+fn table_row(loop_hi: u64, base: Expr) -> Program {
+    let k = || v("k");
+    Program {
+        params: vec![
+            ("t".into(), Type::array(Type::Nat)),
+            ("k".into(), Type::Nat),
+        ],
+        body: vec![
+            Stmt::let_(
+                "end",
+                Type::Nat,
+                prim(
+                    Prim::Mul,
+                    vec![prim(Prim::Add, vec![k(), Expr::nat(1)]), Expr::nat(3)],
+                ),
+            ),
+            Stmt::let_(
+                "ok",
+                Type::Bool,
+                prim(Prim::Le, vec![v("end"), Expr::size(v("t"))]),
+            ),
+            Stmt::let_("base", Type::Nat, base),
+            Stmt::alloc("out", Type::Nat, Expr::nat(4)),
+            Stmt::for_(
+                "i",
+                Expr::nat(0),
+                Expr::nat(loop_hi),
+                vec![
+                    Stmt::var("x", Type::Nat, Some(Expr::nat(0))),
+                    Stmt::if_(
+                        v("ok"),
+                        vec![Stmt::assign(
+                            "x",
+                            AssignOp::Set,
+                            Expr::index(v("t"), prim(Prim::Add, vec![v("base"), v("i")])),
+                        )],
+                        vec![],
+                    ),
+                    Stmt::store("out", v("i"), AssignOp::Set, v("x")),
+                ],
+            ),
+        ],
+        result: v("out"),
+        measure: false,
+        inout: Vec::new(),
+    }
+}
+
+#[test]
+fn a_row_of_a_table_under_its_test_is_read_unchecked_and_agrees() {
+    let k3 = || prim(Prim::Mul, vec![v("k"), Expr::nat(3)]);
+    let args = |k: u64| vec![nats(&[1, 2, 3, 4, 5, 6, 7, 8, 9]), Val::Nat(k)];
+    // k = 3 has no row (zeros), u64::MAX / 2 overflows the test (an error both ways)
+    let cases = [args(0), args(2), args(3), args(u64::MAX / 2)];
+    let p = table_row(3, k3());
+    for t in TARGETS {
+        let src = emit(&p, t).expect("emits").source;
+        let k = kernel_part(&src);
+        for checked in [CHECKED_READ, CHECKED_NAT_ADD] {
+            let reads = k
+                .lines()
+                .filter(|l| l.contains("base") && l.contains(checked));
+            assert_eq!(reads.count(), 0, "{t:?}: `{checked}` at the row read\n{k}");
+        }
+    }
+    check(&p, &cases);
+    // a column past the row's width, or a base that is not the row's: checked
+    for q in [
+        table_row(4, k3()),
+        table_row(3, prim(Prim::Mul, vec![v("k"), Expr::nat(2)])),
+    ] {
+        for t in TARGETS {
+            let src = emit(&q, t).expect("emits").source;
+            assert!(kernel_part(&src).contains(CHECKED_READ), "{t:?}\n{src}");
+        }
+        check(&q, &cases);
+    }
+}
+
 /// Programs whose checks can fire, each with the check it must keep, and arguments that
 /// make it fire (or come near): the kernel fails as the interpreter does, in kind.
 fn kept_checks() -> Vec<(&'static str, Program, &'static str, Vec<Vec<Val>>)> {

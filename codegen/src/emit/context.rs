@@ -854,7 +854,22 @@ impl<'a> Builder<'a> {
                             .into(),
                     ));
                 };
-                let (idx, ity) = self.expr(i, at)?;
+                // a row's base plus a column, proven in bounds and unable to overflow:
+                // added unchecked
+                let (idx, ity) = match i.as_ref() {
+                    Expr::Prim(Prim::Add, parts) if self.safe.index_add(i) && parts.len() == 2 => {
+                        let (l, _) = self.expr(&parts[0], at)?;
+                        let (r, _) = self.expr(&parts[1], at)?;
+                        (
+                            ENode::Op {
+                                op: "add",
+                                args: vec![l, r],
+                            },
+                            Type::Nat,
+                        )
+                    }
+                    _ => self.expr(i, at)?,
+                };
                 let b = self.lookup(x)?.clone();
                 let elem =
                     b.ty.array_of()

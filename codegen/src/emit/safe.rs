@@ -50,6 +50,14 @@
 //!    kernel's histogram of counts over fewer than 2^32 data, half the memory of its
 //!    scatter.
 //!
+//! 4. **Rows of a table.** `a[b + v]` inside the then-branch of a test `(k + 1) * w <=
+//!    size(a)` (or of a `let` bound to it), where `b` is the value `k * w` and `v` the
+//!    index of a `nat` loop whose bound is at most `w` (the same symbolic value, or an upper
+//!    bound below a lower bound of `w`): the test evaluated `(k + 1) * w` without
+//!    overflowing, so `b + v < k * w + w <= size(a)`: the read is in bounds and the
+//!    addition cannot overflow (it is emitted unchecked too). `crate::forward` reads an
+//!    incremental update's statistics' rows so.
+//!
 //! It writes no target text and never changes the program; a program it cannot read
 //! (names out of scope: never after `verify`) only loses proofs.
 
@@ -80,6 +88,9 @@ type Bid = usize;
 pub(crate) struct Safe {
     /// `Expr::Index` reads whose index is in bounds.
     reads: HashSet<*const Expr>,
+    /// `Expr::Prim(Add)` indices (of reads in `reads`) whose addition cannot overflow: a
+    /// row of a table read at its base plus a column (point 4).
+    index_adds: HashSet<*const Expr>,
     /// `Stmt::Store`s whose index is in bounds.
     stores: HashSet<*const Stmt>,
     /// `Stmt::Assign` / `Stmt::Store` with `+=` whose addition cannot overflow.
@@ -93,6 +104,11 @@ impl Safe {
     /// Is the read `e` (an `Expr::Index` of the analysed program) in bounds?
     pub(crate) fn read(&self, e: &Expr) -> bool {
         self.reads.contains(&(e as *const Expr))
+    }
+
+    /// Is `e`, the index of a read in bounds, an addition that cannot overflow?
+    pub(crate) fn index_add(&self, e: &Expr) -> bool {
+        self.index_adds.contains(&(e as *const Expr))
     }
 
     /// Is the index of the store `s` in bounds?
@@ -193,6 +209,9 @@ struct Walk {
     /// `x < e` known to hold here: the tests of the enclosing `if`s' then-branches that
     /// do not assign `x`, with `e`'s value
     guards: Vec<(Bid, Sym)>,
+    /// `e <= size(a)` known to hold here (the tests of the enclosing then-branches), with
+    /// `e`'s value and `a`
+    rows: Vec<(Sym, Bid)>,
     safe: Safe,
 }
 
@@ -204,6 +223,7 @@ pub(crate) fn analyse(p: &Program, fixed: &[Option<FixedVal>]) -> Safe {
         scopes: vec![Vec::new()],
         loops: Vec::new(),
         guards: Vec::new(),
+        rows: Vec::new(),
         safe: Safe::default(),
     };
     for (pos, (name, ty)) in p.params.iter().enumerate() {
@@ -344,10 +364,11 @@ impl Walk {
                 otherwise,
             } => {
                 self.visit(cond);
-                let outer = self.guards.len();
+                let outer = (self.guards.len(), self.rows.len());
                 self.guard(cond, then);
                 self.scoped(then);
-                self.guards.truncate(outer);
+                self.guards.truncate(outer.0);
+                self.rows.truncate(outer.1);
                 self.scoped(otherwise);
             }
             Stmt::Draw { name, ty, args, .. } => {
@@ -406,6 +427,9 @@ impl Walk {
                         if let Some(b) = self.lookup(x) {
                             if self.in_bounds(b, i) {
                                 self.safe.reads.insert(e as *const Expr);
+                            } else if self.in_row(b, i) {
+                                self.safe.reads.insert(e as *const Expr);
+                                self.safe.index_adds.insert(i.as_ref() as *const Expr);
                             }
                         }
                     }
@@ -446,6 +470,19 @@ impl Walk {
                     self.guard(a, then);
                 }
             }
+            // `e <= size(a)`, or a name bound to that test
+            Expr::Prim(Prim::Le, args)
+                if matches!(args.as_slice(), [_, Expr::Prim(Prim::Size, _)]) =>
+            {
+                if let Some(Sym::Prim(Prim::Le, parts)) = self.resolve(cond) {
+                    self.row_fact(parts);
+                }
+            }
+            Expr::Var(_) => {
+                if let Some(Sym::Prim(Prim::Le, parts)) = self.resolve(cond) {
+                    self.row_fact(parts);
+                }
+            }
             Expr::Prim(Prim::Lt, args) => {
                 let [Expr::Var(x), e] = args.as_slice() else {
                     return;
@@ -462,6 +499,50 @@ impl Walk {
             }
             _ => {}
         }
+    }
+
+    /// Records `e <= size(a)` from the parts of a resolved test.
+    fn row_fact(&mut self, parts: Vec<Sym>) {
+        if let [e, Sym::Size(a)] = parts.as_slice() {
+            self.rows.push((e.clone(), *a));
+        }
+    }
+
+    /// Is `index`, here, `b + v` inside row `k` of a row-major table `a` of `w` columns:
+    /// `b` the value `k * w`, `v` a `nat` loop's index whose bound is at most `w`, under a
+    /// test `(k + 1) * w <= size(a)` (point 4)? Then `b + v < (k + 1) * w <= size(a)`, and
+    /// the addition cannot overflow either.
+    fn in_row(&self, a: Bid, index: &Expr) -> bool {
+        let Expr::Prim(Prim::Add, args) = index else {
+            return false;
+        };
+        let [b, Expr::Var(v)] = args.as_slice() else {
+            return false;
+        };
+        let (Some(Sym::Prim(Prim::Mul, kw)), Some(l)) = (self.resolve(b), self.lookup(v)) else {
+            return false;
+        };
+        let [k, w] = kw.as_slice() else {
+            return false;
+        };
+        let Kind::Loop {
+            nat: true,
+            hi: Some(hi),
+            hi_ub,
+            ..
+        } = &self.binds[l].kind
+        else {
+            return false;
+        };
+        if !(hi == w || *hi_ub <= self.lb(w)) {
+            return false;
+        }
+        let one = Sym::Lit(Lit::Nat(1));
+        let end = Sym::Prim(
+            Prim::Mul,
+            vec![Sym::Prim(Prim::Add, vec![k.clone(), one]), w.clone()],
+        );
+        self.rows.iter().any(|(e, t)| *t == a && *e == end)
     }
 
     /// Is `index`, here, below the length of `a`: a `nat` loop's index whose bound is at
