@@ -1071,6 +1071,65 @@ fn a_row_of_a_table_under_its_test_is_read_unchecked_and_agrees() {
     }
 }
 
+/// `a[k] = int2nat(nat2int(a[k]) + -(1))` on a copy of `t` (as an incremental update's
+/// `remove` writes a count less one): the value reads the element at the index the store
+/// checked, once; a count of 0 and an index out of range fail as in the interpreter.
+#[test]
+fn a_store_reads_its_own_element_at_the_checked_index() {
+    let less_one = Expr::convert(
+        Coercion::Int2Nat,
+        prim(
+            Prim::Add,
+            vec![
+                Expr::convert(Coercion::Nat2Int, Expr::index(v("a"), v("k"))),
+                prim(Prim::Neg, vec![Expr::int(1)]),
+            ],
+        ),
+    );
+    let p = Program {
+        params: vec![
+            ("t".into(), Type::array(Type::Nat)),
+            ("k".into(), Type::Nat),
+        ],
+        body: vec![
+            Stmt::alloc("a", Type::Nat, Expr::size(v("t"))),
+            Stmt::for_(
+                "i",
+                Expr::nat(0),
+                Expr::size(v("t")),
+                vec![Stmt::store(
+                    "a",
+                    v("i"),
+                    AssignOp::Set,
+                    Expr::index(v("t"), v("i")),
+                )],
+            ),
+            Stmt::store("a", v("k"), AssignOp::Set, less_one),
+        ],
+        result: v("a"),
+        measure: false,
+        inout: Vec::new(),
+    };
+    for t in TARGETS {
+        let src = emit(&p, t).expect("emits").source;
+        let k = kernel_part(&src);
+        let line = k
+            .lines()
+            .find(|l| l.contains("int2nat"))
+            .expect("the store of a count less one");
+        assert!(!line.contains(CHECKED_READ), "{t:?}: {line}");
+    }
+    let args = |t: &[u64], k: u64| vec![nats(t), Val::Nat(k)];
+    check(
+        &p,
+        &[
+            args(&[3, 1, 4], 1),
+            args(&[3, 0, 4], 1),
+            args(&[3, 1, 4], 3),
+        ],
+    );
+}
+
 /// Programs whose checks can fire, each with the check it must keep, and arguments that
 /// make it fire (or come near): the kernel fails as the interpreter does, in kind.
 fn kept_checks() -> Vec<(&'static str, Program, &'static str, Vec<Vec<Val>>)> {

@@ -273,6 +273,9 @@ pub(crate) struct Builder<'a> {
     safe: Safe,
     /// what sums of probs may be computed in linear space from (`linear.rs`)
     lin: linear::Scope,
+    /// while a store's value is built: its array, its index, and its element at the index
+    /// the store checked
+    stored: Option<(String, Expr, ENode)>,
 }
 
 /// A specialised parameter's baked-in value.
@@ -330,6 +333,7 @@ impl<'a> Builder<'a> {
             fixed,
             safe: Safe::default(),
             lin: linear::Scope::default(),
+            stored: None,
         }
     }
 
@@ -623,7 +627,6 @@ impl<'a> Builder<'a> {
             } => {
                 let (idx, ity) = self.expr(index, at)?;
                 let before_value = self.sites.len();
-                let (v, _) = self.expr(value, at)?;
                 let b = self.lookup(array)?.clone();
                 let elem =
                     b.ty.array_of()
@@ -636,6 +639,13 @@ impl<'a> Builder<'a> {
                     ety,
                     ix: ix.clone(),
                 };
+                // the value's reads of the element being stored (`a[i] = f(a[i])`, as an
+                // incremental update's `remove` writes a count less one) read it at the
+                // index the store has already computed and checked
+                self.stored = Some((array.clone(), index.clone(), old.clone()));
+                let v = self.expr(value, at);
+                self.stored = None;
+                let (v, _) = v?;
                 let combined = self.combine(*op, &elem, old, v, self.safe.add(s), at)?;
                 let check = self.sites.len() > before_value;
                 let site = (!self.safe.store(s)).then(|| {
@@ -846,6 +856,19 @@ impl<'a> Builder<'a> {
                     )));
                 }
                 (ENode::Var { name: b.c.clone() }, b.ty.clone())
+            }
+            Expr::Index(a, i) if matches!((a.as_ref(), &self.stored), (Expr::Var(x), Some((arr, ix, _))) if x == arr && **i == *ix) =>
+            {
+                let Some((arr, _, elem)) = self.stored.clone() else {
+                    return Err(bug("the stored element vanished"));
+                };
+                let ty = self
+                    .lookup(&arr)?
+                    .ty
+                    .array_of()
+                    .cloned()
+                    .ok_or_else(|| bug(format!("`{arr}` stored into but not an array")))?;
+                (elem, ty)
             }
             Expr::Index(a, i) => {
                 let Expr::Var(x) = a.as_ref() else {
