@@ -812,16 +812,22 @@ impl Dropper<'_> {
             let one = self.store.int_lit(1, Type::Prob);
             let at = self.store.intern(Node::If(test, quotient, one), ty.clone());
             let split = self.store.prim(Prim::Mul, vec![symbol, at], ty);
-            return Some(Candidate {
-                key: p,
-                symbol,
-                sites: Vec::new(),
-                index: None,
-                conds: std::mem::take(&mut self.conds),
-                replace: Some((p, split)),
-            });
+            return Some(self.replacing(p, symbol, split));
         }
         None
+    }
+
+    /// The candidate that replaces `key` by `split` (the symbol times what stays of it)
+    /// and drops `symbol`, under the conditions the range analysis just assumed.
+    fn replacing(&mut self, key: TermId, symbol: TermId, split: TermId) -> Candidate {
+        Candidate {
+            key,
+            symbol,
+            sites: Vec::new(),
+            index: None,
+            conds: std::mem::take(&mut self.conds),
+            replace: Some((key, split)),
+        }
     }
 
     /// The next untried gamma function of a sum that varies with the label only in one
@@ -863,14 +869,7 @@ impl Dropper<'_> {
             let step = self.store.intern(Node::If(b, x_prob, one), ty.clone());
             let product = self.store.prim(Prim::Mul, vec![symbol, step], ty.clone());
             let split = self.store.intern(Node::Let(x_v, x, product), ty);
-            return Some(Candidate {
-                key: s,
-                symbol,
-                sites: Vec::new(),
-                index: None,
-                conds: std::mem::take(&mut self.conds),
-                replace: Some((s, split)),
-            });
+            return Some(self.replacing(s, symbol, split));
         }
         None
     }
