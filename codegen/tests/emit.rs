@@ -387,8 +387,10 @@ fn exact_enumeration_agrees_value_by_value() {
             w(&[]),
             w(&[f64::NEG_INFINITY, -3.0]),
             w(&[-1000.0, -1001.0, -1002.0]),
-            // an infinite weight is a bad draw
+            // an infinite or NaN weight is a bad draw, wherever it stands
             w(&[f64::INFINITY, 0.0]),
+            w(&[0.0, -1.0, f64::INFINITY]),
+            w(&[-1.0, f64::NAN, 0.0]),
         ],
     );
     let g = |ls: &[f64], c: bool| vec![probs_ln(ls), Val::Bool(c)];
