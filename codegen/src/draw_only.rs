@@ -52,12 +52,7 @@ pub struct DrawOnly {
 impl DrawOnly {
     /// `t` (a program) as it is: nothing dropped, its condition `true`.
     pub fn unchanged(store: &mut Store, t: TermId) -> DrawOnly {
-        let mut params = Vec::new();
-        let mut body = t;
-        while let Node::Lam(x, b) = *store.node(body) {
-            params.push(x);
-            body = b;
-        }
+        let (params, _) = lambdas(store, t);
         let yes = store.intern(Node::Bool(true), Type::Bool);
         DrawOnly {
             term: t,
@@ -70,25 +65,11 @@ impl DrawOnly {
 /// The draw-only form of a summarized update program (its `fn` parameters around a
 /// measure), or `None` when no common product can be dropped.
 pub fn draw_only(store: &mut Store, t: TermId) -> Option<DrawOnly> {
-    let mut params = Vec::new();
-    let mut body = t;
-    while let Node::Lam(x, b) = *store.node(body) {
-        params.push(x);
-        body = b;
-    }
+    let (params, body) = lambdas(store, t);
     if !matches!(store.ty(body), Type::Measure(_)) {
         return None;
     }
-    let buckets = store
-        .subterms(body)
-        .filter_map(|t| match *store.node(t) {
-            Node::Let(x, e, _) => match *store.node(e) {
-                Node::Bucket(_, _, _, r) => Some((x, r)),
-                _ => None,
-            },
-            _ => None,
-        })
-        .collect();
+    let buckets = buckets(store, body);
     let mut d = Dropper {
         store,
         params: params.iter().copied().collect(),
@@ -159,31 +140,15 @@ pub fn draw_only(store: &mut Store, t: TermId) -> Option<DrawOnly> {
 }
 
 /// The draw-only program `d` with its products' `real2prob` factors merged
-/// ([`crate::logs::merge_logs_with`]), each factor the range analysis bounds positive,
-/// within `10^±k`, merged without a run-time test, the conditions that assumed joined to
-/// `d`'s condition (so the program still runs only where they hold). How many factors
-/// went untested is returned beside it.
+/// ([`crate::logs::merge_logs_with`]; its one merging pass: `lower_draw_only` does not
+/// merge again), each factor the range analysis bounds positive, within `10^±k`, merged
+/// without a run-time test, the conditions that assumed joined to `d`'s condition (so the
+/// program still runs only where they hold). How many factors went untested is returned
+/// beside it.
 pub fn bounded_logs(store: &mut Store, d: DrawOnly) -> (DrawOnly, usize) {
-    let mut params = Vec::new();
-    let mut body = d.term;
-    while let Node::Lam(x, b) = *store.node(body) {
-        params.push(x);
-        body = b;
-    }
-    let mut cond = d.condition;
-    while let Node::Lam(_, b) = *store.node(cond) {
-        cond = b;
-    }
-    let buckets: FxHashMap<VarId, TermId> = store
-        .subterms(body)
-        .filter_map(|t| match *store.node(t) {
-            Node::Let(x, e, _) => match *store.node(e) {
-                Node::Bucket(_, _, _, r) => Some((x, r)),
-                _ => None,
-            },
-            _ => None,
-        })
-        .collect();
+    let (params, body) = lambdas(store, d.term);
+    let (_, cond) = lambdas(store, d.condition);
+    let buckets = buckets(store, body);
     let param_set: FxHashSet<VarId> = params.iter().copied().collect();
     let mut conds: Vec<TermId> = Vec::new();
     let merged = crate::logs::merge_logs_with(store, body, &mut |store, t| {
@@ -205,12 +170,14 @@ pub fn bounded_logs(store: &mut Store, d: DrawOnly) -> (DrawOnly, usize) {
             _ => None,
         }
     });
-    if merged.untested == 0 {
-        return (d, 0);
-    }
-    let mut all = vec![cond];
-    all.extend(conds);
-    let cond = store.prim(Prim::And, all, Type::Bool);
+    // the condition grows only where a factor went untested on what it assumed
+    let cond = if merged.untested == 0 {
+        cond
+    } else {
+        let mut all = vec![cond];
+        all.extend(conds);
+        store.prim(Prim::And, all, Type::Bool)
+    };
     (
         DrawOnly {
             term: wrap(store, &params, merged.term),
@@ -263,6 +230,31 @@ struct Candidate {
     index: Option<VarId>,
     conds: Vec<TermId>,
     replace: Option<(TermId, TermId)>,
+}
+
+/// The parameters of a program (`fn` binders around a body) and its body.
+fn lambdas(store: &Store, t: TermId) -> (Vec<VarId>, TermId) {
+    let mut params = Vec::new();
+    let mut body = t;
+    while let Node::Lam(x, b) = *store.node(body) {
+        params.push(x);
+        body = b;
+    }
+    (params, body)
+}
+
+/// The histograms `body` binds, by name: their reducers.
+fn buckets(store: &Store, body: TermId) -> FxHashMap<VarId, TermId> {
+    store
+        .subterms(body)
+        .filter_map(|t| match *store.node(t) {
+            Node::Let(x, e, _) => match *store.node(e) {
+                Node::Bucket(_, _, _, r) => Some((x, r)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
 }
 
 /// `fn params: body`.

@@ -20,7 +20,7 @@ use std::collections::HashSet;
 
 use slic_algebra::{Prim, Type};
 
-use crate::ir::walk::{fresh_name, map_exprs, reads, visit_decls, visit_leaves};
+use crate::ir::walk::{for_each_expr, fresh_name, reads, visit_decls, visit_leaves};
 use crate::ir::{AssignOp, Expr, Program, Stmt};
 
 /// `p` with each array that only copies a parameter's row read from the parameter.
@@ -117,11 +117,7 @@ fn forward(p: &Program, a: &str, taken: &mut HashSet<String>) -> Option<Vec<Stmt
     // every read of `a`, the result's included, must be one that is forwarded
     let mut total = occurrences(&p.result, a);
     for s in &p.body {
-        let mut s = s.clone();
-        map_exprs(&mut s, &mut |e| {
-            total += occurrences(e, a);
-            e.clone()
-        });
+        for_each_expr(s, &mut |e| total += occurrences(e, a));
     }
     let mut out = p.body.clone();
     let mut f = Forward {
@@ -213,12 +209,15 @@ impl Forward<'_> {
             base,
             filled,
         };
-        // the reads after the copy, then the copy itself
-        let mut rest: Vec<Stmt> = block.split_off(k + 1);
+        // the copy itself, then the reads after it
+        let mut rest: Vec<Stmt> = block.split_off(k);
+        if rest.is_empty() {
+            return false;
+        }
+        let copy_stmt = rest.remove(0);
         if !self.reads(&mut rest, &src, &mut Vec::new()) {
             return false;
         }
-        let copy_stmt = block.pop().unwrap_or(Stmt::Reject);
         let mut head = Vec::new();
         if let (Some(end), Some(ok), Some(b), Some(e)) = (
             row_test(&copy_stmt, self.a, &copy),

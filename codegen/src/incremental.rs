@@ -777,22 +777,21 @@ fn specialise(body: &[Stmt], j: &str, u: &str, at_u: bool) -> Vec<Stmt> {
 /// branch's statements join the enclosing block); an `if` left with two empty branches
 /// is dropped when its test cannot fail.
 fn fold(block: &[Stmt]) -> Vec<Stmt> {
-    let mut env = Env {
-        values: HashMap::new(),
-        nats: false,
-    };
-    let mut out = Vec::new();
-    fold_into(block, &mut env, &mut out);
-    out
+    folded(block, false)
 }
 
 /// [`fold`], natural constants propagated too, and comparisons of them decided, and what
 /// both branches of an `if` leave known after it (`keyed.rs`: does a test's failure leave
 /// an accumulator unwritten?).
 fn fold_values(block: &[Stmt]) -> Vec<Stmt> {
+    folded(block, true)
+}
+
+/// `block` folded, natural constants kept when `nats`.
+fn folded(block: &[Stmt], nats: bool) -> Vec<Stmt> {
     let mut env = Env {
         values: HashMap::new(),
-        nats: true,
+        nats,
     };
     let mut out = Vec::new();
     fold_into(block, &mut env, &mut out);

@@ -308,6 +308,8 @@ impl Merger<'_> {
             }
         };
         self.untested += bits.iter().flatten().count();
+        // 2^e for e <= BUDGET is always a rational; were it not, the bounds 1 and 1 would
+        // fail every test, and the factors would stay as they were
         let two = Rational::from_integer(2);
         let hi = two
             .pow(i64::from(e))

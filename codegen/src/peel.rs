@@ -21,7 +21,9 @@ use std::collections::{HashMap, HashSet};
 use slic_algebra::Prim;
 
 use crate::constants::fold_constants;
-use crate::ir::walk::{each_block_mut, fresh_name, map_exprs, rename_block, visit_decls};
+use crate::ir::walk::{
+    each_block_mut, for_each_expr, fresh_name, map_exprs, rename_block, visit_decls,
+};
 use crate::ir::{Expr, Lit, Program, Stmt};
 
 /// The most pieces a loop is split into.
@@ -94,11 +96,7 @@ fn pieces(s: &Stmt, names: &mut Names) -> Option<Vec<Stmt>> {
     // where a comparison of the index with a literal changes value
     let mut points = Vec::new();
     for st in body {
-        let mut st = st.clone();
-        map_exprs(&mut st, &mut |e| {
-            collect(e, var, &mut points);
-            e.clone()
-        });
+        for_each_expr(st, &mut |e| collect(e, var, &mut points));
     }
     points.retain(|p| lo < *p && *p < hi);
     points.sort_unstable();

@@ -9,7 +9,9 @@
 //!    ([`crate::ranges`]: the point's `i < size(as)` inside `array i of size(as)`) and the
 //!    gamma ratios at the point closed ([`crate::ratios`]); skipped with `--no-histogram`.
 //! 2. `anf`: the `real2prob` factors of each product taken as one logarithm under a range
-//!    test ([`crate::logs`]), then A-normal form, loop-invariant bindings hoisted (skipped
+//!    test ([`crate::logs`]; the draw-only program's are merged once, by
+//!    `draw_only::bounded_logs`, untested where its condition bounds them), then A-normal
+//!    form, loop-invariant bindings hoisted (skipped
 //!    with `--no-licm`), common subexpressions shared ([`crate::normalize`]).
 //!
 //! 3. `ir`: the A-normal form lowered into the loop IR ([`crate::lower`]), then loops over
@@ -96,7 +98,7 @@ impl std::fmt::Display for PassBug {
 /// Runs the term-level passes on `t`.
 pub fn term_stages(store: &mut Store, t: TermId, passes: Passes) -> Result<TermStages, PassBug> {
     let s = summarized_stage(store, t, passes)?;
-    anf_stage(store, t, s, passes)
+    anf_stage(store, t, s, passes, true)
 }
 
 /// The first stage: tables shared, then (unless the histogram transform is off) the
@@ -140,18 +142,26 @@ fn summarized_from(
     })
 }
 
-/// The last term stage: `s.summarized` in A-normal form.
+/// The last term stage: `s.summarized` in A-normal form, its products' logarithms merged
+/// first unless `merge` is false: that was done (the draw-only program's, by
+/// `draw_only::bounded_logs`).
 fn anf_stage(
     store: &mut Store,
     t: TermId,
     s: TermStages,
     passes: Passes,
+    merge: bool,
 ) -> Result<TermStages, PassBug> {
     // the `real2prob` factors of each product taken as one logarithm where a range test
     // allows; then a gamma function that reads the label only in a test, split on it, so
     // that A-normal form hoists both sides out of the loop over labels
-    let merged = merge_logs(store, s.summarized).term;
-    check(store, t, merged, "merging logarithms")?;
+    let merged = if merge {
+        let m = merge_logs(store, s.summarized).term;
+        check(store, t, m, "merging logarithms")?;
+        m
+    } else {
+        s.summarized
+    };
     let lifted = if passes.licm {
         lift_tests(store, merged).term
     } else {
@@ -330,6 +340,7 @@ pub fn lower_draw_only(
             ..s
         },
         passes,
+        false,
     )
     .map_err(PipelineError::Bug)?;
     let mut lowered = lower_stages(store, stages, passes)?;

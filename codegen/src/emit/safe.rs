@@ -470,15 +470,8 @@ impl Walk {
                     self.guard(a, then);
                 }
             }
-            // `e <= size(a)`, or a name bound to that test
-            Expr::Prim(Prim::Le, args)
-                if matches!(args.as_slice(), [_, Expr::Prim(Prim::Size, _)]) =>
-            {
-                if let Some(Sym::Prim(Prim::Le, parts)) = self.resolve(cond) {
-                    self.row_fact(parts);
-                }
-            }
-            Expr::Var(_) => {
+            // `e <= size(a)`, or a name bound to that test (`row_fact` keeps only those)
+            Expr::Prim(Prim::Le, _) | Expr::Var(_) => {
                 if let Some(Sym::Prim(Prim::Le, parts)) = self.resolve(cond) {
                     self.row_fact(parts);
                 }

@@ -247,6 +247,44 @@ pub(crate) fn rename_expr(e: &Expr, from: &str, to: &str) -> Expr {
     }
 }
 
+/// `f` on every expression of `s` (and of what is nested in it), in program order.
+pub(crate) fn for_each_expr(s: &Stmt, f: &mut dyn FnMut(&Expr)) {
+    match s {
+        Stmt::Let { value, .. } | Stmt::Assign { value, .. } | Stmt::Factor(value) => f(value),
+        Stmt::Var { init, .. } => {
+            if let Some(e) = init {
+                f(e);
+            }
+        }
+        Stmt::Alloc { size, .. } => f(size),
+        Stmt::Store { index, value, .. } => {
+            f(index);
+            f(value);
+        }
+        Stmt::For { lo, hi, body, .. } => {
+            f(lo);
+            f(hi);
+            body.iter().for_each(|s| for_each_expr(s, f));
+        }
+        Stmt::If {
+            cond,
+            then,
+            otherwise,
+        } => {
+            f(cond);
+            then.iter()
+                .chain(otherwise.iter())
+                .for_each(|s| for_each_expr(s, f));
+        }
+        Stmt::Draw { args, .. } => args.iter().for_each(&mut *f),
+        Stmt::Observe { args, value, .. } => {
+            args.iter().for_each(&mut *f);
+            f(value);
+        }
+        Stmt::Reject => {}
+    }
+}
+
 /// Every expression of `s` (and of what is nested in it) rewritten by `f`.
 pub(crate) fn map_exprs(s: &mut Stmt, f: &mut dyn FnMut(&Expr) -> Expr) {
     match s {
