@@ -6,7 +6,8 @@
 //!   generated code does) and `gmm_incremental.c`;
 //! - Naive Bayes update (20 Newsgroups shape) and LDA update (KOS shape, K = 50): one
 //!   update of the compiled kernels of cases 19 and 20 against one of the recomputing
-//!   baselines (the documents, or tokens, taken in turn);
+//!   baselines (the documents, or tokens, taken in turn); and the Naive Bayes update with
+//!   incremental statistics (issue 13) against `nb_incremental.c`;
 //! - LDA sweep (KOS shape, K = 50, issue 13): every token once with the statistics kept per
 //!   document and per word, against `lda_incremental.c`;
 //! - the ablation table of the GMM update (every pass; no histograms, LICM, fusion or
@@ -321,14 +322,54 @@ fn naive_bayes(c: &mut Criterion) {
     let lib = compiled("nb_recompute");
     let base = Gibbs::naive_bayes(&lib, &d.topic_prior, &d.word_prior, &d.z, &d.w, &d.doc)
         .expect("nb_new");
+    let case = ("19-naive-bayes-gibbs.simplified.hk", "z", "u");
     topic_update(
         c,
         "kernels/naive-bayes-update 20news",
-        ("19-naive-bayes-gibbs.simplified.hk", "z", "u"),
+        case,
         &d.dataset(),
         docs,
         base,
     );
+    // issue 13: the statistics kept between updates (the topic-by-word table over the
+    // tokens, each document's tokens found through an index of `doc`), one update of
+    // each document in turn (remove, weights, draw, add), against `nb_incremental.c`
+    let mut g = c.benchmark_group("kernels/naive-bayes-update-incremental 20news");
+    g.sample_size(10);
+    let (p, update, args) = bound(case.0, &d.dataset(), case.1, case.2);
+    let inc = derive(&p, "z", "u").expect("the Naive Bayes update keeps its statistics");
+    for (target, name) in TARGETS {
+        let mut kern = CompiledKernel::build_incremental(
+            &inc,
+            target,
+            &update,
+            &args,
+            MAX_PATHS,
+            &CompileOptions::default(),
+            Checking::Never,
+        )
+        .expect("the incremental update compiles");
+        let mut chain = Chain::new(&update, &args, 1, &mut kern).expect("the chain starts");
+        let mut u = 0usize;
+        g.bench_function(format!("slic-cas {name} incremental"), |b| {
+            b.iter(|| {
+                chain.update(&mut kern, u).expect("the update runs");
+                u = (u + 1) % docs;
+            })
+        });
+    }
+    let lib = compiled("nb_incremental");
+    let mut s = Gibbs::naive_bayes(&lib, &d.topic_prior, &d.word_prior, &d.z, &d.w, &d.doc)
+        .expect("nb_new");
+    let us = uniforms(docs, 2);
+    let mut u = 0usize;
+    g.bench_function("hand-written C incremental", |b| {
+        b.iter(|| {
+            s.sweep(&[u as i64], &us[u..=u]);
+            u = (u + 1) % docs;
+        })
+    });
+    g.finish();
 }
 
 fn lda(c: &mut Criterion) {

@@ -188,12 +188,37 @@ fn lda_keeps_its_counts_per_document_and_per_word() {
 }
 
 #[test]
-fn naive_bayes_says_why_it_recomputes() {
+fn naive_bayes_keeps_its_statistics_over_each_documents_tokens() {
     // its loop over tokens reads the label of each token's document, `z[doc[j]]`: a point
-    // of the state is a document, not a token of the loop; derive refuses rather than
-    // guesses
+    // of the state is a document, and the loop runs over its members; as `gibbs` runs it
+    // (specialised to the data), the topic-by-word counts are kept, with the index of
+    // each document's tokens
+    let mut rng = Rng::seed_from_u64(3);
+    let a = gibbs_args::naive_bayes(8, 3, &mut rng);
+    let c = specialised(NAIVE_BAYES, "z", "u", &a);
+    let grouped = c
+        .inc
+        .loops
+        .iter()
+        .filter(|l| {
+            l.verdict
+                .as_ref()
+                .is_ok_and(|accs| accs.iter().any(|x| x.contains("members of each doc")))
+        })
+        .count();
+    assert_eq!(grouped, 1, "{:?}", c.inc.loops);
+    let index: Vec<_> = c
+        .inc
+        .stats
+        .iter()
+        .filter(|s| s.kind == StatKind::Index)
+        .map(|s| s.of.as_str())
+        .collect();
+    assert_eq!(index, ["starts of doc", "members of doc"]);
+    // the general program (not specialised) keeps that loop under a test the update
+    // computes in a `var`: refused, with the reason, never guessed
     let (program, _) = lowered(NAIVE_BAYES);
-    let e = derive(&program, "z", "u").expect_err("not incremental yet");
+    let e = derive(&program, "z", "u").expect_err("the general form recomputes");
     assert!(!e.loops.is_empty() && e.invalid.is_none(), "{e}");
 }
 
@@ -299,18 +324,45 @@ proptest! {
     }
 }
 
+proptest! {
+    // each case specialises and lowers the Naive Bayes update anew
+    #![proptest_config(ProptestConfig::with_cases(6))]
+
+    /// The Naive Bayes statistics over each document's tokens (specialised to each case's
+    /// data, as `gibbs` runs it) follow random moves.
+    #[test]
+    fn naive_bayes_statistics_follow_random_moves(
+        n in 2usize..10,
+        k in 2usize..5,
+        seed in any::<u64>(),
+    ) {
+        let mut rng = Rng::seed_from_u64(seed);
+        let a = gibbs_args::naive_bayes(n, k, &mut rng);
+        let c = match try_specialised(NAIVE_BAYES, "z", "u", &a) {
+            Ok(c) => c,
+            Err(e) => return Err(TestCaseError::fail(format!("n = {n}, k = {k}: {e}"))),
+        };
+        let mut plain = InterpKernel::new(c.program.clone(), 1000, &c.update);
+        let mut inc = InterpKernel::incremental(&c.inc, 1000, &c.update, Checking::Every);
+        prop_assert!(plain.start(&a).is_ok() && inc.start(&a).is_ok());
+        let r = follow(&mut plain, &mut inc, &moves(n, k, 3 * n, &mut rng));
+        prop_assert!(r.is_ok(), "n = {n}, k = {k}: {}", r.unwrap_err());
+    }
+}
+
 /// The updates the compiled kernels are checked on: their index and arguments.
-const UPDATES: [(&str, &str, Args); 4] = [
+const UPDATES: [(&str, &str, Args); 5] = [
     (GMM, "u", gibbs_args::gmm),
     (POISSON, "u", gibbs_args::poisson),
     (EXPONENTIAL, "u", gibbs_args::exponential),
     (LDA, "wordUpdate", gibbs_args::lda),
+    (NAIVE_BAYES, "u", gibbs_args::naive_bayes),
 ];
 
-/// The case of `rel` for the arguments `a`: LDA specialised to them (its keys need it),
-/// the others as lowered.
+/// The case of `rel` for the arguments `a`: LDA and Naive Bayes specialised to them (as
+/// `gibbs` runs them: LDA's keys need it), the others as lowered.
 fn case_on(rel: &str, index: &str, a: &[slic_codegen::Val]) -> Case {
-    if rel == LDA {
+    if rel == LDA || rel == NAIVE_BAYES {
         specialised(rel, "z", index, a)
     } else {
         case(rel, "z", index)

@@ -194,7 +194,11 @@ pub struct Decided {
 }
 
 /// `t` (a program: `fn`s around a measure) with the comparisons `facts` decide decided.
-pub fn decide_data(store: &mut Store, t: TermId, facts: &DataFacts) -> Decided {
+/// With `state_bounds` false, a test `z[e] < B` (or `<=`) of the state's read against
+/// a bound is left as it is: before the histogram transform, that test is what gives a
+/// stick-breaking prefix count `Σ_j [k < z[j] < K]` its histogram's length, and without
+/// it the count stays a pass over the points inside the loop over the classes.
+pub fn decide_data(store: &mut Store, t: TermId, facts: &DataFacts, state_bounds: bool) -> Decided {
     let mut params = Vec::new();
     let mut lams = Vec::new();
     let mut body = t;
@@ -222,6 +226,7 @@ pub fn decide_data(store: &mut Store, t: TermId, facts: &DataFacts) -> Decided {
     let mut w = Walker::new(store, &env);
     w.state = state_var;
     w.params = params.clone();
+    w.state_bounds = state_bounds;
     // the body walked with the parameters in scope, then wrapped again
     let mut term = rebuild_scoped(&mut w, body);
     for (v, ty) in params.iter().zip(lams).rev() {
@@ -251,6 +256,8 @@ struct Walker<'s> {
     /// it, so any use asks the driver to check the labels.
     state_read: Cell<bool>,
     decided: usize,
+    /// Whether a state read's upper bound test is decided ([`decide_data`]).
+    state_bounds: bool,
 }
 
 impl ScopedRewrite for Walker<'_> {
@@ -312,6 +319,7 @@ impl<'s> Walker<'s> {
             params: Vec::new(),
             state_read: Cell::new(false),
             decided: 0,
+            state_bounds: true,
         }
     }
 
@@ -484,6 +492,11 @@ impl<'s> Walker<'s> {
             _ => None,
         };
         match &node {
+            Node::Prim(Prim::Lt | Prim::Le, args)
+                if !self.state_bounds && self.reads_state(args[0]) =>
+            {
+                self.store.intern(node, ty)
+            }
             Node::Prim(op @ (Prim::Lt | Prim::Le | Prim::Eq | Prim::Ne), args)
                 if args.len() == 2 =>
             {
@@ -526,6 +539,16 @@ impl<'s> Walker<'s> {
 }
 
 impl Walker<'_> {
+    /// Is `t` a read of the state, `z[e]`?
+    fn reads_state(&self, t: TermId) -> bool {
+        match self.store.node(t) {
+            Node::Index(a, _) => {
+                matches!(self.store.node(*a), Node::Var(v) if Some(*v) == self.state)
+            }
+            _ => false,
+        }
+    }
+
     /// `h = bucket j from lo to hi: r_index b = n * d of idx: r` in `body`, where `body`
     /// reads `h` only at `h[row * d + col]`, one `col` closed over the parameters: only
     /// column `col` built, `r_index b = n of idx'` with each bucket `x * d + e` of `idx`

@@ -8,7 +8,10 @@
 //! only, `for c in 0..W { A[c] op= S[B + c] }` (`op` is `=` or `+=`, `A` a zero-filled
 //! `alloc` of `nat`s or `int`s stored nowhere else, `S` a parameter stored nowhere), and
 //! reads nowhere but as `let x = A[v]`, after that loop in its block, `v` the index of a
-//! loop over `lo..W` (the same bound: so `v < W`, and `A[v]` was filled). Each such read
+//! loop over `lo..W` (the same bound: so `v < W`, and `A[v]` was filled), or any name
+//! where `A`'s length is `W` and the copy is under no `if` (Naive Bayes reads its topic
+//! by word table at `i * V + k`: the read tests `v < W` and reads past `S`'s end where it
+//! fails, erring as `A[v]` did). Each such read
 //! becomes a read of `S` itself: `let x = S[base + v]`, where the copy loop records
 //! `base = B` (and, under `if`s, `var x = 0; if filled { x = S[base + v] }`, `filled` set
 //! where the loop ran: elsewhere `A[v]` was still 0). `0 + s` and `s` are the same `nat`
@@ -101,8 +104,12 @@ fn forward(p: &Program, a: &str, taken: &mut HashSet<String>) -> Option<Vec<Stmt
     // `a` allocated once and stored once
     let (mut allocs, mut stores) = (0, 0);
     let mut stored: HashSet<String> = HashSet::new();
+    let mut length = None;
     visit_leaves(&p.body, &mut |s| match s {
-        Stmt::Alloc { name, .. } if name == a => allocs += 1,
+        Stmt::Alloc { name, size, .. } if name == a => {
+            allocs += 1;
+            length = Some(size.clone());
+        }
         Stmt::Store { array, .. } => {
             if array == a {
                 stores += 1;
@@ -125,6 +132,7 @@ fn forward(p: &Program, a: &str, taken: &mut HashSet<String>) -> Option<Vec<Stmt
         taken,
         params: &params,
         stored: &stored,
+        length,
         rewritten: 0,
     };
     if f.block(&mut out) && total > 0 && f.rewritten == total {
@@ -150,6 +158,8 @@ struct Forward<'a> {
     taken: &'a mut HashSet<String>,
     params: &'a HashSet<String>,
     stored: &'a HashSet<String>,
+    /// The length `a` is allocated with.
+    length: Option<Expr>,
     /// Reads of `a` forwarded so far.
     rewritten: usize,
 }
@@ -262,6 +272,36 @@ impl Forward<'_> {
         true
     }
 
+    /// `let x = A[v]` with `A` of the copy's width `W` and `v` not known below it, read
+    /// from the source: `S[base + v]` where `v < W`, else `S[size(S) + v]`, past the
+    /// source's end, so the read errs where `A`'s did, and in the same way.
+    fn checked_read(&mut self, x: &str, ty: &Type, v: &str, src: &Source) -> Vec<Stmt> {
+        let ix = fresh_name(self.taken, &format!("{x}_at"));
+        let past = Expr::prim(
+            Prim::Add,
+            vec![Expr::size(Expr::var(&src.name)), Expr::var(v)],
+        );
+        let at = match &src.base {
+            Some(b) => Expr::prim(Prim::Add, vec![Expr::var(b), Expr::var(v)]),
+            None => Expr::var(v),
+        };
+        let inside = Expr::prim(Prim::Lt, vec![Expr::var(v), src.width.clone()]);
+        self.rewritten += 1;
+        vec![
+            Stmt::var(&ix, Type::Nat, None),
+            Stmt::if_(
+                inside,
+                vec![Stmt::assign(&ix, AssignOp::Set, at)],
+                vec![Stmt::assign(&ix, AssignOp::Set, past)],
+            ),
+            Stmt::let_(
+                x,
+                ty.clone(),
+                Expr::index(Expr::var(&src.name), Expr::var(&ix)),
+            ),
+        ]
+    }
+
     /// `block` (after the copy) with each `let x = A[v]` read from the source, `loops` the
     /// enclosing loops' indices and bounds; `false` where a read of `A` is not of that form
     /// (the count of reads catches any other).
@@ -284,7 +324,12 @@ impl Forward<'_> {
                     };
                     // `v` a loop's index over `..W`: below `W`, where `A` was filled
                     if !loops.iter().any(|(i, hi)| i == v && *hi == src.width) {
-                        return false;
+                        // else `A` of length `W` itself: `A[v]` errs where `v >= W`
+                        if src.filled.is_some() || self.length.as_ref() != Some(&src.width) {
+                            return false;
+                        }
+                        out.extend(self.checked_read(name, ty, v, src));
+                        continue;
                     }
                     let at = match &src.base {
                         Some(b) => Expr::prim(Prim::Add, vec![Expr::var(b), Expr::var(v)]),

@@ -52,6 +52,7 @@ use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
 use crate::verify::verify;
 
 mod fission;
+mod grouped;
 mod keyed;
 mod sweep;
 
@@ -89,6 +90,9 @@ pub enum StatKind {
     /// A reduction (`+=` or `*=`, on any numeric type) that reads no label: computed once
     /// by `init` over every point, never changed after (it includes point `u` already).
     Constant(AssignOp),
+    /// Half of an index of the data built once by `init`: where each point's members
+    /// are (`grouped.rs`), never changed after.
+    Index,
 }
 
 /// What became of one loop over the points.
@@ -172,6 +176,8 @@ struct Kept {
     slice: Vec<(usize, usize)>,
     /// The size of each statistic of this loop (in the context).
     sizes: Vec<(usize, Expr)>,
+    /// Whether the loop runs over the members of the points rather than the points.
+    group: Option<grouped::Group>,
 }
 
 /// The incremental form of update `p` with state `state` and index `index` (see the
@@ -235,6 +241,22 @@ pub fn derive(p: &Program, state: &str, index: &str) -> Result<Incremental, NotI
                         key,
                     });
                 }
+                if let Some(g) = &mut k.group {
+                    let first = stats.len();
+                    for part in ["starts", "members"] {
+                        stats.push(Statistic {
+                            param: fresh(&mut names, &format!("{part}_{}", g.array)),
+                            of: format!("{part} of {}", g.array),
+                            elem: Type::Nat,
+                            scalar: false,
+                            kind: StatKind::Index,
+                            nonnegative: false,
+                            key: None,
+                        });
+                    }
+                    named.push(format!("over the members of each {}[{var}]", g.array));
+                    g.stats = Some((first, first + 1));
+                }
                 reports.push(LoopReport {
                     head,
                     verdict: Ok(named),
@@ -262,6 +284,7 @@ pub fn derive(p: &Program, state: &str, index: &str) -> Result<Incremental, NotI
         stats: &stats,
         kept: &kept,
         names: &mut names,
+        state,
         index,
     };
     build.programs(reports, stats.clone())
@@ -423,17 +446,29 @@ impl Cx<'_> {
         if accs.is_empty() {
             return Err("it sums into nothing".into());
         }
-        // the state only as `z[j]`, the index only in `j /= u` and `j == u`
-        let mut bad = None;
-        for s in body {
-            let mut s = s.clone();
-            map_exprs(&mut s, &mut |e| {
-                if bad.is_none() {
-                    bad = self.odd_use(e, var);
+        // the state only as `z[j]`, the index only in `j /= u` and `j == u`; else, the
+        // loop over the members of points `d = g[j]`, through `z[d]`, `d /= u`, `d == u`
+        let data = self.data_arrays();
+        let mut bad = self.odd_uses(body, var);
+        let mut point = var.to_string();
+        let mut group = None;
+        let mut grouped_body = None;
+        if bad.is_some() {
+            for (d, g) in grouped::point_of(body, var, &data) {
+                let b = grouped::unalias(body, &d);
+                if self.odd_uses(&b, &d).is_none() {
+                    bad = None;
+                    point = d.clone();
+                    group = Some(grouped::Group {
+                        array: g,
+                        stats: None,
+                    });
+                    grouped_body = Some(b);
+                    break;
                 }
-                e.clone()
-            });
+            }
         }
+        let body = grouped_body.as_deref().unwrap_or(body);
         for e in [lo, hi] {
             let mut r = HashSet::new();
             reads(e, &mut r);
@@ -444,12 +479,15 @@ impl Cx<'_> {
         if let Some(why) = bad {
             return Err(why);
         }
-        let body0 = fold(&specialise(body, var, self.index, false));
+        let body0 = fold(&specialise(body, &point, self.index, false));
         // sums filtered by a test of a key at the point: rows of a table
         let names: Vec<String> = accs.iter().map(|a| a.0.clone()).collect();
-        let data = self.data_arrays();
         let lets = self.index_lets(&lv);
-        let body0 = match keyed::split(&body0, var, self.index, &lets, &data, &names)? {
+        let keyed = match group {
+            Some(_) => None,
+            None => keyed::split(&body0, var, self.index, &lets, &data, &names)?,
+        };
+        let body0 = match keyed {
             Some((keyed_body, filters)) => {
                 for (acc, width) in accs.iter_mut().zip(&sizes) {
                     if let Some((at, array)) = filters.get(&acc.0) {
@@ -467,7 +505,15 @@ impl Cx<'_> {
         if Effects::of(&body0).reads.contains(self.index) {
             return Err(format!("it reads `{}` beyond the point split", self.index));
         }
-        let body_u = fold(&specialise(body, var, self.index, true));
+        let body_u = fold(&specialise(body, &point, self.index, true));
+        // an accumulator no other point adds to (Naive Bayes's counts of document `u`'s
+        // own words) needs no statistic: the update's `body(u)` alone writes it
+        let written = Effects::of(&body0).writes;
+        let (accs, sizes): (Vec<Acc>, Vec<Expr>) = accs
+            .into_iter()
+            .zip(sizes)
+            .filter(|(a, _)| written.contains(&a.0))
+            .unzip();
         // the context: the lets the bounds, the sizes, the body and the tests on the path
         // read, none of them reading the state or the index
         let mut need: HashSet<String> = Effects::of(&body0).free().reads;
@@ -491,6 +537,7 @@ impl Cx<'_> {
             accs: Vec::new(),
             slice,
             sizes: Vec::new(),
+            group,
         };
         let sizes = sizes.into_iter().enumerate().collect();
         Ok((Kept { sizes, ..kept }, accs))
@@ -529,6 +576,22 @@ impl Cx<'_> {
             })
             .map(|(x, _)| x.as_str())
             .collect()
+    }
+
+    /// Why `body` (a loop's, over `j`) reads the state other than as `z[j]` (and the
+    /// index other than in `j /= u`, `j == u`: checked on `body₀`), if it does.
+    fn odd_uses(&self, body: &[Stmt], j: &str) -> Option<String> {
+        let mut bad = None;
+        for s in body {
+            let mut s = s.clone();
+            map_exprs(&mut s, &mut |e| {
+                if bad.is_none() {
+                    bad = self.odd_use(e, j);
+                }
+                e.clone()
+            });
+        }
+        bad
     }
 
     /// Why `e` (an expression of the loop's body, not inside another) reads the state or
@@ -990,6 +1053,7 @@ struct Builder<'a> {
     stats: &'a [Statistic],
     kept: &'a [Kept],
     names: &'a mut HashSet<String>,
+    state: &'a str,
     index: &'a str,
 }
 
@@ -1039,7 +1103,16 @@ impl Builder<'_> {
         }
         for k in self.kept {
             let body = self.redirect(k, &k.body0, Sign::Init);
-            let inner = vec![Stmt::for_(&k.var, k.lo.clone(), k.hi.clone(), body)];
+            let mut inner = vec![Stmt::for_(&k.var, k.lo.clone(), k.hi.clone(), body)];
+            if let Some((g, index)) = self.index_of(k) {
+                inner.extend(grouped::build_index(
+                    self.names,
+                    &g.array,
+                    self.state,
+                    (&k.lo, &k.hi),
+                    (&index.0, &index.1),
+                ));
+            }
             init.push(self.wrapped(k, inner));
         }
         let init = program(init, done.clone(), &inout);
@@ -1053,10 +1126,9 @@ impl Builder<'_> {
                 {
                     continue;
                 }
-                let mut inner = vec![Stmt::let_(&k.var, Type::Nat, Expr::var(this.index))];
-                inner.extend(this.redirect(k, &k.body0, sign));
-                let guarded = vec![Stmt::if_(in_range(k, this.index), inner, Vec::new())];
-                body.push(this.wrapped(k, guarded));
+                let change = this.redirect(k, &k.body0, sign);
+                let guarded = this.at_point(k, change);
+                body.push(this.wrapped(k, vec![guarded]));
             }
             body
         };
@@ -1104,6 +1176,19 @@ impl Builder<'_> {
                     }
                 }
             }
+            if let Some(g) = &k.group {
+                // the index: a start per point and one past the last, a place per member
+                if let Some((starts, members)) = g.stats {
+                    let points = Expr::size(Expr::var(self.state));
+                    let past = Expr::prim(Prim::Add, vec![points, Expr::nat(1)]);
+                    inner.push(Stmt::assign(&size_vars[starts], AssignOp::Set, past));
+                    inner.push(Stmt::assign(
+                        &size_vars[members],
+                        AssignOp::Set,
+                        k.hi.clone(),
+                    ));
+                }
+            }
             sizes.push(self.wrapped(k, inner));
         }
         let result = size_vars
@@ -1129,6 +1214,8 @@ impl Builder<'_> {
                         constant.insert(acc.as_str());
                         op
                     }
+                    // never an accumulator's
+                    StatKind::Index => continue,
                 };
                 if let Some(key) = &s.key {
                     with.push(self.read_row(s, key, acc, op));
@@ -1157,9 +1244,7 @@ impl Builder<'_> {
             // a loop of constants only has none, and init evaluated what it read)
             let body_u = fold(&drop_writes(&k.body_u, &constant));
             if !body_u.is_empty() && constant.len() < k.accs.len() {
-                let mut inner = vec![Stmt::let_(&k.var, Type::Nat, Expr::var(self.index))];
-                inner.extend(body_u);
-                with.push(Stmt::if_(in_range(k, self.index), inner, Vec::new()));
+                with.push(self.at_point(k, body_u));
             }
             replace_at(&mut body, &k.path, with);
         }
@@ -1287,6 +1372,33 @@ impl Builder<'_> {
         }
     }
 
+    /// `body` run for point `u` of loop `k`: at `j = u` where `u` is in the loop's range,
+    /// or at each of its members (a loop over members of points).
+    fn at_point(&mut self, k: &Kept, body: Vec<Stmt>) -> Stmt {
+        if let Some((_, (starts, members))) = self.index_of(k) {
+            return grouped::members_loop(
+                self.names,
+                &k.var,
+                self.index,
+                (&starts, &members),
+                body,
+            );
+        }
+        let mut inner = vec![Stmt::let_(&k.var, Type::Nat, Expr::var(self.index))];
+        inner.extend(body);
+        Stmt::if_(in_range(k, self.index), inner, Vec::new())
+    }
+
+    /// The grouping of loop `k` and its index's two statistics, by name.
+    fn index_of<'k>(&self, k: &'k Kept) -> Option<(&'k grouped::Group, (String, String))> {
+        let g = k.group.as_ref()?;
+        let (a, b) = g.stats?;
+        Some((
+            g,
+            (self.stats[a].param.clone(), self.stats[b].param.clone()),
+        ))
+    }
+
     fn stat_of(&self, k: &Kept, acc: &str) -> Option<&Statistic> {
         k.accs
             .iter()
@@ -1395,7 +1507,7 @@ fn change(st: &Statistic, i: Expr, op: AssignOp, v: Expr, sign: Sign) -> Option<
     let s = &st.param;
     Some(match (sign, st.kind, &st.elem) {
         (Sign::Init, _, _) => Stmt::store(s, i, op, v),
-        (_, StatKind::Constant(_), _) => return None,
+        (_, StatKind::Constant(_) | StatKind::Index, _) => return None,
         (Sign::Add, StatKind::Moving, _) => Stmt::store(s, i, AssignOp::Add, v),
         (Sign::Remove, StatKind::Moving, Type::Nat) => {
             let old = Expr::convert(Coercion::Nat2Int, Expr::index(Expr::var(s), i.clone()));

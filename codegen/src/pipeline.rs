@@ -298,14 +298,15 @@ pub fn lower_draw_only(
     if !passes.histogram || !passes.draw_only {
         return Ok(None);
     }
-    // the comparisons the data decide: in the form the histogram transform reads, then
+    // the comparisons the data decide: in the form the histogram transform reads (the
+    // state's bound tests kept for it: they give its prefix counts their length), then
     // those the point split made (the index against the state's length), then those the
     // point products' definedness tests made
     let mut decided = 0;
     let mut labels = None;
-    let mut decide = |store: &mut Store, term: TermId| match data {
+    let mut decide = |store: &mut Store, term: TermId, state_bounds: bool| match data {
         Some(f) => {
-            let r = decide_data(store, term, f);
+            let r = decide_data(store, term, f, state_bounds);
             decided += r.decided;
             labels = labels.or(r.labels);
             r.term
@@ -315,17 +316,17 @@ pub fn lower_draw_only(
     let from = match data {
         Some(_) => {
             let shifted = shift_literals(store, t);
-            decide(store, shifted)
+            decide(store, shifted, false)
         }
         None => t,
     };
     let mut s = summarized_from(store, t, from, passes).map_err(PipelineError::Bug)?;
-    s.summarized = decide(store, s.summarized);
+    s.summarized = decide(store, s.summarized, true);
     let mut d = match draw_only(store, s.summarized) {
         Some(d) => d,
         None => DrawOnly::unchanged(store, s.summarized),
     };
-    d.term = decide(store, d.term);
+    d.term = decide(store, d.term, true);
     if d.dropped == 0 && decided == 0 {
         return Ok(None);
     }
