@@ -272,10 +272,10 @@ impl Forward<'_> {
         true
     }
 
-    /// `let x = A[v]` with `A` of the copy's width `W` and `v` not known below it, read
-    /// from the source: `S[base + v]` where `v < W`, else `S[size(S) + v]`, past the
+    /// `let x = A[v]` (or `x = A[v]`) with `A` of the copy's width `W` and `v` not known
+    /// below it, read from the source (the statements before the read, and the read): `S[base + v]` where `v < W`, else `S[size(S) + v]`, past the
     /// source's end, so the read errs where `A`'s did, and in the same way.
-    fn checked_read(&mut self, x: &str, ty: &Type, v: &str, src: &Source) -> Vec<Stmt> {
+    fn checked_read(&mut self, x: &str, v: &str, src: &Source) -> (Vec<Stmt>, Expr) {
         let ix = fresh_name(self.taken, &format!("{x}_at"));
         let past = Expr::prim(
             Prim::Add,
@@ -287,19 +287,15 @@ impl Forward<'_> {
         };
         let inside = Expr::prim(Prim::Lt, vec![Expr::var(v), src.width.clone()]);
         self.rewritten += 1;
-        vec![
+        let prelude = vec![
             Stmt::var(&ix, Type::Nat, None),
             Stmt::if_(
                 inside,
                 vec![Stmt::assign(&ix, AssignOp::Set, at)],
                 vec![Stmt::assign(&ix, AssignOp::Set, past)],
             ),
-            Stmt::let_(
-                x,
-                ty.clone(),
-                Expr::index(Expr::var(&src.name), Expr::var(&ix)),
-            ),
-        ]
+        ];
+        (prelude, Expr::index(Expr::var(&src.name), Expr::var(&ix)))
     }
 
     /// `block` (after the copy) with each `let x = A[v]` read from the source, `loops` the
@@ -328,7 +324,9 @@ impl Forward<'_> {
                         if src.filled.is_some() || self.length.as_ref() != Some(&src.width) {
                             return false;
                         }
-                        out.extend(self.checked_read(name, ty, v, src));
+                        let (ix, read) = self.checked_read(name, v, src);
+                        out.extend(ix);
+                        out.push(Stmt::let_(name, ty.clone(), read));
                         continue;
                     }
                     let at = match &src.base {
@@ -352,6 +350,23 @@ impl Forward<'_> {
                             });
                         }
                     }
+                    continue;
+                }
+                // a read into a `var` (where A-normal form guarded it): any index, as above
+                Stmt::Assign {
+                    name,
+                    op: AssignOp::Set,
+                    value: Expr::Index(arr, at),
+                } if matches!(arr.as_ref(), Expr::Var(x) if x == self.a) => {
+                    let Expr::Var(v) = at.as_ref() else {
+                        return false;
+                    };
+                    if src.filled.is_some() || self.length.as_ref() != Some(&src.width) {
+                        return false;
+                    }
+                    let (ix, read) = self.checked_read(name, v, src);
+                    out.extend(ix);
+                    out.push(Stmt::assign(name, AssignOp::Set, read));
                     continue;
                 }
                 Stmt::For { var, hi, body, .. } => {

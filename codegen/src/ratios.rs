@@ -26,7 +26,10 @@
 //! per proposal a test per word and two gamma functions per word of the point, where
 //! there were two gamma functions per word. The test evaluates every `x_k` that `q` did,
 //! the product what `P` and `q` did where it evaluates them, so errors are kept; at a
-//! pole of Γ the test fails and the product is as it was.
+//! pole of Γ the test fails and the product is as it was. Where `d_k` is at most 8 (a
+//! document's words mostly occur once or twice), the quotient is the rising product
+//! `Π_{m < d_k} (x_k + m)` (`Γ(x + 1) = x Γ(x)`, `d_k` times, every factor positive where
+//! `0 < x_k`): `d_k` logarithms where two `lgamma`s were.
 
 use rustc_hash::FxHashMap;
 use slic_algebra::{alpha, vars};
@@ -275,14 +278,18 @@ impl Closer<'_> {
         self.store.prim(Prim::Lt, vec![zero, x], Type::Bool)
     }
 
-    /// `all · Π_k (if c_k: (if d_k == 0: 1 else: g(k) · recip(f(k))) else: 1)`.
+    /// `all · Π_k (if c_k: (if d_k == 0: 1 else: g(k) · recip(f(k))) else: 1)`, each
+    /// quotient a rising product where `d_k` is small ([`Self::rising`]).
     fn words_ratio(&mut self, w: &Words, all_t: TermId) -> TermId {
         let ty = Type::Prob;
         let d_ty = self.store.ty(w.d).clone();
-        let zero = self.store.int_lit(0, d_ty);
+        let zero = self.store.int_lit(0, d_ty.clone());
         let none = self.store.prim(Prim::Eq, vec![w.d, zero], Type::Bool);
         let inv = self.store.prim(Prim::Recip, vec![w.f], ty.clone());
-        let step = self.store.prim(Prim::Mul, vec![w.g, inv], ty.clone());
+        let mut step = self.store.prim(Prim::Mul, vec![w.g, inv], ty.clone());
+        if d_ty == Type::Nat {
+            step = self.rising(w.x, w.d, step);
+        }
         let one = self.store.int_lit(1, ty.clone());
         let mut at = self.store.intern(Node::If(none, one, step), ty.clone());
         if let Some(ck) = w.ck {
@@ -292,6 +299,31 @@ impl Closer<'_> {
             .store
             .intern(Node::Product(w.k, w.lo, w.hi, at), ty.clone());
         self.store.prim(Prim::Mul, vec![all_t, ratio], ty)
+    }
+
+    /// `Γ(x + d) / Γ(x)` (`quotient`, where `0 < x`) as `if d <= RISING: Π_{m < d}
+    /// real2prob(x + m) else: quotient`: `Γ(x + 1) = x Γ(x)` applied `d` times, so `d`
+    /// logarithms (which `logs.rs` may merge) where two `lgamma`s were; the words of a
+    /// document mostly occur once or twice. `x + m` is positive, so `real2prob` cannot
+    /// fail, and the product reads `x` and `d`, which the quotient read.
+    fn rising(&mut self, x: TermId, d: TermId, quotient: TermId) -> TermId {
+        let ty = Type::Prob;
+        let m = self.store.fresh_var("m", Type::Nat);
+        let mv = self.store.var_term(m);
+        let mr = self
+            .store
+            .intern(Node::Coerce(Coercion::Nat2Real, mv), Type::Real);
+        let sum = self.store.prim(Prim::Add, vec![x, mr], Type::Real);
+        let factor = self
+            .store
+            .intern(Node::Coerce(Coercion::Real2Prob, sum), ty.clone());
+        let zero = self.store.int_lit(0, Type::Nat);
+        let product = self
+            .store
+            .intern(Node::Product(m, zero, d, factor), ty.clone());
+        let most = self.store.int_lit(RISING, Type::Nat);
+        let small = self.store.prim(Prim::Le, vec![d, most], Type::Bool);
+        self.store.intern(Node::If(small, product, quotient), ty)
     }
 
     /// `(summate k: if c_k: (if 0 < x_k: 0 else: 1) else: 0) == 0`: every `Γ(x_k)` of the
@@ -311,6 +343,9 @@ impl Closer<'_> {
         self.store.prim(Prim::Eq, vec![count, zero], Type::Bool)
     }
 }
+
+/// The largest count whose gamma quotient is written as a rising product.
+const RISING: i64 = 8;
 
 /// A quotient that closes.
 enum Closable {
