@@ -337,6 +337,54 @@ fn primitives_and_coercions_agree_and_fail_alike() {
     );
 }
 
+/// `int2nat(nat2int(a) + -nat2int(b))`: a count taken down, as `remove` writes it.
+fn nat_difference() -> Program {
+    let to_int = |x: &str| Expr::convert(Coercion::Nat2Int, v(x));
+    let diff = prim(
+        Prim::Add,
+        vec![to_int("a"), prim(Prim::Neg, vec![to_int("b")])],
+    );
+    Program {
+        params: vec![("a".into(), Type::Nat), ("b".into(), Type::Nat)],
+        body: vec![Stmt::let_(
+            "d",
+            Type::Nat,
+            Expr::convert(Coercion::Int2Nat, diff),
+        )],
+        result: v("d"),
+        measure: false,
+        inout: Vec::new(),
+    }
+}
+
+#[test]
+fn a_natural_difference_is_one_helper_that_fails_alike() {
+    let p = nat_difference();
+    for t in TARGETS {
+        let src = emit(&p, t).expect("emits").source;
+        let calls = src
+            .lines()
+            .filter(|l| code_of(l).contains("slic_nat_sub(K, "))
+            .count();
+        assert_eq!(calls, 1, "{t:?}: {src}");
+    }
+    let args = |a: u64, b: u64| vec![Val::Nat(a), Val::Nat(b)];
+    check(
+        &p,
+        &[
+            args(5, 3),
+            args(7, 7),
+            args(0, 0),
+            // below zero: int2nat fails
+            args(3, 5),
+            // past the ints: nat2int fails, of either operand
+            args(u64::MAX, 1),
+            args(1, u64::MAX),
+            args(u64::MAX, u64::MAX),
+        ],
+    );
+}
+
 /// `k ~ categorical(w); j ~ categorical(w); factor w[k]; return k + j` beside the Gibbs
 /// shape `if c { draw t ~ categorical(w); r = t } else { reject }; return r`.
 fn two_draws() -> Program {

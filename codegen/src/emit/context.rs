@@ -925,6 +925,39 @@ impl<'a> Builder<'a> {
                     elem,
                 )
             }
+            // `int2nat(nat2int(a) + -nat2int(b))`, a count taken down (`remove`): one
+            // helper, failing as the four conversions and operations would
+            Expr::Convert(Coercion::Int2Nat, x) if nat_difference(x).is_some() => {
+                let Some((a, b)) = nat_difference(x) else {
+                    return Err(bug("a natural difference that is not one"));
+                };
+                let (va, _) = self.expr(a, at)?;
+                let (vb, _) = self.expr(b, at)?;
+                let mut site = |what: &str| {
+                    self.site(
+                        at,
+                        SiteKind::Arith {
+                            what: what.to_string(),
+                        },
+                    )
+                };
+                let (sa, sb, sr) = (site("nat2int"), site("nat2int"), site("int2nat"));
+                let lit = |n: u32| ENode::Lit {
+                    ty: "nat",
+                    num: Num {
+                        text: n.to_string(),
+                        class: "finite",
+                    },
+                };
+                (
+                    ENode::Call {
+                        f: "nat_sub",
+                        args: vec![lit(sb), lit(sr), va, vb],
+                        site: Some(sa),
+                    },
+                    Type::Nat,
+                )
+            }
             Expr::Convert(c, x) => {
                 let (v, _) = self.expr(x, at)?;
                 let (f, fallible) = match c {
@@ -1213,4 +1246,19 @@ fn tail_draws(p: &Program) -> Vec<*const Stmt> {
     }
     walk(&p.body, result, &mut out);
     out
+}
+
+/// `(a, b)` where `e` is `nat2int(a) + -nat2int(b)` (both naturals): the difference of
+/// two naturals as an integer, which `int2nat` takes back.
+fn nat_difference(e: &Expr) -> Option<(&Expr, &Expr)> {
+    let Expr::Prim(Prim::Add, parts) = e else {
+        return None;
+    };
+    let [Expr::Convert(Coercion::Nat2Int, a), Expr::Prim(Prim::Neg, neg)] = parts.as_slice() else {
+        return None;
+    };
+    let [Expr::Convert(Coercion::Nat2Int, b)] = neg.as_slice() else {
+        return None;
+    };
+    Some((a, b))
 }
