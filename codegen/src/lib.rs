@@ -69,6 +69,7 @@ pub mod kernel;
 pub mod lift;
 pub mod logs;
 pub mod lower;
+pub mod memo;
 pub mod peel;
 pub mod pipeline;
 pub mod precompute;

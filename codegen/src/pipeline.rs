@@ -17,7 +17,10 @@
 //! 3. `ir`: the A-normal form lowered into the loop IR ([`crate::lower`]), then loops over
 //!    one range fused and repeated reads shared ([`crate::fuse`]), and products whose
 //!    factor is 1 off a loop-invariant set run over that set ([`crate::sparse`]); both
-//!    skipped with `--no-fusion`.
+//!    skipped with `--no-fusion`. Then the reductions and costly values of an inner loop
+//!    that read only its variable and what an outer loop leaves fixed are computed once
+//!    per value of that variable ([`crate::memo`]; again once a chain's data made the
+//!    loops' ranges literals), skipped with `--no-licm`.
 //!
 //! The term stages are core terms of the input's type, checked by `verify` here (a failure
 //! is a bug, reported as such), so each can be printed as `.hk` and judged by the
@@ -35,6 +38,7 @@ use crate::ir::Program;
 use crate::lift::lift_tests;
 use crate::logs::merge_logs;
 use crate::lower::{lower, LowerError};
+use crate::memo::memoise;
 use crate::ranges::{decide_ranges, shift_literals};
 use crate::ratios::close_ratios;
 use crate::share::share_tables;
@@ -248,6 +252,11 @@ fn lower_stages(
     } else {
         unfused.clone()
     };
+    let program = if passes.licm {
+        verified(memoise(&program).program, "memoising inner reductions")?
+    } else {
+        program
+    };
     let program = verified(eliminate(&program).program, "dead-code elimination")?;
     Ok(Lowered {
         stages,
@@ -359,6 +368,11 @@ pub fn lower_draw_only(
         let params = pre.program.params.clone();
         let (hoisted, _) = hoist_reads(&pre.program, &|a, i| f.read_in_range(&params, a, i));
         let folded = fold_constants(&hoisted, &values, &sizes);
+        // the loops' ranges now literals: the reductions they key memoised
+        let folded = match passes.licm {
+            true => memoise(&folded).program,
+            false => folded,
+        };
         lowered.program = verified(eliminate(&folded).program, "computing what the data fix")?;
     }
     let condition = lower(store, d.condition).map_err(|e| {

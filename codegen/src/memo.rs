@@ -1,0 +1,545 @@
+//! Inner reductions computed once per key (issue 13: kernel speed). The stick-breaking
+//! Dirichlet that Naive Bayes simplifies to weighs each proposed class `i` by a product
+//! over the classes `k`, and each factor sums the counts and the priors of the classes
+//! after `k`: `for i { for k { ... var s = 0; for c in k + 1..K { s += a[c] } ... } }`.
+//! The sum reads `k` and nothing that changes with `i`, yet it is rebuilt for every `i`:
+//! `O(K³)` log-sum-exps an update, where `O(K²)` are distinct.
+//!
+//! [`memoise`] finds such a reduction, `var s: T = lit` (or a run of such, fused) followed
+//! by a loop that writes only them (and its own names), draws nothing, and reads only
+//! the variable `k` of a loop
+//! inside an outer loop `L`, the `let`s of `k`'s body before it that read only such
+//! names, and names that nothing inside `L` declares or writes; the loop over `k` runs
+//! over `0..n`, `n` a literal, a name or a size that `L` does not change. Before `L` it
+//! allocates a table of `n` values per accumulator and one of `n` flags (zero); the
+//! reduction becomes
+//!
+//! ```text
+//! var s: T = lit
+//! if have_s[k] == 1 { s = memo_s[k] } else { for c ... { s += ... }; memo_s[k] = s; have_s[k] = 1 }
+//! ```
+//!
+//! Exact: the reduction is a function of `k` alone while `L` runs (every name it reads
+//! is fixed there), so a later evaluation at the same `k` would give the stored value;
+//! the first evaluation at each `k` happens where it happened before, so every error it
+//! could raise is raised at the same point, and the values are the same bits. Only the
+//! allocation of the tables is new: two arrays of `n`, where `n` is a literal, a name or
+//! a size (evaluating it cannot fail).
+
+use std::collections::HashSet;
+
+use slic_algebra::{Prim, Type};
+
+use crate::ir::walk::{fresh_name, reads, visit_decls, Effects};
+use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
+
+/// What [`memoise`] did.
+#[derive(Clone, Debug)]
+pub struct Memoised {
+    pub program: Program,
+    /// Reductions now computed once per key.
+    pub reductions: usize,
+    /// Values (`let`s, or their parts) now computed once per key.
+    pub values: usize,
+}
+
+/// `p` with each reduction of an inner loop that reads only the inner loop's variable and
+/// what an outer loop leaves fixed computed once per value of that variable (see the
+/// module documentation).
+pub fn memoise(p: &Program) -> Memoised {
+    let mut taken: HashSet<String> = p.params.iter().map(|(x, _)| x.clone()).collect();
+    visit_decls(&p.body, &mut |d| {
+        taken.insert(d.to_string());
+    });
+    let mut types = p.params.clone();
+    crate::ir::walk::visit_leaves(&p.body, &mut |s| match s {
+        Stmt::Let { name, ty, .. } | Stmt::Var { name, ty, .. } => {
+            types.push((name.clone(), ty.clone()))
+        }
+        _ => {}
+    });
+    for_vars(&p.body, &mut types);
+    let mut m = Memo {
+        taken,
+        types,
+        reductions: 0,
+        values: 0,
+    };
+    let mut body = p.body.clone();
+    m.block(&mut body);
+    Memoised {
+        program: p.with_body(body),
+        reductions: m.reductions,
+        values: m.values,
+    }
+}
+
+/// Every loop variable of `body`, a `nat`.
+fn for_vars(body: &[Stmt], out: &mut Vec<(String, Type)>) {
+    for s in body {
+        match s {
+            Stmt::For { var, body, .. } => {
+                out.push((var.clone(), Type::Nat));
+                for_vars(body, out);
+            }
+            Stmt::If {
+                then, otherwise, ..
+            } => {
+                for_vars(then, out);
+                for_vars(otherwise, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+struct Memo {
+    taken: HashSet<String>,
+    /// The type of every name the program declares (names are unique once lowered).
+    types: Vec<(String, Type)>,
+    reductions: usize,
+    values: usize,
+}
+
+/// The loop over `k` a reduction is keyed by, as seen from the outer loop.
+#[derive(Clone)]
+struct Key<'a> {
+    var: &'a str,
+    /// The names fixed while the outer loop runs, `k`, and `k`'s own `let`s so far.
+    fixed: HashSet<String>,
+    /// The loop's length (its range is `0..len`).
+    len: Expr,
+}
+
+impl Memo {
+    /// Each outermost loop of `block` (under `if`s only) with its reductions memoised,
+    /// their tables allocated right before it.
+    fn block(&mut self, block: &mut Vec<Stmt>) {
+        let mut k = 0;
+        while k < block.len() {
+            match &mut block[k] {
+                Stmt::For { var, body, .. } => {
+                    let eff = Effects::of(body);
+                    let mut varying: HashSet<String> =
+                        eff.writes.union(&eff.decls).cloned().collect();
+                    varying.insert(var.clone());
+                    let mut tables = Vec::new();
+                    self.keys_in(body, &varying, &mut tables);
+                    let n = tables.len();
+                    block.splice(k..k, tables);
+                    k += n + 1;
+                }
+                Stmt::If {
+                    then, otherwise, ..
+                } => {
+                    self.block(then);
+                    self.block(otherwise);
+                    k += 1;
+                }
+                _ => k += 1,
+            }
+        }
+    }
+
+    /// Every loop inside the outer loop's `body` (whose changing names are `varying`)
+    /// tried as a key, its reductions memoised; the tables' allocations into `tables`.
+    fn keys_in(&mut self, body: &mut [Stmt], varying: &HashSet<String>, tables: &mut Vec<Stmt>) {
+        for s in body.iter_mut() {
+            match s {
+                Stmt::For { var, lo, hi, body } => {
+                    let fixed_range = *lo == Expr::nat(0) && simple(hi) && {
+                        let mut r = HashSet::new();
+                        reads(hi, &mut r);
+                        r.is_disjoint(varying)
+                    };
+                    if fixed_range {
+                        let key = Key {
+                            var,
+                            fixed: HashSet::from([var.clone()]),
+                            len: hi.clone(),
+                        };
+                        self.reductions_in(body, key, varying, tables);
+                    }
+                    self.keys_in(body, varying, tables);
+                }
+                Stmt::If {
+                    then, otherwise, ..
+                } => {
+                    self.keys_in(then, varying, tables);
+                    self.keys_in(otherwise, varying, tables);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The reductions of `block` (in the key loop's body, under `if`s) keyed by `key`.
+    fn reductions_in(
+        &mut self,
+        block: &mut Vec<Stmt>,
+        mut key: Key<'_>,
+        varying: &HashSet<String>,
+        tables: &mut Vec<Stmt>,
+    ) {
+        let fixed = |x: &String, key: &Key<'_>| !varying.contains(x) || key.fixed.contains(x);
+        let mut k = 0;
+        while k < block.len() {
+            if let Stmt::Let { name, ty, value } = &block[k] {
+                let mut r = HashSet::new();
+                reads(value, &mut r);
+                if r.iter().all(|x| fixed(x, &key)) {
+                    let (name, ty, value) = (name.clone(), ty.clone(), value.clone());
+                    key.fixed.insert(name.clone());
+                    if costly(&value) {
+                        // the whole value, a function of `k`: computed once per `k`
+                        let memo = self.memoised(&name, ty, value, &key, tables);
+                        block.splice(k..=k, memo);
+                        self.values += 1;
+                        k += 2;
+                        continue;
+                    }
+                } else {
+                    // its parts that are functions of `k`, cannot fail, and cost a
+                    // transcendental: named and computed once per `k`
+                    let mut parts = Vec::new();
+                    let value = self.parts(value.clone(), &key, varying, &mut parts);
+                    if !parts.is_empty() {
+                        let mut memos = Vec::new();
+                        for (part, e) in parts {
+                            let Ok(ty) = crate::verify::expr_type(&self.types, &e) else {
+                                memos.clear();
+                                break;
+                            };
+                            self.types.push((part.clone(), ty.clone()));
+                            key.fixed.insert(part.clone());
+                            memos.extend(self.memoised(&part, ty, e, &key, tables));
+                            self.values += 1;
+                        }
+                        if !memos.is_empty() {
+                            let n = memos.len();
+                            if let Stmt::Let { value: v, .. } = &mut block[k] {
+                                *v = value;
+                            }
+                            block.splice(k..k, memos);
+                            k += n;
+                        }
+                    }
+                }
+            }
+            if let Stmt::If {
+                then, otherwise, ..
+            } = &mut block[k]
+            {
+                self.reductions_in(then, key.clone(), varying, tables);
+                self.reductions_in(otherwise, key.clone(), varying, tables);
+            }
+            // a loop after a run of `var`s with literal values, writing only them
+            let accs = match &block[k] {
+                Stmt::For { var, lo, hi, body } => {
+                    let declared: Vec<(String, Type)> = block[..k]
+                        .iter()
+                        .rev()
+                        .map_while(|s| match s {
+                            Stmt::Var {
+                                name,
+                                ty,
+                                init: Some(Expr::Lit(_)),
+                            } => Some((name.clone(), ty.clone())),
+                            _ => None,
+                        })
+                        .collect();
+                    let eff = Effects::of(body).free();
+                    let mut r = eff.reads;
+                    r.remove(var);
+                    reads(lo, &mut r);
+                    reads(hi, &mut r);
+                    let accs: Vec<(String, Type)> = declared
+                        .into_iter()
+                        .rev()
+                        .filter(|(x, _)| eff.writes.contains(x))
+                        .collect();
+                    r.retain(|x| !accs.iter().any(|(a, _)| a == x));
+                    let only_accs = !accs.is_empty() && eff.writes.len() == accs.len();
+                    (only_accs && !eff.measure && r.iter().all(|x| fixed(x, &key))).then_some(accs)
+                }
+                _ => None,
+            };
+            let Some(accs) = accs else {
+                k += 1;
+                continue;
+            };
+            let have = fresh_name(&mut self.taken, "have");
+            let at = || Expr::var(key.var);
+            let mut recall = Vec::new();
+            let mut compute = vec![block.remove(k)];
+            for (s, ty) in &accs {
+                let memo = fresh_name(&mut self.taken, &format!("memo_{s}"));
+                tables.push(Stmt::alloc(&memo, ty.clone(), key.len.clone()));
+                recall.push(Stmt::assign(
+                    s,
+                    AssignOp::Set,
+                    Expr::index(Expr::var(&memo), at()),
+                ));
+                compute.push(Stmt::store(&memo, at(), AssignOp::Set, Expr::var(s)));
+            }
+            tables.push(Stmt::alloc(&have, Type::Nat, key.len.clone()));
+            compute.push(Stmt::store(
+                &have,
+                at(),
+                AssignOp::Set,
+                Expr::Lit(Lit::Nat(1)),
+            ));
+            let known = Expr::prim(
+                Prim::Eq,
+                vec![Expr::index(Expr::var(&have), at()), Expr::nat(1)],
+            );
+            block.insert(k, Stmt::if_(known, recall, compute));
+            // the accumulators, written nowhere after, are functions of `k` from here
+            let later = Effects::of(&block[k + 1..]).writes;
+            for (s, _) in &accs {
+                if !later.contains(s) {
+                    key.fixed.insert(s.clone());
+                }
+            }
+            self.reductions += 1;
+            k += 1;
+        }
+    }
+}
+
+impl Memo {
+    /// `var x: ty` set from the table where key `k` has been seen, else to `value`,
+    /// stored; the tables' allocations into `tables`.
+    fn memoised(
+        &mut self,
+        x: &str,
+        ty: Type,
+        value: Expr,
+        key: &Key<'_>,
+        tables: &mut Vec<Stmt>,
+    ) -> Vec<Stmt> {
+        let memo = fresh_name(&mut self.taken, &format!("memo_{x}"));
+        let have = fresh_name(&mut self.taken, &format!("have_{x}"));
+        tables.push(Stmt::alloc(&memo, ty.clone(), key.len.clone()));
+        tables.push(Stmt::alloc(&have, Type::Nat, key.len.clone()));
+        let at = || Expr::var(key.var);
+        let known = Expr::prim(
+            Prim::Eq,
+            vec![Expr::index(Expr::var(&have), at()), Expr::nat(1)],
+        );
+        let recall = vec![Stmt::assign(
+            x,
+            AssignOp::Set,
+            Expr::index(Expr::var(&memo), at()),
+        )];
+        let compute = vec![
+            Stmt::assign(x, AssignOp::Set, value),
+            Stmt::store(&memo, at(), AssignOp::Set, Expr::var(x)),
+            Stmt::store(&have, at(), AssignOp::Set, Expr::Lit(Lit::Nat(1))),
+        ];
+        vec![Stmt::var(x, ty, None), Stmt::if_(known, recall, compute)]
+    }
+
+    /// `e` with its largest parts that read only what `key` fixes, cannot fail, and
+    /// cost a transcendental replaced by fresh names (into `parts`, with the parts).
+    fn parts(
+        &mut self,
+        e: Expr,
+        key: &Key<'_>,
+        varying: &HashSet<String>,
+        parts: &mut Vec<(String, Expr)>,
+    ) -> Expr {
+        let mut r = HashSet::new();
+        reads(&e, &mut r);
+        let fixed = r
+            .iter()
+            .all(|x| !varying.contains(x) || key.fixed.contains(x));
+        if fixed && costly(&e) && total(&e) {
+            let x = fresh_name(&mut self.taken, "part");
+            parts.push((x.clone(), e));
+            return Expr::var(&x);
+        }
+        match e {
+            Expr::Prim(p, args) => Expr::Prim(
+                p,
+                args.into_iter()
+                    .map(|a| self.parts(a, key, varying, parts))
+                    .collect(),
+            ),
+            Expr::Convert(c, x) => Expr::convert(c, self.parts(*x, key, varying, parts)),
+            e => e,
+        }
+    }
+}
+
+/// Does `e` compute a transcendental (a logarithm, an exponential, a gamma function)?
+/// Probabilities are logarithms: converting to or from them is one.
+fn costly(e: &Expr) -> bool {
+    use slic_algebra::Coercion::{Nat2Prob, Prob2Real, Real2Prob};
+    match e {
+        Expr::Convert(Prob2Real | Real2Prob | Nat2Prob, _) => true,
+        Expr::Prim(Prim::GammaFunc | Prim::BetaFunc | Prim::Log | Prim::Exp, _) => true,
+        Expr::Prim(_, args) => args.iter().any(costly),
+        Expr::Convert(_, x) => costly(x),
+        Expr::Index(a, i) => costly(a) || costly(i),
+        Expr::Pair(a, b) => costly(a) || costly(b),
+        Expr::Var(_) | Expr::Lit(_) => false,
+    }
+}
+
+/// Can evaluating `e` never fail? Names and literals, the conversions to real and from
+/// naturals, and `exp`.
+fn total(e: &Expr) -> bool {
+    use slic_algebra::Coercion::{Nat2Prob, Nat2Real, Prob2Real};
+    match e {
+        Expr::Var(_) | Expr::Lit(_) => true,
+        Expr::Convert(Prob2Real | Nat2Prob | Nat2Real, x) => total(x),
+        Expr::Prim(Prim::Exp, args) => args.iter().all(total),
+        _ => false,
+    }
+}
+
+/// A length whose evaluation cannot fail: a literal, a name, or an array's size.
+fn simple(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(_) | Expr::Var(_) => true,
+        Expr::Prim(Prim::Size, a) => matches!(a.as_slice(), [Expr::Var(_)]),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Val;
+
+    fn v(x: &str) -> Expr {
+        Expr::var(x)
+    }
+
+    /// `for i in 0..3 { for k in 0..n { (the suffix sums of a and b after k, a function
+    /// of k) (a sum of b up to i, not one) ... total *= w } }`.
+    fn program() -> Program {
+        use slic_algebra::Coercion::{Nat2Prob, Nat2Real, Prob2Real, Real2Prob};
+        let plus = |a: Expr, b: Expr| Expr::prim(Prim::Add, vec![a, b]);
+        let suffix = Stmt::for_(
+            "c",
+            v("kk"),
+            Expr::size(v("a")),
+            vec![
+                Stmt::let_("x", Type::Prob, Expr::index(v("a"), v("c"))),
+                Stmt::assign("s", AssignOp::Add, v("x")),
+                Stmt::let_("y", Type::Nat, Expr::index(v("b"), v("c"))),
+                Stmt::assign("t", AssignOp::Add, v("y")),
+            ],
+        );
+        let prefix = Stmt::for_(
+            "c2",
+            Expr::nat(0),
+            v("i"),
+            vec![Stmt::assign(
+                "r",
+                AssignOp::Add,
+                Expr::index(v("b"), v("c2")),
+            )],
+        );
+        let w = Expr::prim(
+            Prim::Mul,
+            vec![
+                Expr::convert(Nat2Prob, v("t")),
+                Expr::convert(Nat2Prob, plus(v("i"), plus(v("r"), Expr::nat(1)))),
+                Expr::convert(Real2Prob, v("e")),
+            ],
+        );
+        let k_body = vec![
+            Stmt::let_("kk", Type::Nat, plus(v("k"), Expr::nat(1))),
+            Stmt::var("s", Type::Prob, Some(Expr::prob(0.0))),
+            Stmt::var("t", Type::Nat, Some(Expr::nat(0))),
+            suffix,
+            Stmt::var("r", Type::Nat, Some(Expr::nat(0))),
+            prefix,
+            Stmt::let_(
+                "e",
+                Type::Real,
+                plus(
+                    Expr::convert(Prob2Real, v("s")),
+                    Expr::convert(Nat2Real, v("t")),
+                ),
+            ),
+            Stmt::let_("w", Type::Prob, w),
+            Stmt::assign("total", AssignOp::Mul, v("w")),
+        ];
+        Program {
+            params: vec![
+                ("a".into(), Type::array(Type::Prob)),
+                ("b".into(), Type::array(Type::Nat)),
+                ("n".into(), Type::Nat),
+            ],
+            body: vec![
+                Stmt::var("total", Type::Prob, Some(Expr::prob(1.0))),
+                Stmt::for_(
+                    "i",
+                    Expr::nat(0),
+                    Expr::nat(3),
+                    vec![Stmt::for_("k", Expr::nat(0), v("n"), k_body)],
+                ),
+            ],
+            result: v("total"),
+            measure: false,
+            inout: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_reduction_of_the_inner_key_alone_is_computed_once_per_key() {
+        let p = program();
+        let m = memoise(&p);
+        let q = m.program;
+        assert_eq!(crate::verify::verify(&q), Ok(()), "{q}");
+        // the suffix sums (one fused loop), `e` and `nat2prob(t)`; not the prefix over
+        // `i`, nor `w`, which reads it
+        assert_eq!((m.reductions, m.values), (1, 2), "{q}");
+        let text = q.to_string();
+        assert!(text.contains("memo_s") && text.contains("memo_t"), "{text}");
+        assert!(
+            !text.contains("memo_r") && !text.contains("memo_w"),
+            "{text}"
+        );
+        let mut rng = crate::sampler::Rng::seed_from_u64(7);
+        for case in 0..40 {
+            let len = 1 + (rng.uniform() * 5.0) as usize;
+            // b shorter than a now and then: the suffix sum's read errs, in both
+            let blen = if case % 5 == 0 { len - 1 } else { len };
+            let a = Val::array((0..len).map(|_| Val::prob(rng.uniform() + 0.1)).collect());
+            let b = Val::array(
+                (0..blen)
+                    .map(|_| Val::Nat((rng.uniform() * 4.0) as u64))
+                    .collect(),
+            );
+            let n = Val::Nat((rng.uniform() * (len as f64 + 1.0)) as u64);
+            let args = [a, b, n];
+            match (crate::run(&p, &args), crate::run(&q, &args)) {
+                (Ok(w), Ok(g)) => assert_eq!(w.0, g.0, "case {case}: {q}"),
+                (Err(w), Err(g)) => assert_eq!(
+                    std::mem::discriminant(&w),
+                    std::mem::discriminant(&g),
+                    "case {case}: {w} against {g}"
+                ),
+                (w, g) => panic!("case {case}: {w:?} against {g:?} in {q}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_key_loop_whose_range_the_outer_loop_changes_is_left_alone() {
+        let mut p = program();
+        // `for k in 0..i`: the key's range moves with the outer loop
+        if let Stmt::For { body, .. } = &mut p.body[1] {
+            if let Stmt::For { hi, .. } = &mut body[0] {
+                *hi = v("i");
+            }
+        }
+        let m = memoise(&p);
+        assert_eq!((m.reductions, m.values), (0, 0), "{}", m.program);
+    }
+}
