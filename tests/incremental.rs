@@ -407,6 +407,52 @@ fn compiled_incremental_kernels_follow_the_interpreter() {
     }
 }
 
+/// Naive Bayes over a vocabulary of `v` words: its topic-by-word table `k * (v - 1)`.
+fn naive_bayes_wide(n: usize, k: usize, v: usize, rng: &mut Rng) -> Vec<slic_codegen::Val> {
+    let tokens = 4 * n;
+    vec![
+        gibbs_args::probs(k, 0.2, 1.0, rng),
+        gibbs_args::probs(v, 0.05, 0.5, rng),
+        gibbs_args::nats(n, k, rng),
+        gibbs_args::nats(tokens, v, rng),
+        gibbs_args::nats(tokens, n, rng),
+        slic_codegen::Val::Nat(0),
+    ]
+}
+
+#[test]
+fn large_count_tables_are_kept_in_32_bits_and_follow_the_interpreter() {
+    // 3 topics by 2,999 words: a table long enough to be laid out as 32-bit counts,
+    // which never exceed the 120 tokens
+    let (n, k) = (30, 3);
+    let mut rng = Rng::seed_from_u64(17);
+    let a = naive_bayes_wide(n, k, 3000, &mut rng);
+    let c = specialised(NAIVE_BAYES, "z", "u", &a);
+    let table = c
+        .inc
+        .stats
+        .iter()
+        .find(|s| s.of == "hist")
+        .expect("the topic-by-word table is kept");
+    assert_eq!(table.most, Some(4 * n as u64), "{:?}", c.inc.stats);
+    let ms = moves(n, k, 4 * n, &mut rng);
+    for target in [Target::C, Target::Rust] {
+        let mut plain = InterpKernel::new(c.program.clone(), 1000, &c.update);
+        plain.start(&a).expect("the interpreter starts");
+        let mut inc = compiled(&c, target, &a, Checking::Every);
+        let narrow = match target {
+            Target::C => "(const uint32_t *)P[",
+            Target::Rust => ": &[u32] =",
+        };
+        let source = inc.library().source().to_string();
+        assert!(source.contains(narrow), "{target:?}: {source}");
+        inc.start(&a).expect("the kernel starts");
+        if let Err(e) = follow(&mut plain, &mut inc, &ms) {
+            panic!("{target:?}: {e}");
+        }
+    }
+}
+
 #[test]
 fn a_wrong_remove_is_caught_by_the_check() {
     let mut c = case(GMM, "z", "u");

@@ -79,6 +79,11 @@ pub struct Statistic {
     /// Kept per key (`keyed.rs`): rows of the accumulator's length, the update reading
     /// the row of its own key.
     pub key: Option<Key>,
+    /// A bound on every element while the chain keeps it, where one is known: the
+    /// number of points times what one point adds (a literal per write, its loop's
+    /// range literal), or for an index the number of members. What a caller may store
+    /// it in 32 bits by (`Specialise::narrow`).
+    pub most: Option<u64>,
 }
 
 /// How a statistic follows the chain.
@@ -231,6 +236,14 @@ pub fn derive(p: &Program, state: &str, index: &str) -> Result<Incremental, NotI
                         None => acc.clone(),
                     });
                     k.accs.push((acc.clone(), stats.len()));
+                    let most = match (&elem, kind) {
+                        (Type::Nat, StatKind::Moving | StatKind::Constant(AssignOp::Add)) => {
+                            points(&k.lo, &k.hi).and_then(|n| {
+                                per_point(&k.body0, &acc).and_then(|c| n.checked_mul(c))
+                            })
+                        }
+                        _ => None,
+                    };
                     stats.push(Statistic {
                         param,
                         of: acc,
@@ -239,6 +252,7 @@ pub fn derive(p: &Program, state: &str, index: &str) -> Result<Incremental, NotI
                         kind,
                         nonnegative,
                         key,
+                        most,
                     });
                 }
                 if let Some(g) = &mut k.group {
@@ -252,6 +266,11 @@ pub fn derive(p: &Program, state: &str, index: &str) -> Result<Incremental, NotI
                             kind: StatKind::Index,
                             nonnegative: false,
                             key: None,
+                            // a count of members, or a member's position
+                            most: match &k.hi {
+                                Expr::Lit(Lit::Nat(n)) => Some(*n),
+                                _ => None,
+                            },
                         });
                     }
                     named.push(format!("over the members of each {}[{var}]", g.array));
@@ -288,6 +307,53 @@ pub fn derive(p: &Program, state: &str, index: &str) -> Result<Incremental, NotI
         index,
     };
     build.programs(reports, stats.clone())
+}
+
+/// How many points `lo..hi` holds, where both are literals.
+fn points(lo: &Expr, hi: &Expr) -> Option<u64> {
+    match (lo, hi) {
+        (Expr::Lit(Lit::Nat(a)), Expr::Lit(Lit::Nat(b))) => Some(b.saturating_sub(*a)),
+        _ => None,
+    }
+}
+
+/// The most one point's `body` adds to any element of `acc`: the sum of the literals of
+/// its `+=` writes to it, none inside a loop (so each runs at most once a point); `None`
+/// where a write is another.
+fn per_point(body: &[Stmt], acc: &str) -> Option<u64> {
+    fn go(body: &[Stmt], acc: &str, looped: bool, total: &mut Option<u64>) {
+        for s in body {
+            match s {
+                Stmt::Assign {
+                    name: x, op, value, ..
+                }
+                | Stmt::Store {
+                    array: x,
+                    op,
+                    value,
+                    ..
+                } if x == acc => {
+                    *total = match (op, value, looped, *total) {
+                        (AssignOp::Add, Expr::Lit(Lit::Nat(c)), false, Some(t)) => {
+                            t.checked_add(*c)
+                        }
+                        _ => None,
+                    };
+                }
+                Stmt::For { body, .. } => go(body, acc, true, total),
+                Stmt::If {
+                    then, otherwise, ..
+                } => {
+                    go(then, acc, looped, total);
+                    go(otherwise, acc, looped, total);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut total = Some(0);
+    go(body, acc, false, &mut total);
+    total
 }
 
 /// Every `for` outside every other loop, by path.

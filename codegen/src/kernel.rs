@@ -173,6 +173,8 @@ pub struct Prepared {
     m: Marshalled,
     params: Vec<(String, Type)>,
     fixed: Vec<bool>,
+    /// The `nat` arrays laid out as 32-bit elements.
+    narrow: Vec<bool>,
 }
 
 impl Prepared {
@@ -194,6 +196,13 @@ impl Prepared {
                 xs[i] = v;
                 Ok(())
             }
+            Some(Buffer::U32(xs)) if i < xs.len() => match u32::try_from(v) {
+                Ok(v) => {
+                    xs[i] = v;
+                    Ok(())
+                }
+                Err(_) => Err(self.wrong(param)),
+            },
             _ => Err(self.wrong(param)),
         }
     }
@@ -208,6 +217,7 @@ impl Prepared {
         let elem = self.params.get(param)?.1.array_of()?;
         let items: Vec<Val> = match (b, elem) {
             (Buffer::U64(xs), _) => xs.iter().map(|&n| Val::Nat(n)).collect(),
+            (Buffer::U32(xs), _) => xs.iter().map(|&n| Val::Nat(u64::from(n))).collect(),
             (Buffer::I64(xs), _) => xs.iter().map(|&n| Val::Int(n)).collect(),
             (Buffer::F64(xs), Type::Prob) => xs.iter().map(|&l| Val::Prob(l)).collect(),
             (Buffer::F64(xs), _) => xs.iter().map(|&x| Val::Real(x)).collect(),
@@ -268,9 +278,16 @@ impl Prepared {
             return Err(self.wrong(param));
         };
         let new = flat(items, ty).ok_or_else(|| self.wrong(param))?;
+        let too_wide = self.wrong(param);
         match (self.m.buffers.get_mut(b), new) {
             (Some(Buffer::U64(xs)), Buffer::U64(ys)) if xs.len() == ys.len() => {
                 xs.copy_from_slice(&ys)
+            }
+            (Some(Buffer::U32(xs)), Buffer::U64(ys)) if xs.len() == ys.len() => {
+                match narrowed(&ys) {
+                    Some(n) => xs.copy_from_slice(&n),
+                    None => return Err(too_wide),
+                }
             }
             (Some(Buffer::I64(xs)), Buffer::I64(ys)) if xs.len() == ys.len() => {
                 xs.copy_from_slice(&ys)
@@ -315,6 +332,8 @@ impl Prepared {
 
 enum Buffer {
     U64(Vec<u64>),
+    /// A `nat` array laid out as 32-bit elements ([`crate::Specialise::narrow`]).
+    U32(Vec<u32>),
     I64(Vec<i64>),
     F64(Vec<f64>),
     U8(Vec<u8>),
@@ -331,7 +350,7 @@ impl Compiled {
         opts: &CompileOptions,
     ) -> Result<Compiled, KernelError> {
         let fixed = fixed_values(p, spec, args)?;
-        let emitted = emit_with(p, target, &fixed).map_err(KernelError::Emit)?;
+        let emitted = emit_with(p, target, &fixed, &spec.narrow).map_err(KernelError::Emit)?;
         let lib = compile(&emitted.source, target, opts).map_err(KernelError::Compile)?;
         // SAFETY: the symbols have the types the templates give them (ABI version 2,
         // checked before the first call)
@@ -357,6 +376,13 @@ impl Compiled {
             params: p.params.clone(),
             shape: shape(&p.result),
         })
+    }
+
+    /// Which parameters are laid out as 32-bit `nat`s, one flag per parameter.
+    fn narrow_flags(&self) -> Vec<bool> {
+        (0..self.params.len())
+            .map(|k| self.emitted.narrow.get(k).copied().unwrap_or(false))
+            .collect()
     }
 
     /// Was the library found in the cache (nothing compiled)?
@@ -400,6 +426,7 @@ impl Compiled {
             m,
             params: self.params.clone(),
             fixed,
+            narrow: self.narrow_flags(),
         })
     }
 
@@ -408,6 +435,7 @@ impl Compiled {
     /// incremental statistics share one set of arguments).
     pub fn accepts(&self, p: &Prepared) -> bool {
         p.params == self.params
+            && p.narrow == self.narrow_flags()
             && p.fixed.len() == self.params.len()
             && (0..self.params.len())
                 .all(|k| p.fixed[k] == matches!(self.emitted.fixed.get(k), Some(Some(_))))
@@ -639,10 +667,18 @@ impl Compiled {
                 (Val::Real(x), Type::Real) | (Val::Prob(x), Type::Prob) => p.f = *x,
                 (Val::Array(items), Type::Array(e)) => {
                     let mut buf = flat(items, e).ok_or_else(wrong)?;
+                    if self.emitted.narrow.get(k).copied().unwrap_or(false) {
+                        buf = match buf {
+                            // each element must fit the 32 bits the kernel reads
+                            Buffer::U64(xs) => Buffer::U32(narrowed(&xs).ok_or_else(wrong)?),
+                            _ => return Err(wrong().into()),
+                        };
+                    }
                     p.len = items.len() as u64;
                     // a mutable pointer: an inout parameter's kernel writes through it
                     p.data = match &mut buf {
                         Buffer::U64(b) => b.as_mut_ptr() as *const c_void,
+                        Buffer::U32(b) => b.as_mut_ptr() as *const c_void,
                         Buffer::I64(b) => b.as_mut_ptr() as *const c_void,
                         Buffer::F64(b) => b.as_mut_ptr() as *const c_void,
                         Buffer::U8(b) => b.as_mut_ptr() as *const c_void,
@@ -896,6 +932,11 @@ fn log_mul(a: f64, b: f64) -> f64 {
 
 /// An array argument as a flat buffer of its element type; `None` when an element has
 /// another type (or the array holds arrays: not flattened yet).
+/// `xs` as 32-bit elements, if every one fits.
+fn narrowed(xs: &[u64]) -> Option<Vec<u32>> {
+    xs.iter().map(|&x| u32::try_from(x).ok()).collect()
+}
+
 fn flat(items: &[Val], elem: &Type) -> Option<Buffer> {
     Some(match elem {
         Type::Nat => Buffer::U64(

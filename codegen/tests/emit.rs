@@ -385,6 +385,45 @@ fn a_natural_difference_is_one_helper_that_fails_alike() {
     );
 }
 
+#[test]
+fn a_narrow_table_parameter_holds_32_bit_counts_and_refuses_wider_ones() {
+    // `t[0] += v` on an inout table laid out as 32-bit elements
+    let p = Program {
+        params: vec![
+            ("t".into(), Type::array(Type::Nat)),
+            ("v".into(), Type::Nat),
+        ],
+        body: vec![Stmt::store("t", Expr::nat(0), AssignOp::Add, v("v"))],
+        result: Expr::nat(0),
+        measure: false,
+        inout: vec!["t".into()],
+    };
+    let spec = Specialise {
+        fixed: Vec::new(),
+        narrow: vec![true, false],
+    };
+    let nats = |xs: &[u64]| Val::array(xs.iter().map(|&x| Val::Nat(x)).collect());
+    for t in TARGETS {
+        let k = Compiled::build(&p, t, &spec, None, &opts()).expect("builds");
+        let mut prep = k
+            .prepare(&[nats(&[5, 6]), Val::Nat(3)])
+            .expect("counts that fit");
+        k.run_prepared(&mut prep).expect("runs");
+        assert_eq!(prep.array(0), Some(nats(&[8, 6])), "{t:?}");
+        // a count past 2^32 - 1 is an error, not a wrapped count
+        prep.set(1, &Val::Nat(u64::from(u32::MAX))).expect("sets");
+        match k.run_prepared(&mut prep) {
+            Err(KernelError::Run(RunError::Arith { .. })) => {}
+            other => panic!("{t:?}: {other:?}"),
+        }
+        // and so is an argument that does not fit
+        assert!(
+            k.prepare(&[nats(&[1 << 32, 0]), Val::Nat(0)]).is_err(),
+            "{t:?}"
+        );
+    }
+}
+
 /// `k ~ categorical(w); j ~ categorical(w); factor w[k]; return k + j` beside the Gibbs
 /// shape `if c { draw t ~ categorical(w); r = t } else { reject }; return r`.
 fn two_draws() -> Program {

@@ -250,6 +250,9 @@ struct Bound {
     ty: Type,
     /// a `nat` array stored as 32-bit elements (`safe.rs`): element type `nat32`
     narrow: bool,
+    /// a parameter laid out so by the caller ([`super::Specialise::narrow`]): its
+    /// stores are checked to fit
+    narrow_param: bool,
 }
 
 impl Bound {
@@ -269,6 +272,8 @@ pub(crate) struct Builder<'a> {
     pub sites: Vec<Site>,
     /// fixed values by parameter position (a specialised kernel)
     fixed: &'a [Option<FixedVal>],
+    /// `nat` array parameters laid out as 32-bit elements, by position
+    narrow: &'a [bool],
     /// the checks that can never fire (`safe.rs`), for the program being built
     safe: Safe,
     /// what sums of probs may be computed in linear space from (`linear.rs`)
@@ -325,12 +330,13 @@ fn bug(what: impl Into<String>) -> EmitError {
 }
 
 impl<'a> Builder<'a> {
-    pub(crate) fn new(fixed: &'a [Option<FixedVal>]) -> Builder<'a> {
+    pub(crate) fn new(fixed: &'a [Option<FixedVal>], narrow: &'a [bool]) -> Builder<'a> {
         Builder {
             scopes: vec![Vec::new()],
             counter: 0,
             sites: Vec::new(),
             fixed,
+            narrow,
             safe: Safe::default(),
             lin: linear::Scope::default(),
             stored: None,
@@ -347,6 +353,7 @@ impl<'a> Builder<'a> {
                 c: c.clone(),
                 ty,
                 narrow: false,
+                narrow_param: false,
             });
         }
         c
@@ -390,12 +397,25 @@ impl<'a> Builder<'a> {
                 }
             };
             let c = self.declare(name, ty.clone());
+            let narrow = kind == "array"
+                && *elem == Type::Nat
+                && self.narrow.get(pos).copied().unwrap_or(false);
+            if narrow {
+                if let Some(b) = self.scopes.last_mut().and_then(|s| s.last_mut()) {
+                    b.narrow = true;
+                    b.narrow_param = true;
+                }
+            }
             params.push(Param {
                 pos,
                 note: safe_note(name),
                 name: c,
                 kind,
-                ty: scalar_name(elem).unwrap_or("real"),
+                ty: if narrow {
+                    "nat32"
+                } else {
+                    scalar_name(elem).unwrap_or("real")
+                },
                 fixed: fixed.map(|f| match f {
                     FixedVal::Nat(n) | FixedVal::Len(n) => Num {
                         text: n.to_string(),
@@ -646,7 +666,21 @@ impl<'a> Builder<'a> {
                 let v = self.expr(value, at);
                 self.stored = None;
                 let (v, _) = v?;
-                let combined = self.combine(*op, &elem, old, v, self.safe.add(s), at)?;
+                let mut combined = self.combine(*op, &elem, old, v, self.safe.add(s), at)?;
+                if b.narrow_param {
+                    // a caller's 32-bit table: a value past it is an error, never cut
+                    let site = self.site(
+                        at,
+                        SiteKind::Arith {
+                            what: "a 32-bit count".into(),
+                        },
+                    );
+                    combined = ENode::Call {
+                        f: "to_nat32",
+                        args: vec![combined],
+                        site: Some(site),
+                    };
+                }
                 let check = self.sites.len() > before_value;
                 let site = (!self.safe.store(s)).then(|| {
                     self.site(

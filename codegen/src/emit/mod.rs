@@ -51,9 +51,13 @@ impl Target {
 
 /// Which parameters are fixed data, baked into the source as constants: a scalar's
 /// value, an array's length. `fixed[k]` for parameter `k`; the default fixes nothing.
+/// `narrow[k]`: the `nat` array parameter `k` is laid out as 32-bit elements (a Gibbs
+/// chain's large count tables, which never exceed its number of points: half the
+/// memory traffic); a store of a value past `u32::MAX` into it is an error.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Specialise {
     pub fixed: Vec<bool>,
+    pub narrow: Vec<bool>,
 }
 
 impl Specialise {
@@ -61,6 +65,7 @@ impl Specialise {
     pub fn all(params: usize) -> Specialise {
         Specialise {
             fixed: vec![true; params],
+            narrow: Vec::new(),
         }
     }
 
@@ -126,6 +131,8 @@ pub struct Emitted {
     pub sites: Vec<Site>,
     /// Parameters baked in: their values (scalars) or lengths (arrays), by position.
     pub(crate) fixed: Vec<Option<FixedVal>>,
+    /// `nat` array parameters laid out as 32-bit elements, by position.
+    pub(crate) narrow: Vec<bool>,
     /// The result's leaves in order (`scalar`/`array`/`unit` with the scalar type).
     pub(crate) leaves: Vec<(&'static str, &'static str)>,
     pub measure: bool,
@@ -133,21 +140,22 @@ pub struct Emitted {
 
 /// Emits `p` for `target`, unspecialised.
 pub fn emit(p: &Program, target: Target) -> Result<Emitted, EmitError> {
-    emit_with(p, target, &[])
+    emit_with(p, target, &[], &[])
 }
 
 /// Emits `p` for `target` with the parameters in `fixed` baked in (`None`: a parameter
-/// read at run time).
+/// read at run time), and those `narrow` marks laid out as 32-bit `nat`s.
 pub(crate) fn emit_with(
     p: &Program,
     target: Target,
     fixed: &[Option<FixedVal>],
+    narrow: &[bool],
 ) -> Result<Emitted, EmitError> {
     verify(p).map_err(|e| EmitError::Verify(e.to_string()))?;
     let p = &crate::peel::peel_loops(p);
     let p = &tables::invariant_conversions(&tables::linear_tables(p));
     let p = &inline::inline_sum_terms(&monomial::gather_monomials(p));
-    let mut b = Builder::new(fixed);
+    let mut b = Builder::new(fixed, narrow);
     let kernel = b.kernel(p)?;
     let leaves = kernel.result.iter().map(|l| (l.kind, l.ty)).collect();
     let source = render(target, &kernel)?;
@@ -156,6 +164,7 @@ pub(crate) fn emit_with(
         source,
         sites: b.sites,
         fixed: fixed.to_vec(),
+        narrow: narrow.to_vec(),
         leaves,
         measure: p.measure,
     })
