@@ -267,11 +267,23 @@ fn moves(n: usize, k: usize, m: usize, rng: &mut Rng) -> Vec<(usize, u64)> {
 fn interp_follows(c: &Case, args: Args, n: usize, k: usize, seed: u64) -> Result<(), String> {
     let mut rng = Rng::seed_from_u64(seed);
     let a = args(n, k, &mut rng);
+    follows_on(c, &a, n, k, &mut rng)
+}
+
+/// The case's interpreter kernel, incremental and checked after every commit, against
+/// the plain one on `a` through `3 n` random moves.
+fn follows_on(
+    c: &Case,
+    a: &[slic_codegen::Val],
+    n: usize,
+    k: usize,
+    rng: &mut Rng,
+) -> Result<(), String> {
     let mut plain = InterpKernel::new(c.program.clone(), 1000, &c.update);
     let mut inc = InterpKernel::incremental(&c.inc, 1000, &c.update, Checking::Every);
-    plain.start(&a).map_err(|e| e.to_string())?;
-    inc.start(&a).map_err(|e| e.to_string())?;
-    follow(&mut plain, &mut inc, &moves(n, k, 3 * n, &mut rng))
+    plain.start(a).map_err(|e| e.to_string())?;
+    inc.start(a).map_err(|e| e.to_string())?;
+    follow(&mut plain, &mut inc, &moves(n, k, 3 * n, rng))
 }
 
 proptest! {
@@ -316,10 +328,7 @@ proptest! {
             Err(e) if e.loops.is_empty() && e.invalid.is_none() => return Ok(()),
             Err(e) => return Err(TestCaseError::fail(format!("n = {n}, k = {k}: {e}"))),
         };
-        let mut plain = InterpKernel::new(c.program.clone(), 1000, &c.update);
-        let mut inc = InterpKernel::incremental(&c.inc, 1000, &c.update, Checking::Every);
-        prop_assert!(plain.start(&a).is_ok() && inc.start(&a).is_ok());
-        let r = follow(&mut plain, &mut inc, &moves(n, k, 3 * n, &mut rng));
+        let r = follows_on(&c, &a, n, k, &mut rng);
         prop_assert!(r.is_ok(), "n = {n}, k = {k}: {}", r.unwrap_err());
     }
 }
@@ -342,10 +351,7 @@ proptest! {
             Ok(c) => c,
             Err(e) => return Err(TestCaseError::fail(format!("n = {n}, k = {k}: {e}"))),
         };
-        let mut plain = InterpKernel::new(c.program.clone(), 1000, &c.update);
-        let mut inc = InterpKernel::incremental(&c.inc, 1000, &c.update, Checking::Every);
-        prop_assert!(plain.start(&a).is_ok() && inc.start(&a).is_ok());
-        let r = follow(&mut plain, &mut inc, &moves(n, k, 3 * n, &mut rng));
+        let r = follows_on(&c, &a, n, k, &mut rng);
         prop_assert!(r.is_ok(), "n = {n}, k = {k}: {}", r.unwrap_err());
     }
 }

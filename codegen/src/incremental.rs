@@ -35,6 +35,10 @@
 //! own document and own word) keeps the accumulators that test filters per key: a table
 //! with a row per value of `a`, the update reading row `a[u]` (`keyed.rs`).
 //!
+//! The update's copies of the statistics are then read where they are used
+//! (`crate::forward`), and a list of a point's nonzero counts is built as they are
+//! counted (`crate::touched`).
+//!
 //! Exactness: every derived program is checked by the IR's verifier, and what cannot be
 //! shown to have the shape above keeps its loop (reported with the reason, in
 //! [`Incremental::loops`]); the programs never guess. A sum of `prob`s (log space) is not
@@ -49,6 +53,7 @@ use crate::dce::eliminate;
 use crate::forward::forward_copies;
 use crate::ir::walk::{map_exprs, reads, rewrite_leaves, visit_leaves, Effects};
 use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
+use crate::touched::list_where_written;
 use crate::verify::verify;
 
 mod fission;
@@ -1321,8 +1326,10 @@ impl Builder<'_> {
             measure: self.p.measure,
             inout: Vec::new(),
         };
-        // the statistics' rows read where the update reads them, not copied first
+        // the statistics' rows read where the update reads them, not copied first; the
+        // lists of a point's nonzero counts built as they are counted (`touched.rs`)
         let update = eliminate(&forward_copies(&update)).program;
+        let (update, _) = list_where_written(&update);
         for q in [&update, &init, &add, &remove, &sizes] {
             if let Err(e) = verify(q) {
                 return Err(NotIncremental {

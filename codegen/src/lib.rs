@@ -79,6 +79,7 @@ pub mod sampler;
 pub mod share;
 pub mod sparse;
 pub mod split;
+pub mod touched;
 pub mod verify;
 
 pub use anf::{normalize, Normalized};
