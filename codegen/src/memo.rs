@@ -206,7 +206,17 @@ impl Memo {
                     if !parts.is_empty() {
                         let mut memos = Vec::new();
                         for (part, e) in parts {
-                            let Ok(ty) = crate::verify::expr_type(&self.types, &e) else {
+                            // the types of the names the part reads (a name may be
+                            // declared twice in the program, in two scopes)
+                            let mut r = HashSet::new();
+                            reads(&e, &mut r);
+                            let mut env: Vec<(String, Type)> = Vec::new();
+                            for (x, t) in self.types.iter().rev() {
+                                if r.remove(x) {
+                                    env.push((x.clone(), t.clone()));
+                                }
+                            }
+                            let Ok(ty) = crate::verify::expr_type(&env, &e) else {
                                 memos.clear();
                                 break;
                             };
