@@ -19,6 +19,10 @@
 //! if have_s[k] == 1 { s = memo_s[k] } else { for c ... { s += ... }; memo_s[k] = s; have_s[k] = 1 }
 //! ```
 //!
+//! Two such computations of one form (the same code once `k`'s own `let`s are replaced
+//! by their values and their own names by position: the stick-breaking factor's three
+//! branches each sum the same suffix) share their tables.
+//!
 //! Exact: the reduction is a function of `k` alone while `L` runs (every name it reads
 //! is fixed there), so a later evaluation at the same `k` would give the stored value;
 //! the first evaluation at each `k` happens where it happened before, so every error it
@@ -26,11 +30,11 @@
 //! allocation of the tables is new: two arrays of `n`, where `n` is a literal, a name or
 //! a size (evaluating it cannot fail).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use slic_algebra::{Prim, Type};
 
-use crate::ir::walk::{fresh_name, reads, visit_decls, Effects};
+use crate::ir::walk::{fresh_name, map_exprs, reads, visit_decls, Effects};
 use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
 
 /// What [`memoise`] did.
@@ -64,6 +68,7 @@ pub fn memoise(p: &Program) -> Memoised {
         types,
         reductions: 0,
         values: 0,
+        shared: HashMap::new(),
     };
     let mut body = p.body.clone();
     m.block(&mut body);
@@ -99,6 +104,9 @@ struct Memo {
     types: Vec<(String, Type)>,
     reductions: usize,
     values: usize,
+    /// The tables made so far before the current outer loop, by the key's variable and
+    /// the computation's form: the value tables, then the flags.
+    shared: HashMap<(String, String), (Vec<String>, String)>,
 }
 
 /// The loop over `k` a reduction is keyed by, as seen from the outer loop.
@@ -107,6 +115,10 @@ struct Key<'a> {
     var: &'a str,
     /// The names fixed while the outer loop runs, `k`, and `k`'s own `let`s so far.
     fixed: HashSet<String>,
+    /// What each of `k`'s own names computes, in names fixed outside the key loop: its
+    /// `let`s by their values, a memoised value by its table, `k` as `@k`. Two
+    /// computations of one form share their tables.
+    canon: HashMap<String, Expr>,
     /// The loop's length (its range is `0..len`).
     len: Expr,
 }
@@ -123,6 +135,7 @@ impl Memo {
                     let mut varying: HashSet<String> =
                         eff.writes.union(&eff.decls).cloned().collect();
                     varying.insert(var.clone());
+                    self.shared.clear();
                     let mut tables = Vec::new();
                     self.keys_in(body, &varying, &mut tables);
                     let n = tables.len();
@@ -156,6 +169,7 @@ impl Memo {
                         let key = Key {
                             var,
                             fixed: HashSet::from([var.clone()]),
+                            canon: HashMap::from([(var.clone(), Expr::var("@k"))]),
                             len: hi.clone(),
                         };
                         self.reductions_in(body, key, varying, tables);
@@ -190,9 +204,10 @@ impl Memo {
                 if r.iter().all(|x| fixed(x, &key)) {
                     let (name, ty, value) = (name.clone(), ty.clone(), value.clone());
                     key.fixed.insert(name.clone());
+                    key.canon.insert(name.clone(), subst(&value, &key.canon));
                     if costly(&value) {
                         // the whole value, a function of `k`: computed once per `k`
-                        let memo = self.memoised(&name, ty, value, &key, tables);
+                        let memo = self.memoised(&name, ty, value, &mut key, tables);
                         block.splice(k..=k, memo);
                         self.values += 1;
                         k += 2;
@@ -222,7 +237,7 @@ impl Memo {
                             };
                             self.types.push((part.clone(), ty.clone()));
                             key.fixed.insert(part.clone());
-                            memos.extend(self.memoised(&part, ty, e, &key, tables));
+                            memos.extend(self.memoised(&part, ty, e, &mut key, tables));
                             self.values += 1;
                         }
                         if !memos.is_empty() {
@@ -278,21 +293,24 @@ impl Memo {
                 k += 1;
                 continue;
             };
-            let have = fresh_name(&mut self.taken, "have");
+            let form = reduction_form(&block[..=k], &accs, &key.canon);
+            let names: Vec<(String, Type)> = accs
+                .iter()
+                .map(|(s, ty)| (format!("memo_{s}"), ty.clone()))
+                .collect();
+            let (memos, have) = self.tables(form, &names, &key, tables);
             let at = || Expr::var(key.var);
             let mut recall = Vec::new();
             let mut compute = vec![block.remove(k)];
-            for (s, ty) in &accs {
-                let memo = fresh_name(&mut self.taken, &format!("memo_{s}"));
-                tables.push(Stmt::alloc(&memo, ty.clone(), key.len.clone()));
+            for ((s, _), memo) in accs.iter().zip(&memos) {
                 recall.push(Stmt::assign(
                     s,
                     AssignOp::Set,
-                    Expr::index(Expr::var(&memo), at()),
+                    Expr::index(Expr::var(memo), at()),
                 ));
-                compute.push(Stmt::store(&memo, at(), AssignOp::Set, Expr::var(s)));
+                compute.push(Stmt::store(memo, at(), AssignOp::Set, Expr::var(s)));
+                key.canon.insert(s.clone(), Expr::var(&format!("@{memo}")));
             }
-            tables.push(Stmt::alloc(&have, Type::Nat, key.len.clone()));
             compute.push(Stmt::store(
                 &have,
                 at(),
@@ -309,6 +327,8 @@ impl Memo {
             for (s, _) in &accs {
                 if !later.contains(s) {
                     key.fixed.insert(s.clone());
+                } else {
+                    key.canon.remove(s);
                 }
             }
             self.reductions += 1;
@@ -325,13 +345,15 @@ impl Memo {
         x: &str,
         ty: Type,
         value: Expr,
-        key: &Key<'_>,
+        key: &mut Key<'_>,
         tables: &mut Vec<Stmt>,
     ) -> Vec<Stmt> {
-        let memo = fresh_name(&mut self.taken, &format!("memo_{x}"));
-        let have = fresh_name(&mut self.taken, &format!("have_{x}"));
-        tables.push(Stmt::alloc(&memo, ty.clone(), key.len.clone()));
-        tables.push(Stmt::alloc(&have, Type::Nat, key.len.clone()));
+        let form = format!("{ty} = {}", subst(&value, &key.canon));
+        let names = [(format!("memo_{x}"), ty.clone())];
+        let (memos, have) = self.tables(form, &names, key, tables);
+        let memo = memos.into_iter().next().unwrap_or_default();
+        key.canon
+            .insert(x.to_string(), Expr::var(&format!("@{memo}")));
         let at = || Expr::var(key.var);
         let known = Expr::prim(
             Prim::Eq,
@@ -348,6 +370,44 @@ impl Memo {
             Stmt::store(&have, at(), AssignOp::Set, Expr::Lit(Lit::Nat(1))),
         ];
         vec![Stmt::var(x, ty, None), Stmt::if_(known, recall, compute)]
+    }
+
+    /// The value tables (one per name of `names`, with its type) and the flags of a
+    /// computation of `form` keyed by `key`: those made for the same form under this
+    /// outer loop, or new ones allocated into `tables`. Sharing is exact: a computation
+    /// of the same form at the same `k` reads the same values, so the stored value is
+    /// the one it would compute, without error where the first one had none.
+    fn tables(
+        &mut self,
+        form: String,
+        names: &[(String, Type)],
+        key: &Key<'_>,
+        tables: &mut Vec<Stmt>,
+    ) -> (Vec<String>, String) {
+        let id = (format!("{} < {}", key.var, key.len), form);
+        if let Some((memos, have)) = self.shared.get(&id) {
+            if memos.len() == names.len() {
+                return (memos.clone(), have.clone());
+            }
+        }
+        let mut memos = Vec::new();
+        for (base, ty) in names {
+            let memo = fresh_name(&mut self.taken, base);
+            tables.push(Stmt::alloc(&memo, ty.clone(), key.len.clone()));
+            memos.push(memo);
+        }
+        let have = fresh_name(
+            &mut self.taken,
+            &format!(
+                "have_{}",
+                names
+                    .first()
+                    .map_or("", |n| n.0.trim_start_matches("memo_"))
+            ),
+        );
+        tables.push(Stmt::alloc(&have, Type::Nat, key.len.clone()));
+        self.shared.insert(id, (memos.clone(), have.clone()));
+        (memos, have)
     }
 
     /// `e` with its largest parts that read only what `key` fixes, cannot fail, and
@@ -407,6 +467,65 @@ fn total(e: &Expr) -> bool {
         Expr::Prim(Prim::Exp, args) => args.iter().all(total),
         _ => false,
     }
+}
+
+/// `e` with each name `canon` knows replaced by what it computes.
+fn subst(e: &Expr, canon: &HashMap<String, Expr>) -> Expr {
+    match e {
+        Expr::Var(x) => canon.get(x).cloned().unwrap_or_else(|| e.clone()),
+        Expr::Lit(_) => e.clone(),
+        Expr::Prim(p, args) => Expr::Prim(*p, args.iter().map(|a| subst(a, canon)).collect()),
+        Expr::Index(a, i) => Expr::index(subst(a, canon), subst(i, canon)),
+        Expr::Convert(c, x) => Expr::convert(*c, subst(x, canon)),
+        Expr::Pair(a, b) => Expr::Pair(Box::new(subst(a, canon)), Box::new(subst(b, canon))),
+    }
+}
+
+/// The form of a reduction (its accumulators' `var`s, then its loop, the last of
+/// `block`): the accumulators, the loop's variable and its own names renamed by
+/// position, every other name of the key's replaced by what it computes.
+fn reduction_form(
+    block: &[Stmt],
+    accs: &[(String, Type)],
+    canon: &HashMap<String, Expr>,
+) -> String {
+    let Some(looped) = block.last() else {
+        return String::new();
+    };
+    let mut ren: HashMap<String, String> = HashMap::new();
+    for (i, (a, _)) in accs.iter().enumerate() {
+        ren.insert(a.clone(), format!("@a{i}"));
+    }
+    if let Stmt::For { var, body, .. } = looped {
+        ren.insert(var.clone(), "@c".into());
+        let mut n = 0;
+        visit_decls(body, &mut |d| {
+            ren.insert(d.to_string(), format!("@l{n}"));
+            n += 1;
+        });
+    }
+    // the loop's own names are its own, whatever the key's names outside
+    let outer: HashMap<String, Expr> = canon
+        .iter()
+        .filter(|(x, _)| !ren.contains_key(*x))
+        .map(|(x, e)| (x.clone(), e.clone()))
+        .collect();
+    let mut st = looped.clone();
+    map_exprs(&mut st, &mut |e| subst(e, &outer));
+    let mut one = [st];
+    crate::ir::walk::rename_block(&mut one, &ren);
+    let inits: Vec<String> = block
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Var { name, ty, init } if accs.iter().any(|(a, _)| a == name) => Some(format!(
+                "{}: {ty} = {}",
+                ren.get(name).map_or("", |x| x.as_str()),
+                init.as_ref().map_or(String::new(), |e| e.to_string())
+            )),
+            _ => None,
+        })
+        .collect();
+    format!("{} | {}", inits.join(", "), one[0])
 }
 
 /// A length whose evaluation cannot fail: a literal, a name, or an array's size.
@@ -536,6 +655,83 @@ mod tests {
                     "case {case}: {w} against {g}"
                 ),
                 (w, g) => panic!("case {case}: {w:?} against {g:?} in {q}"),
+            }
+        }
+    }
+
+    /// `for i in 0..3 { for k in 0..n { if k < i { (Σ_{c > k} a[c]) } else { (Σ_{c > k}
+    /// of `other`) } } }`: one suffix sum in two branches when `other` is `a`.
+    fn two_branches(other: &str) -> Program {
+        let suffix = |s: &str, c: &str, arr: &str| {
+            vec![
+                Stmt::let_(
+                    &format!("kk_{s}"),
+                    Type::Nat,
+                    Expr::prim(Prim::Add, vec![v("k"), Expr::nat(1)]),
+                ),
+                Stmt::var(s, Type::Prob, Some(Expr::prob(0.0))),
+                Stmt::for_(
+                    c,
+                    v(&format!("kk_{s}")),
+                    Expr::size(v(arr)),
+                    vec![Stmt::assign(s, AssignOp::Add, Expr::index(v(arr), v(c)))],
+                ),
+                Stmt::assign("total", AssignOp::Mul, v(s)),
+            ]
+        };
+        let k_body = vec![Stmt::if_(
+            Expr::prim(Prim::Lt, vec![v("k"), v("i")]),
+            suffix("s", "c", "a"),
+            suffix("s2", "c2", other),
+        )];
+        Program {
+            params: vec![
+                ("a".into(), Type::array(Type::Prob)),
+                ("b".into(), Type::array(Type::Prob)),
+                ("n".into(), Type::Nat),
+            ],
+            body: vec![
+                Stmt::var("total", Type::Prob, Some(Expr::prob(1.0))),
+                Stmt::for_(
+                    "i",
+                    Expr::nat(0),
+                    Expr::nat(3),
+                    vec![Stmt::for_("k", Expr::nat(0), v("n"), k_body)],
+                ),
+            ],
+            result: v("total"),
+            measure: false,
+            inout: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn one_computation_in_two_branches_shares_its_tables() {
+        for (other, flags) in [("a", 1), ("b", 2)] {
+            let p = two_branches(other);
+            let m = memoise(&p);
+            let q = m.program;
+            let text = q.to_string();
+            assert_eq!(m.reductions, 2, "{text}");
+            assert_eq!(text.matches("alloc have").count(), flags, "{other}: {text}");
+            let mut rng = crate::sampler::Rng::seed_from_u64(3);
+            for case in 0..20 {
+                let len = 1 + (rng.uniform() * 5.0) as usize;
+                let probs = |rng: &mut crate::sampler::Rng, n: usize| {
+                    Val::array((0..n).map(|_| Val::prob(rng.uniform() + 0.1)).collect())
+                };
+                // b shorter now and then: its sum errs where it reads past the end
+                let blen = if case % 4 == 0 { len - 1 } else { len };
+                let args = [
+                    probs(&mut rng, len),
+                    probs(&mut rng, blen),
+                    Val::Nat(len as u64),
+                ];
+                match (crate::run(&p, &args), crate::run(&q, &args)) {
+                    (Ok(w), Ok(g)) => assert_eq!(w.0, g.0, "{other} case {case}: {q}"),
+                    (Err(_), Err(_)) => {}
+                    (w, g) => panic!("{other} case {case}: {w:?} against {g:?} in {q}"),
+                }
             }
         }
     }
