@@ -1054,21 +1054,17 @@ pub fn run_gibbs(
     })
 }
 
-/// The fewest elements a statistic must have to be laid out as 32-bit `nat`s: a smaller
-/// one sits in the first-level cache either way (as `emit/safe.rs`'s tables).
-const NARROW_STAT_MIN: usize = 4096;
-
-/// Per parameter of `inc`'s programs: is it a large `nat` statistic whose elements stay
-/// below `2^32` ([`incremental::Statistic::most`])? Those are laid out as 32-bit
-/// elements: half the memory the update's reads of them cross (Naive Bayes's topic by
-/// word table: 8 MB as 64-bit counts). `all` holds the statistics as `with_stats` sized
-/// them.
+/// Per parameter of `inc`'s programs: is it a `nat` statistic as long as the tables
+/// `emit/safe.rs` narrows (a shorter one sits in the first-level cache either way) whose
+/// elements stay below `2^32` ([`incremental::Statistic::most`])? Those are laid out as
+/// 32-bit elements: half the memory the update's reads of them cross (Naive Bayes's
+/// topic by word table: 8 MB as 64-bit counts). `all` holds the statistics as
+/// `with_stats` sized them.
 fn narrow_stats(inc: &Incremental, all: &[Val]) -> Vec<bool> {
     let first = inc.first_stat();
     let mut narrow = vec![false; first];
     for (k, s) in inc.stats.iter().enumerate() {
-        let long =
-            matches!(all.get(first + k), Some(Val::Array(xs)) if xs.len() >= NARROW_STAT_MIN);
+        let long = matches!(all.get(first + k), Some(Val::Array(xs)) if xs.len() as u128 >= crate::emit::NARROW_MIN_LEN);
         let fits = s.most.is_some_and(|m| m <= u64::from(u32::MAX));
         narrow.push(s.elem == slic_algebra::Type::Nat && long && fits);
     }

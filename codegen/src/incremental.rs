@@ -51,7 +51,7 @@ use slic_algebra::{Coercion, Prim, Type};
 
 use crate::dce::eliminate;
 use crate::forward::forward_copies;
-use crate::ir::walk::{map_exprs, reads, rewrite_leaves, visit_leaves, Effects};
+use crate::ir::walk::{cannot_fail, map_exprs, reads, rewrite_leaves, visit_leaves, Effects};
 use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
 use crate::touched::list_where_written;
 use crate::verify::verify;
@@ -1026,7 +1026,7 @@ fn fold_into(block: &[Stmt], env: &mut Env, out: &mut Vec<Stmt>) {
                         _ => env.remove(&x),
                     }
                 }
-                if t.is_empty() && o.is_empty() && total(&c) {
+                if t.is_empty() && o.is_empty() && cannot_fail(&c) {
                     continue;
                 }
                 out.push(Stmt::If {
@@ -1104,18 +1104,6 @@ fn fold_expr(e: &Expr, env: &Env) -> Expr {
         Expr::Index(a, i) => Expr::index(fold_expr(a, env), fold_expr(i, env)),
         Expr::Convert(c, x) => Expr::convert(*c, fold_expr(x, env)),
         Expr::Pair(a, b) => Expr::Pair(Box::new(fold_expr(a, env)), Box::new(fold_expr(b, env))),
-    }
-}
-
-/// Can evaluating `e` never fail? (Names, literals, comparisons and logic of such.)
-fn total(e: &Expr) -> bool {
-    match e {
-        Expr::Var(_) | Expr::Lit(_) => true,
-        Expr::Prim(
-            Prim::Lt | Prim::Le | Prim::Eq | Prim::Ne | Prim::And | Prim::Or | Prim::Not,
-            args,
-        ) => args.iter().all(total),
-        _ => false,
     }
 }
 

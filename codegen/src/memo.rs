@@ -34,7 +34,9 @@ use std::collections::{HashMap, HashSet};
 
 use slic_algebra::{Prim, Type};
 
-use crate::ir::walk::{fresh_name, map_exprs, reads, visit_decls, Effects};
+use crate::ir::walk::{
+    cannot_fail, fresh_name, map_exprs, reads, substitute, visit_decls, Effects,
+};
 use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
 
 /// What [`memoise`] did.
@@ -204,7 +206,8 @@ impl Memo {
                 if r.iter().all(|x| fixed(x, &key)) {
                     let (name, ty, value) = (name.clone(), ty.clone(), value.clone());
                     key.fixed.insert(name.clone());
-                    key.canon.insert(name.clone(), subst(&value, &key.canon));
+                    key.canon
+                        .insert(name.clone(), substitute(&value, &key.canon));
                     if costly(&value) {
                         // the whole value, a function of `k`: computed once per `k`
                         let memo = self.memoised(&name, ty, value, &mut key, tables);
@@ -348,7 +351,7 @@ impl Memo {
         key: &mut Key<'_>,
         tables: &mut Vec<Stmt>,
     ) -> Vec<Stmt> {
-        let form = format!("{ty} = {}", subst(&value, &key.canon));
+        let form = format!("{ty} = {}", substitute(&value, &key.canon));
         let names = [(format!("memo_{x}"), ty.clone())];
         let (memos, have) = self.tables(form, &names, key, tables);
         let memo = memos.into_iter().next().unwrap_or_default();
@@ -424,7 +427,7 @@ impl Memo {
         let fixed = r
             .iter()
             .all(|x| !varying.contains(x) || key.fixed.contains(x));
-        if fixed && costly(&e) && total(&e) {
+        if fixed && costly(&e) && cannot_fail(&e) {
             let x = fresh_name(&mut self.taken, "part");
             parts.push((x.clone(), e));
             return Expr::var(&x);
@@ -454,30 +457,6 @@ fn costly(e: &Expr) -> bool {
         Expr::Index(a, i) => costly(a) || costly(i),
         Expr::Pair(a, b) => costly(a) || costly(b),
         Expr::Var(_) | Expr::Lit(_) => false,
-    }
-}
-
-/// Can evaluating `e` never fail? Names and literals, the conversions to real and from
-/// naturals, and `exp`.
-fn total(e: &Expr) -> bool {
-    use slic_algebra::Coercion::{Nat2Prob, Nat2Real, Prob2Real};
-    match e {
-        Expr::Var(_) | Expr::Lit(_) => true,
-        Expr::Convert(Prob2Real | Nat2Prob | Nat2Real, x) => total(x),
-        Expr::Prim(Prim::Exp, args) => args.iter().all(total),
-        _ => false,
-    }
-}
-
-/// `e` with each name `canon` knows replaced by what it computes.
-fn subst(e: &Expr, canon: &HashMap<String, Expr>) -> Expr {
-    match e {
-        Expr::Var(x) => canon.get(x).cloned().unwrap_or_else(|| e.clone()),
-        Expr::Lit(_) => e.clone(),
-        Expr::Prim(p, args) => Expr::Prim(*p, args.iter().map(|a| subst(a, canon)).collect()),
-        Expr::Index(a, i) => Expr::index(subst(a, canon), subst(i, canon)),
-        Expr::Convert(c, x) => Expr::convert(*c, subst(x, canon)),
-        Expr::Pair(a, b) => Expr::Pair(Box::new(subst(a, canon)), Box::new(subst(b, canon))),
     }
 }
 
@@ -511,7 +490,7 @@ fn reduction_form(
         .map(|(x, e)| (x.clone(), e.clone()))
         .collect();
     let mut st = looped.clone();
-    map_exprs(&mut st, &mut |e| subst(e, &outer));
+    map_exprs(&mut st, &mut |e| substitute(e, &outer));
     let mut one = [st];
     crate::ir::walk::rename_block(&mut one, &ren);
     let inits: Vec<String> = block
@@ -598,10 +577,16 @@ mod tests {
             Stmt::let_("w", Type::Prob, w),
             Stmt::assign("total", AssignOp::Mul, v("w")),
         ];
+        nested(Type::Nat, k_body)
+    }
+
+    /// `var total: prob = 1; for i in 0..3 { for k in 0..n { k_body } }; return total`
+    /// over `a: array(prob)`, `b: array(b_elem)` and `n: nat`.
+    fn nested(b_elem: Type, k_body: Vec<Stmt>) -> Program {
         Program {
             params: vec![
                 ("a".into(), Type::array(Type::Prob)),
-                ("b".into(), Type::array(Type::Nat)),
+                ("b".into(), Type::array(b_elem)),
                 ("n".into(), Type::Nat),
             ],
             body: vec![
@@ -684,25 +669,7 @@ mod tests {
             suffix("s", "c", "a"),
             suffix("s2", "c2", other),
         )];
-        Program {
-            params: vec![
-                ("a".into(), Type::array(Type::Prob)),
-                ("b".into(), Type::array(Type::Prob)),
-                ("n".into(), Type::Nat),
-            ],
-            body: vec![
-                Stmt::var("total", Type::Prob, Some(Expr::prob(1.0))),
-                Stmt::for_(
-                    "i",
-                    Expr::nat(0),
-                    Expr::nat(3),
-                    vec![Stmt::for_("k", Expr::nat(0), v("n"), k_body)],
-                ),
-            ],
-            result: v("total"),
-            measure: false,
-            inout: Vec::new(),
-        }
+        nested(Type::Prob, k_body)
     }
 
     #[test]

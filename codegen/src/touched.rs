@@ -37,9 +37,7 @@ pub fn list_where_written(p: &Program) -> (Program, usize) {
     let mut body = p.body.clone();
     let mut made = 0;
     while let Some(scan) = find(&body) {
-        if !rewrite(&mut body, &scan) {
-            break;
-        }
+        rewrite(&mut body, &scan);
         made += 1;
     }
     (p.with_body(body), made)
@@ -184,7 +182,7 @@ fn scan_at(body: &[Stmt], at: usize) -> Option<Scan> {
 
 /// `body` with the scan removed, the list and count declared after the table, and each
 /// write to the table first listing its index where the element is still 0.
-fn rewrite(body: &mut Vec<Stmt>, s: &Scan) -> bool {
+fn rewrite(body: &mut Vec<Stmt>, s: &Scan) {
     let mut moved: Vec<(usize, Stmt)> = vec![
         (s.list_at, body[s.list_at].clone()),
         (s.count_at, body[s.count_at].clone()),
@@ -203,7 +201,6 @@ fn rewrite(body: &mut Vec<Stmt>, s: &Scan) -> bool {
         }
     }
     *body = out;
-    true
 }
 
 /// `stmt` with each `table[e] += c` preceded by `if table[e] == 0 { list[count] = e;

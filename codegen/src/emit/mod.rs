@@ -24,6 +24,7 @@ mod inline;
 mod linear;
 mod monomial;
 mod safe;
+pub(crate) use safe::NARROW_MIN_LEN;
 mod tables;
 
 use crate::ir::Program;

@@ -77,7 +77,7 @@ const INT_MAX: u128 = i64::MAX as u128;
 /// elements: a smaller one (512 bytes at 64 bits, in the first-level cache either way)
 /// gains nothing, and on the GMM's 50 class counts the C kernel's sweep measured slower
 /// narrowed (135 -> 151 ms) where the Rust one measured faster: code layout, not memory.
-const NARROW_MIN_LEN: u128 = 4096;
+pub(crate) const NARROW_MIN_LEN: u128 = 4096;
 
 /// A declaration, by its place in the walk.
 type Bid = usize;

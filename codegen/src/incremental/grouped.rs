@@ -24,7 +24,7 @@ use std::collections::{HashMap, HashSet};
 
 use slic_algebra::{Prim, Type};
 
-use crate::ir::walk::{fresh_name, map_exprs};
+use crate::ir::walk::{fresh_name, map_exprs, substitute};
 use crate::ir::{AssignOp, Expr, Stmt};
 
 /// A loop over the members of points (see the module doc).
@@ -88,20 +88,11 @@ pub(super) fn unalias(body: &[Stmt], d: &str) -> Vec<Stmt> {
     if of_d.is_empty() {
         return body.to_vec();
     }
-    fn go(e: &Expr, of_d: &HashSet<String>, d: &str) -> Expr {
-        match e {
-            Expr::Var(x) if of_d.contains(x) => Expr::var(d),
-            Expr::Var(_) | Expr::Lit(_) => e.clone(),
-            Expr::Prim(p, args) => Expr::Prim(*p, args.iter().map(|a| go(a, of_d, d)).collect()),
-            Expr::Index(a, i) => Expr::index(go(a, of_d, d), go(i, of_d, d)),
-            Expr::Convert(c, x) => Expr::convert(*c, go(x, of_d, d)),
-            Expr::Pair(a, b) => Expr::Pair(Box::new(go(a, of_d, d)), Box::new(go(b, of_d, d))),
-        }
-    }
+    let to_d: HashMap<String, Expr> = of_d.into_iter().map(|x| (x, Expr::var(d))).collect();
     body.iter()
         .map(|s| {
             let mut s = s.clone();
-            map_exprs(&mut s, &mut |e| go(e, &of_d, d));
+            map_exprs(&mut s, &mut |e| substitute(e, &to_d));
             s
         })
         .collect()

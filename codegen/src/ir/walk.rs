@@ -197,6 +197,42 @@ impl Effects {
     }
 }
 
+/// `e` with each name `map` knows replaced by its expression.
+pub(crate) fn substitute(e: &Expr, map: &HashMap<String, Expr>) -> Expr {
+    match e {
+        Expr::Var(x) => map.get(x).cloned().unwrap_or_else(|| e.clone()),
+        Expr::Lit(_) => e.clone(),
+        Expr::Prim(p, args) => Expr::Prim(*p, args.iter().map(|a| substitute(a, map)).collect()),
+        Expr::Index(a, i) => Expr::index(substitute(a, map), substitute(i, map)),
+        Expr::Convert(c, x) => Expr::convert(*c, substitute(x, map)),
+        Expr::Pair(a, b) => Expr::Pair(Box::new(substitute(a, map)), Box::new(substitute(b, map))),
+    }
+}
+
+/// Can evaluating `e` never fail? Names and literals; comparisons and logic; the
+/// conversions to reals and from naturals (`nat2prob` is a logarithm of a count, 0
+/// included); `exp`.
+pub(crate) fn cannot_fail(e: &Expr) -> bool {
+    use slic_algebra::Coercion::{Nat2Prob, Nat2Real, Prob2Real};
+    use slic_algebra::Prim;
+    match e {
+        Expr::Var(_) | Expr::Lit(_) => true,
+        Expr::Prim(
+            Prim::Lt
+            | Prim::Le
+            | Prim::Eq
+            | Prim::Ne
+            | Prim::And
+            | Prim::Or
+            | Prim::Not
+            | Prim::Exp,
+            args,
+        ) => args.iter().all(cannot_fail),
+        Expr::Convert(Prob2Real | Nat2Prob | Nat2Real, x) => cannot_fail(x),
+        _ => false,
+    }
+}
+
 pub(crate) fn reads(e: &Expr, out: &mut HashSet<String>) {
     match e {
         Expr::Lit(_) => {}
