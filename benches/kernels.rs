@@ -370,6 +370,20 @@ fn naive_bayes(c: &mut Criterion) {
         })
     });
     g.finish();
+    // the same updates as `slic-cas gibbs` runs them: a whole sweep, every document in
+    // turn inside one kernel (`codegen::incremental::sweep_program`), against
+    // `nb_incremental.c` sweeping the same documents in the same order
+    let mut g = c.benchmark_group("kernels/naive-bayes-sweep 20news");
+    g.sample_size(10);
+    incremental_sweeps(&mut g, &inc, &update, &args);
+    let order: Vec<i64> = (0..docs as i64).collect();
+    let us = uniforms(docs, 3);
+    let mut s = Gibbs::naive_bayes(&lib, &d.topic_prior, &d.word_prior, &d.z, &d.w, &d.doc)
+        .expect("nb_new");
+    g.bench_function("hand-written C incremental", |b| {
+        b.iter(|| s.sweep(&order, &us))
+    });
+    g.finish();
 }
 
 fn lda(c: &mut Criterion) {

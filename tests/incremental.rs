@@ -20,11 +20,11 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 use slic_algebra::{front, Store, Type};
 use slic_codegen::gibbs::{pick_program, Checking};
-use slic_codegen::incremental::{derive, Incremental, StatKind};
+use slic_codegen::incremental::{derive, sweep_program, Incremental, StatKind};
 use slic_codegen::sampler::Rng;
 use slic_codegen::{
-    lower_draw_only, lower_program, CompileOptions, CompiledKernel, InterpKernel, Passes, Program,
-    Target, Update, UpdateKernel,
+    lower_draw_only, lower_program, Chain, CompileOptions, CompiledKernel, InterpKernel, Passes,
+    Program, Target, Update, UpdateKernel,
 };
 use slic_simplify::SimplifyConfig;
 use slic_suite::gibbs_args::{self, below, Args};
@@ -117,7 +117,8 @@ fn the_point_loops_keep_their_statistics() {
     // per class: the sums of the points and their counts; the sum of squares of the
     // points with a valid label, and the count of invalid labels; and, split off the
     // loops over classes that fusion made, the Dirichlet's `Σ_k as[k]` and `Π_k Γ(as[k])`
-    // (no label reaches them: computed once)
+    // (no label reaches them: computed once); and the prior's `prob2real(as[k])`, which
+    // the loop over classes takes at every update, as a table built once
     assert_eq!(
         kept(&gmm.inc),
         [
@@ -127,6 +128,7 @@ fn the_point_loops_keep_their_statistics() {
             ("sum_2".to_string(), StatKind::Moving),
             ("sum_8".to_string(), StatKind::Constant(AssignOp::Add)),
             ("prod_5".to_string(), StatKind::Constant(AssignOp::Mul)),
+            ("prob2real of as".to_string(), StatKind::Table),
         ]
     );
     // the Poisson mixture's product of the x[i]! reads no label: computed once
@@ -215,6 +217,29 @@ fn naive_bayes_keeps_its_statistics_over_each_documents_tokens() {
         .map(|s| s.of.as_str())
         .collect();
     assert_eq!(index, ["starts of doc", "members of doc"]);
+    // the word prior, converted out of log space for every class and word of the moved
+    // document, is a table built once by init
+    assert!(c
+        .inc
+        .stats
+        .iter()
+        .any(|s| s.kind == StatKind::Table && s.of == "prob2real of word_prior"));
+    // the sweep makes the document's histogram and its list of words once, and sets
+    // back to 0 only the words listed, not the whole vocabulary, after each update
+    let sweep = sweep_program(&c.inc, "z", "u").expect("a sweep");
+    let text = sweep.to_string();
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("for sweep_t"))
+        .expect("a reset by the list");
+    // `hist[ks[sweep_t]] = 0`: the table, then the list
+    let table = lines[at + 1].split('[').next().unwrap_or_default();
+    let list = lines[at + 2].split('[').next().unwrap_or_default();
+    assert!(lines[at + 1].ends_with("] = 0") && lines[at + 2].ends_with("] = 0"));
+    for name in [table, list] {
+        assert!(!text.contains(&format!("{name}[sweep_c")), "{name}: {text}");
+    }
     // the general program (not specialised) keeps that loop under a test the update
     // computes in a `var`: refused, with the reason, never guessed
     let (program, _) = lowered(NAIVE_BAYES);
@@ -525,6 +550,35 @@ fn a_compiled_sweep_draws_each_point_from_its_conditional() {
                 chi < 16.27 && !impossible,
                 "{rel} {target:?}: counts {counts:?} against {exact:?} (chi-square {chi})"
             );
+        }
+    }
+}
+
+#[test]
+fn a_sweep_kernel_leaves_the_labels_the_driver_leaves() {
+    // the sweep kernel (one call a sweep, its scratch tables made once and reset between
+    // points) against the driver's protocol per point (remove, update, draw, add: each
+    // update's tables fresh), both drawing from one seed: the same labels after each of
+    // several sweeps, for every update program
+    let (n, k) = (24, 4);
+    for (rel, index, args) in UPDATES {
+        let mut rng = Rng::seed_from_u64(29);
+        let a = args(n, k, &mut rng);
+        let c = case_on(rel, index, &a);
+        for target in [Target::C, Target::Rust] {
+            let mut whole = compiled(&c, target, &a, Checking::Never);
+            let mut each = compiled(&c, target, &a, Checking::Every);
+            let mut chain = Chain::new(&c.update, &a, 5, &mut whole).expect("starts");
+            let mut driven = Chain::new(&c.update, &a, 5, &mut each).expect("starts");
+            for sweep in 0..3 {
+                chain.sweep(&mut whole).expect("the sweep kernel runs");
+                driven.sweep(&mut each).expect("the driver runs");
+                assert_eq!(
+                    chain.state(),
+                    driven.state(),
+                    "{rel} {target:?}, sweep {sweep}"
+                );
+            }
         }
     }
 }

@@ -36,8 +36,9 @@
 //! with a row per value of `a`, the update reading row `a[u]` (`keyed.rs`).
 //!
 //! The update's copies of the statistics are then read where they are used
-//! (`crate::forward`), and a list of a point's nonzero counts is built as they are
-//! counted (`crate::touched`).
+//! (`crate::forward`), a list of a point's nonzero counts is built as they are counted
+//! (`crate::touched`), and `prob2real` of a data array the update converts in its loops
+//! is a table `init` builds once (`tables.rs`).
 //!
 //! Exactness: every derived program is checked by the IR's verifier, and what cannot be
 //! shown to have the shape above keeps its loop (reported with the reason, in
@@ -59,7 +60,9 @@ use crate::verify::verify;
 mod fission;
 mod grouped;
 mod keyed;
+mod reset;
 mod sweep;
+mod tables;
 
 pub use keyed::Key;
 
@@ -103,6 +106,9 @@ pub enum StatKind {
     /// Half of an index of the data built once by `init`: where each point's members
     /// are (`grouped.rs`), never changed after.
     Index,
+    /// `prob2real` of every element of a data array, built once by `init` and read by
+    /// the update where it converted the array's elements (`tables.rs`).
+    Table,
 }
 
 /// What became of one loop over the points.
@@ -1274,7 +1280,7 @@ impl Builder<'_> {
                         op
                     }
                     // never an accumulator's
-                    StatKind::Index => continue,
+                    StatKind::Index | StatKind::Table => continue,
                 };
                 if let Some(key) = &s.key {
                     with.push(self.read_row(s, key, acc, op));
@@ -1318,6 +1324,53 @@ impl Builder<'_> {
         // lists of a point's nonzero counts built as they are counted (`touched.rs`)
         let update = eliminate(&forward_copies(&update)).program;
         let (update, _) = list_where_written(&update);
+        // tables of `prob2real` of the data the update converts in its loops, built by
+        // init beside the statistics (`tables.rs`)
+        let data: Vec<String> = self
+            .p
+            .params
+            .iter()
+            .filter(|(x, ty)| *ty == Type::array(Type::Prob) && x != self.state && x != self.index)
+            .map(|(x, _)| x.clone())
+            .collect();
+        let (update, tables) = tables::element_tables(&update, &data, self.names);
+        let (mut init, mut add, mut remove, mut sizes, mut stats) =
+            (init, add, remove, sizes, stats);
+        let mut update = update;
+        for t in tables {
+            let ty = Type::array(Type::Real);
+            for q in [&mut update, &mut init, &mut add, &mut remove, &mut sizes] {
+                q.params.push((t.param.clone(), ty.clone()));
+            }
+            for q in [&mut init, &mut add, &mut remove] {
+                q.inout.push(t.param.clone());
+            }
+            let k = fresh(self.names, "k");
+            let element = Expr::index(Expr::var(&t.array), Expr::var(&k));
+            init.body.push(Stmt::for_(
+                &k,
+                Expr::nat(0),
+                Expr::size(Expr::var(&t.array)),
+                vec![Stmt::store(
+                    &t.param,
+                    Expr::var(&k),
+                    AssignOp::Set,
+                    Expr::Convert(Coercion::Prob2Real, Box::new(element)),
+                )],
+            ));
+            let len = Expr::size(Expr::var(&t.array));
+            sizes.result = Expr::Pair(Box::new(sizes.result.clone()), Box::new(len));
+            stats.push(Statistic {
+                param: t.param,
+                of: format!("prob2real of {}", t.array),
+                elem: Type::Real,
+                scalar: false,
+                kind: StatKind::Table,
+                nonnegative: false,
+                key: None,
+                most: None,
+            });
+        }
         for q in [&update, &init, &add, &remove, &sizes] {
             if let Err(e) = verify(q) {
                 return Err(NotIncremental {
@@ -1568,7 +1621,7 @@ fn change(st: &Statistic, i: Expr, op: AssignOp, v: Expr, sign: Sign) -> Option<
     let s = &st.param;
     Some(match (sign, st.kind, &st.elem) {
         (Sign::Init, _, _) => Stmt::store(s, i, op, v),
-        (_, StatKind::Constant(_) | StatKind::Index, _) => return None,
+        (_, StatKind::Constant(_) | StatKind::Index | StatKind::Table, _) => return None,
         (Sign::Add, StatKind::Moving, _) => Stmt::store(s, i, AssignOp::Add, v),
         (Sign::Remove, StatKind::Moving, Type::Nat) => {
             let old = Expr::convert(Coercion::Nat2Int, Expr::index(Expr::var(s), i.clone()));

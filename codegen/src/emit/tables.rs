@@ -27,7 +27,7 @@ use std::collections::{HashMap, HashSet};
 use slic_algebra::{Coercion, Type};
 
 use crate::dce::eliminate;
-use crate::ir::walk::{fresh_name, map_exprs, visit_decls, Effects};
+use crate::ir::walk::{fresh_name, map_exprs, tally, visit_decls, Effects};
 use crate::ir::{AssignOp, Expr, Program, Stmt};
 
 /// `p` with the repeated `prob2real` reads of its `prob` arrays read from tables (see the
@@ -313,26 +313,6 @@ fn candidates(
                 candidates(otherwise, loops, arrays, count, found);
             }
             _ => {}
-        }
-    }
-}
-
-/// Counts, per name, its reads (`all`) and those that are `prob2real` of it.
-fn tally(e: &Expr, all: &mut HashMap<String, usize>, converted: &mut HashMap<String, usize>) {
-    match e {
-        Expr::Var(x) => *all.entry(x.clone()).or_default() += 1,
-        Expr::Lit(_) => {}
-        Expr::Convert(Coercion::Prob2Real, x) => {
-            if let Expr::Var(x) = x.as_ref() {
-                *converted.entry(x.clone()).or_default() += 1;
-            }
-            tally(x, all, converted);
-        }
-        Expr::Convert(_, x) => tally(x, all, converted),
-        Expr::Prim(_, args) => args.iter().for_each(|a| tally(a, all, converted)),
-        Expr::Index(a, i) | Expr::Pair(a, i) => {
-            tally(a, all, converted);
-            tally(i, all, converted);
         }
     }
 }

@@ -23,8 +23,10 @@
 //! program's body unchanged, in a scope of its own; an `alloc` of the update outside its
 //! loops, declared once, whose size reads only parameters no point changes, is made once
 //! before the loop and filled with zeros where it stood (what a fresh allocation holds)
-//! unless a loop then sets every element before any is read (the weights), so a sweep of
-//! the draw-only GMM update allocates nothing per point.
+//! unless a loop then sets every element before any is read (the weights), or a list the
+//! update keeps of its nonzero elements sets them back to 0 after it (`reset.rs`: Naive
+//! Bayes's document histogram). A sweep of the draw-only GMM update allocates nothing per
+//! point.
 //!
 //! Exact: each iteration runs the protocol's programs in the protocol's order on the same
 //! values. It is written only where the update draws once, a categorical outside its
@@ -38,6 +40,7 @@ use std::collections::HashSet;
 
 use slic_algebra::{Dist, Prim, Type};
 
+use super::reset::Lists;
 use super::Incremental;
 use crate::ir::walk::{each_block_mut, reads, visit_decls};
 use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
@@ -84,10 +87,24 @@ pub fn sweep_program(inc: &Incremental, state: &str, index: &str) -> Option<Prog
     let (old, new, changed) = (fresh("old"), fresh("new"), fresh("changed"));
 
     // the update's allocations outside its loops, of a size over the parameters alone,
-    // made once (each name declared once, so the one before the loop is the one read)
+    // made once (each name declared once, so the one before the loop is the one read);
+    // those of its top level that a list keeps track of reset by the list after it
+    let top: HashSet<String> = up
+        .body
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Alloc { name, size, .. } if reads_only(size, &fixed) && !twice.contains(name) => {
+                Some(name.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    let lists = Lists::of(&up.body);
+    let listed = |name: &str| lists.covers(name, &top);
     let mut hoisted = Vec::new();
-    let mut update_body = once(&up.body, &fixed, &twice, &mut hoisted, &mut fresh);
+    let mut update_body = once(&up.body, &fixed, &twice, &listed, &mut hoisted, &mut fresh);
     update_body.push(Stmt::assign(&new, AssignOp::Set, up.result.clone()));
+    update_body.extend(lists.reset(&top, &mut fresh));
 
     let block = |body: Vec<Stmt>| Stmt::If {
         cond: Expr::Lit(Lit::Bool(true)),
@@ -181,11 +198,12 @@ fn last_in(block: &[Stmt]) -> bool {
 
 /// `body` with each allocation outside its loops whose size reads only `fixed` and whose
 /// name is declared once (`twice` lists the others) moved to `hoisted`, a loop filling it
-/// with zeros left in its place.
+/// with zeros left in its place unless `listed` says its list resets it (`reset.rs`).
 fn once(
     body: &[Stmt],
     fixed: &HashSet<&str>,
     twice: &HashSet<String>,
+    listed: &dyn Fn(&str) -> bool,
     hoisted: &mut Vec<Stmt>,
     fresh: &mut dyn FnMut(&str) -> String,
 ) -> Vec<Stmt> {
@@ -196,7 +214,7 @@ fn once(
                 if reads_only(size, fixed) && !twice.contains(name) =>
             {
                 hoisted.push(s.clone());
-                if overwritten(&body[k + 1..], name, size) {
+                if listed(name) || overwritten(&body[k + 1..], name, size) {
                     // every element set before any is read: no zeros needed
                     continue;
                 }
@@ -216,7 +234,7 @@ fn once(
             Stmt::If { .. } => {
                 let mut s = s.clone();
                 each_block_mut(&mut s, &mut |b| {
-                    *b = once(b, fixed, twice, hoisted, fresh);
+                    *b = once(b, fixed, twice, &|_| false, hoisted, fresh);
                 });
                 out.push(s);
             }

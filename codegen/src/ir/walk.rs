@@ -6,6 +6,7 @@
 //! in, data out: no pass's policy lives here.
 
 use super::{Expr, Stmt};
+use slic_algebra::Coercion;
 use std::collections::{HashMap, HashSet};
 
 /// What a statement (with everything nested in it) reads, writes and declares.
@@ -490,5 +491,30 @@ fn rename_decls(s: &mut Stmt, to: &dyn Fn(&mut String)) {
             }
         }
         Stmt::Factor(_) | Stmt::Observe { .. } | Stmt::Reject => {}
+    }
+}
+
+/// Counts, per name, its reads in `e` (`all`) and those that are `prob2real` of it
+/// (`converted`): a name read only through the conversion has both counts equal.
+pub(crate) fn tally(
+    e: &Expr,
+    all: &mut HashMap<String, usize>,
+    converted: &mut HashMap<String, usize>,
+) {
+    match e {
+        Expr::Var(x) => *all.entry(x.clone()).or_default() += 1,
+        Expr::Lit(_) => {}
+        Expr::Convert(Coercion::Prob2Real, x) => {
+            if let Expr::Var(x) = x.as_ref() {
+                *converted.entry(x.clone()).or_default() += 1;
+            }
+            tally(x, all, converted);
+        }
+        Expr::Convert(_, x) => tally(x, all, converted),
+        Expr::Prim(_, args) => args.iter().for_each(|a| tally(a, all, converted)),
+        Expr::Index(a, i) | Expr::Pair(a, i) => {
+            tally(a, all, converted);
+            tally(i, all, converted);
+        }
     }
 }
