@@ -297,6 +297,11 @@ impl Splitter<'_> {
         if self.params.contains(&uv) || self.fv.contains(self.store, f, uv) {
             return None;
         }
+        // `all` evaluates `f` at the point, which the original did not (it evaluated the
+        // point's own body there): only where that cannot fail by its values
+        if !values_cannot_fail(self.store, f, lp.j) {
+            return None;
+        }
         let ty = self.store.ty(f).clone();
         let all = self.rebuild(lp, f);
         let all = self.loop_rewrite(all, fuel - 1);
@@ -734,6 +739,27 @@ pub(crate) fn total(store: &Store, t: TermId) -> bool {
         Node::Index(..) | Node::Bucket(..) | Node::RIndex(..) | Node::Match(..) => false,
         Node::Coerce(c, _) => c.is_safe(),
         Node::Prim(p, _) => !matches!(p, Prim::Reduce),
+        _ => true,
+    })
+}
+
+/// Can no operation of `t` that reads `j` fail by the value it is given? `gammaFunc`
+/// (prob-valued: a negative value is an error) only of an argument evidently
+/// non-negative, unsafe coercions only `real2prob` of such an argument, no `choose`.
+/// Operations that do not read `j` are evaluated alike at every point; array reads are
+/// not this test's concern (their indices are).
+pub(crate) fn values_cannot_fail(store: &Store, t: TermId, j: VarId) -> bool {
+    let nonneg = |a: TermId| slic_algebra::assume::evidently_nonnegative(store, a);
+    store.subterms(t).all(|x| match store.node(x) {
+        Node::Prim(Prim::GammaFunc, args) => args
+            .iter()
+            .all(|&a| !vars::mentions(store, a, j) || nonneg(a)),
+        Node::Prim(Prim::Choose, args) => !args.iter().any(|&a| vars::mentions(store, a, j)),
+        Node::Coerce(c, a) => {
+            c.is_safe()
+                || !vars::mentions(store, *a, j)
+                || (*c == Coercion::Real2Prob && nonneg(*a))
+        }
         _ => true,
     })
 }

@@ -82,6 +82,8 @@ const SHAPES: &[&str] = &[
     // the same with the label read through the point's document, and a prior that may be
     // 0, negative or out of range (the guard fails, or the reads do)
     WORD_GAMMAS_BY_DOC,
+    // and a prior that is 0 or positive
+    WORD_GAMMAS_BY_DOC_SQUARED,
     // a sum over classes but the proposal's of logs that are -∞ at a count of 0: the sum
     // over all classes less the proposal's term only where that term is finite (over the
     // classes of `z`: the sum over all reads every class, see `a_sum_less_..`)
@@ -110,6 +112,17 @@ const WORD_GAMMAS_BY_DOC: &str = "array l of K: product m from 0 to K: product k
                                        1 \
                                    else: \
                                        0))";
+
+/// The same from a prior `t[k]^2`, evidently non-negative: the split's `all` evaluates
+/// `Γ` of the proposed class's counts without the point, which cannot fail then (with the
+/// prior `t[k]` it may be negative, an error the original never meets).
+const WORD_GAMMAS_BY_DOC_SQUARED: &str = "array l of K: product m from 0 to K: \
+     product k from 0 to K: \
+     gammaFunc(t[k] ^ 2 + nat2real(summate j from 0 to size(doc): \
+                                       if k == z[j] && m == (if doc[j] == u: l else: z[doc[j]]): \
+                                           1 \
+                                       else: \
+                                           0))";
 
 /// The proposed label inside a loop nested in the loop over classes.
 const NESTED_PROPOSAL: &str = "array l of K: product m from 0 to K: product k from 0 to K: \
@@ -317,9 +330,13 @@ fn quotients_closed(shape: &str) -> usize {
 /// word's count at the point where it evaluated two gamma functions per word.
 #[test]
 fn the_gamma_quotient_over_the_words_is_closed() {
-    for shape in [WORD_GAMMAS, WORD_GAMMAS_BY_DOC] {
+    for shape in [WORD_GAMMAS, WORD_GAMMAS_BY_DOC_SQUARED] {
         assert_eq!(quotients_closed(shape), 1, "{shape}");
     }
+    // a prior that may be negative: the classes but the proposal's stay a loop, since
+    // the product over all of them would take `Γ` where the original does not (and fail
+    // where that is negative)
+    assert_eq!(quotients_closed(WORD_GAMMAS_BY_DOC), 0);
 }
 
 /// At a pole of Γ neither the point split's quotient nor the words' closure divides: the
@@ -333,7 +350,7 @@ fn the_words_quotient_keeps_the_poles_of_gamma() {
     // point) labelled 0, document 1 labelled 1
     let args = "[[0, 1, 0], [0.0, 0.5, 1.0], [0, 1, 1], 2, 0]";
     let mut store = Store::new();
-    let input = front::load(&mut store, &program(WORD_GAMMAS_BY_DOC)).expect("elaborates");
+    let input = front::load(&mut store, &program(WORD_GAMMAS_BY_DOC_SQUARED)).expect("elaborates");
     let Ok(Value::Array(want)) = run(&store, input, args) else {
         panic!("the input evaluates to an array");
     };
@@ -341,7 +358,7 @@ fn the_words_quotient_keeps_the_poles_of_gamma() {
         matches!(want[0], Value::Prob(x) if x.is_finite()),
         "the case is a pole: {want:?}"
     );
-    rewrites_agree(&program(WORD_GAMMAS_BY_DOC), args).expect("meaning kept at the pole");
+    rewrites_agree(&program(WORD_GAMMAS_BY_DOC_SQUARED), args).expect("meaning kept at the pole");
 }
 
 /// The sum over the classes but the proposal's is not the sum over all less the
