@@ -54,6 +54,7 @@ use crate::dce::eliminate;
 use crate::forward::forward_copies;
 use crate::ir::walk::{cannot_fail, map_exprs, reads, rewrite_leaves, visit_leaves, Effects};
 use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
+use crate::memo::undo_cheap;
 use crate::touched::list_where_written;
 use crate::verify::verify;
 
@@ -1334,9 +1335,10 @@ impl Builder<'_> {
             .map(|(x, _)| x.clone())
             .collect();
         let (update, tables) = tables::element_tables(&update, &data, self.names);
+        // a memoised conversion the tables made a read is read where it is used
+        let mut update = eliminate(&update.with_body(undo_cheap(&update.body))).program;
         let (mut init, mut add, mut remove, mut sizes, mut stats) =
             (init, add, remove, sizes, stats);
-        let mut update = update;
         for t in tables {
             let ty = Type::array(Type::Real);
             for q in [&mut update, &mut init, &mut add, &mut remove, &mut sizes] {

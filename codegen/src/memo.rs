@@ -445,6 +445,83 @@ impl Memo {
     }
 }
 
+/// `body` with each memoised value that is no longer costly computed where it is read:
+/// `if have[k] == 1 { x = memo[k] } else { x = e; memo[k] = x; have[k] = 1 }` becomes `x =
+/// e` where `e` computes nothing [`costly`]. A later rewrite can make a memoised value
+/// cheap (`crate::incremental`'s tables turn `prob2real(a[k])` into a read), and a flag
+/// tested per use then costs what it saves. Exact: a stored value is the value `e`
+/// computes at that key (see the module documentation), and `e` is evaluated where the
+/// first use evaluated it before; the tables left unread go with dead code.
+pub(crate) fn undo_cheap(body: &[Stmt]) -> Vec<Stmt> {
+    body.iter()
+        .map(|s| match s {
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => match memo_read(cond, then, otherwise) {
+                Some((x, e)) if !costly(e) => Stmt::assign(x, AssignOp::Set, e.clone()),
+                _ => Stmt::If {
+                    cond: cond.clone(),
+                    then: undo_cheap(then),
+                    otherwise: undo_cheap(otherwise),
+                },
+            },
+            Stmt::For { var, lo, hi, body } => Stmt::For {
+                var: var.clone(),
+                lo: lo.clone(),
+                hi: hi.clone(),
+                body: undo_cheap(body),
+            },
+            s => s.clone(),
+        })
+        .collect()
+}
+
+/// The name and the computed value of a memoised read (the form [`Memo::memoised`]
+/// writes for a value).
+fn memo_read<'a>(
+    cond: &Expr,
+    then: &'a [Stmt],
+    otherwise: &'a [Stmt],
+) -> Option<(&'a str, &'a Expr)> {
+    let Expr::Prim(Prim::Eq, args) = cond else {
+        return None;
+    };
+    let [Expr::Index(have, key), Expr::Lit(Lit::Nat(1))] = args.as_slice() else {
+        return None;
+    };
+    let [Stmt::Assign {
+        name: x,
+        op: AssignOp::Set,
+        value: Expr::Index(memo, key1),
+    }] = then
+    else {
+        return None;
+    };
+    let [Stmt::Assign {
+        name: x2,
+        op: AssignOp::Set,
+        value: e,
+    }, Stmt::Store {
+        array: memo2,
+        index: key2,
+        op: AssignOp::Set,
+        value: Expr::Var(x3),
+    }, Stmt::Store {
+        array: have2,
+        index: key3,
+        op: AssignOp::Set,
+        value: Expr::Lit(Lit::Nat(1)),
+    }] = otherwise
+    else {
+        return None;
+    };
+    let same_key = key == key1 && **key == *key2 && **key == *key3;
+    let same_tables = **memo == Expr::var(memo2) && **have == Expr::var(have2);
+    (same_key && same_tables && x == x2 && x == x3).then_some((x.as_str(), e))
+}
+
 /// Does `e` compute a transcendental (a logarithm, an exponential, a gamma function)?
 /// Probabilities are logarithms: converting to or from them is one.
 fn costly(e: &Expr) -> bool {
@@ -714,5 +791,65 @@ mod tests {
         }
         let m = memoise(&p);
         assert_eq!((m.reductions, m.values), (0, 0), "{}", m.program);
+    }
+
+    #[test]
+    fn a_memoised_value_made_cheap_is_computed_where_it_is_read() {
+        use slic_algebra::Coercion::Prob2Real;
+        // `let x: real = prob2real(a[k])` memoised per key, inside a loop over i
+        let k_body = vec![
+            Stmt::let_(
+                "x",
+                Type::Real,
+                Expr::convert(Prob2Real, Expr::index(v("a"), v("k"))),
+            ),
+            Stmt::assign(
+                "total",
+                AssignOp::Mul,
+                Expr::convert(
+                    slic_algebra::Coercion::Real2Prob,
+                    Expr::prim(Prim::Add, vec![v("x"), Expr::real(1.0)]),
+                ),
+            ),
+        ];
+        let p = nested(Type::Real, k_body);
+        let m = memoise(&p);
+        assert_eq!(m.values, 1, "{}", m.program);
+        // still costly: kept
+        assert_eq!(undo_cheap(&m.program.body), m.program.body);
+        // the conversion replaced by a read of `b` (as a table would): computed where
+        // read, and its tables left to dead code
+        let cheap = m
+            .program
+            .body
+            .iter()
+            .map(|s| {
+                let mut s = s.clone();
+                map_exprs(&mut s, &mut |e| match e {
+                    Expr::Convert(Prob2Real, x) => match &**x {
+                        Expr::Index(_, i) => Expr::index(v("b"), (**i).clone()),
+                        x => x.clone(),
+                    },
+                    e => e.clone(),
+                });
+                s
+            })
+            .collect::<Vec<_>>();
+        let undone = m.program.with_body(undo_cheap(&cheap));
+        let q = crate::dce::eliminate(&undone).program;
+        let text = q.to_string();
+        assert!(!text.contains("have_") && !text.contains("memo_"), "{text}");
+        assert_eq!(crate::verify::verify(&q), Ok(()), "{q}");
+        // the same value as the memoised program it came from, on random inputs
+        let memoised = m.program.with_body(cheap);
+        let mut rng = crate::sampler::Rng::seed_from_u64(5);
+        for case in 0..20 {
+            let len = 1 + (rng.uniform() * 4.0) as usize;
+            let a = Val::array((0..len).map(|_| Val::prob(rng.uniform())).collect());
+            let b = Val::array((0..len).map(|_| Val::Real(rng.uniform())).collect());
+            let args = [a, b, Val::Nat(len as u64)];
+            let (want, got) = (crate::run(&memoised, &args), crate::run(&q, &args));
+            assert_eq!(want.expect("runs").0, got.expect("runs").0, "case {case}");
+        }
     }
 }

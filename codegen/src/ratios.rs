@@ -29,11 +29,11 @@
 //! pole of Γ the test fails and the product is as it was. Where `d_k` is at most 8 (a
 //! document's words mostly occur once or twice), the quotient is the rising product
 //! `Π_{m < d_k} (x_k + m)` (`Γ(x + 1) = x Γ(x)`, `d_k` times, every factor positive where
-//! `0 < x_k`): `d_k` logarithms where two `lgamma`s were.
+//! `0 < x_k`), multiplied as reals below `10^30`: one logarithm where two `lgamma`s were.
 
 use rustc_hash::FxHashMap;
 use slic_algebra::{alpha, vars};
-use slic_algebra::{stack, Coercion, Node, Prim, Store, TermId, Type, VarId};
+use slic_algebra::{stack, Coercion, Node, Prim, Rational, Store, TermId, Type, VarId};
 
 use crate::split::{divisor_test, is_one, is_zero, with_children};
 
@@ -301,29 +301,43 @@ impl Closer<'_> {
         self.store.prim(Prim::Mul, vec![all_t, ratio], ty)
     }
 
-    /// `Γ(x + d) / Γ(x)` (`quotient`, where `0 < x`) as `if d <= RISING: Π_{m < d}
-    /// real2prob(x + m) else: quotient`: `Γ(x + 1) = x Γ(x)` applied `d` times, so `d`
-    /// logarithms (which `logs.rs` may merge) where two `lgamma`s were; the words of a
-    /// document mostly occur once or twice. `x + m` is positive, so `real2prob` cannot
-    /// fail, and the product reads `x` and `d`, which the quotient read.
-    fn rising(&mut self, x: TermId, d: TermId, quotient: TermId) -> TermId {
+    /// `Γ(x + d) / Γ(x)` (`quotient`, where `0 < x`) as `if d <= RISING && x < LINEAR:
+    /// real2prob(Π_{m < d} (x + m)) else: quotient`: `Γ(x + 1) = x Γ(x)` applied `d`
+    /// times, the factors multiplied as reals, so one logarithm where two `lgamma`s were;
+    /// the words of a document mostly occur once or twice. Every `x + m` is positive, so
+    /// the product is and `real2prob` cannot fail; below `LINEAR` eight factors cannot
+    /// overflow (nor underflow: past the first every factor is at least 1). `x` is bound
+    /// first, read by the test and the factors: the quotient reads it too.
+    fn rising(&mut self, x0: TermId, d: TermId, quotient: TermId) -> TermId {
         let ty = Type::Prob;
+        // `x` once, for the test and the factors (the quotient reads it too)
+        let xv = self.store.fresh_var("x", Type::Real);
+        let x = self.store.var_term(xv);
         let m = self.store.fresh_var("m", Type::Nat);
         let mv = self.store.var_term(m);
         let mr = self
             .store
             .intern(Node::Coerce(Coercion::Nat2Real, mv), Type::Real);
-        let sum = self.store.prim(Prim::Add, vec![x, mr], Type::Real);
-        let factor = self
-            .store
-            .intern(Node::Coerce(Coercion::Real2Prob, sum), ty.clone());
+        let factor = self.store.prim(Prim::Add, vec![x, mr], Type::Real);
         let zero = self.store.int_lit(0, Type::Nat);
         let product = self
             .store
-            .intern(Node::Product(m, zero, d, factor), ty.clone());
+            .intern(Node::Product(m, zero, d, factor), Type::Real);
+        let log = self
+            .store
+            .intern(Node::Coerce(Coercion::Real2Prob, product), ty.clone());
         let most = self.store.int_lit(RISING, Type::Nat);
-        let small = self.store.prim(Prim::Le, vec![d, most], Type::Bool);
-        self.store.intern(Node::If(small, product, quotient), ty)
+        let few = self.store.prim(Prim::Le, vec![d, most], Type::Bool);
+        let Some(linear) = Rational::from_integer(10).pow(LINEAR_DIGITS) else {
+            return quotient;
+        };
+        let bound = self.store.lit(linear.to_big(), Type::Real);
+        let moderate = self.store.prim(Prim::Lt, vec![x, bound], Type::Bool);
+        let small = self.store.prim(Prim::And, vec![few, moderate], Type::Bool);
+        let pick = self
+            .store
+            .intern(Node::If(small, log, quotient), ty.clone());
+        self.store.intern(Node::Let(xv, x0, pick), ty)
     }
 
     /// `(summate k: if c_k: (if 0 < x_k: 0 else: 1) else: 0) == 0`: every `Γ(x_k)` of the
@@ -346,6 +360,10 @@ impl Closer<'_> {
 
 /// The largest count whose gamma quotient is written as a rising product.
 const RISING: i64 = 8;
+
+/// `LINEAR = 10^LINEAR_DIGITS`: below it a rising product of `RISING` factors is far from
+/// overflow (`(10^30 + 8)^8 < 10^241`).
+const LINEAR_DIGITS: i64 = 30;
 
 /// A quotient that closes.
 enum Closable {
