@@ -371,6 +371,21 @@ pub(crate) fn run_scalars(
         .collect()
 }
 
+/// For the rewrites' unit tests: `p` on `pa` and its rewrite `q` on `qa` agree, the same
+/// value or both an error of the same kind; `what` names the case in a failure.
+#[cfg(test)]
+pub(crate) fn assert_same_run(p: &Program, pa: &[Val], q: &Program, qa: &[Val], what: &str) {
+    match (run(p, pa), run(q, qa)) {
+        (Ok(w), Ok(g)) => assert_eq!(w.0, g.0, "{what}: {q}"),
+        (Err(w), Err(g)) => assert_eq!(
+            std::mem::discriminant(&w),
+            std::mem::discriminant(&g),
+            "{what}: {w} against {g}"
+        ),
+        (w, g) => panic!("{what}: {w:?} against {g:?} in {q}"),
+    }
+}
+
 /// [`run`], then each `inout` parameter's final contents written back into `args`
 /// (nothing is written when the run fails).
 pub fn run_inout(p: &Program, args: &mut [Val]) -> Result<(Val, Stats), RunError> {

@@ -709,15 +709,7 @@ mod tests {
             );
             let n = Val::Nat((rng.uniform() * (len as f64 + 1.0)) as u64);
             let args = [a, b, n];
-            match (crate::run(&p, &args), crate::run(&q, &args)) {
-                (Ok(w), Ok(g)) => assert_eq!(w.0, g.0, "case {case}: {q}"),
-                (Err(w), Err(g)) => assert_eq!(
-                    std::mem::discriminant(&w),
-                    std::mem::discriminant(&g),
-                    "case {case}: {w} against {g}"
-                ),
-                (w, g) => panic!("case {case}: {w:?} against {g:?} in {q}"),
-            }
+            crate::interp::assert_same_run(&p, &args, &q, &args, &format!("case {case}"));
         }
     }
 

@@ -349,16 +349,8 @@ mod tests {
         let words: [&[u64]; 5] = [&[], &[3], &[5, 0, 5, 2, 0, 5], &[1, 1, 1], &[4, 2, 9]];
         for w in words {
             let args = [Val::array(w.iter().map(|&x| Val::Nat(x)).collect())];
-            match (crate::run(&p, &args), crate::run(&q, &args)) {
-                (Ok(a), Ok(b)) => assert_eq!(a.0, b.0, "{w:?}: {q}"),
-                // a word past the table: the store errs, and so does the added read
-                (Err(a), Err(b)) => assert_eq!(
-                    std::mem::discriminant(&a),
-                    std::mem::discriminant(&b),
-                    "{w:?}"
-                ),
-                (a, b) => panic!("{w:?}: {a:?} against {b:?} in {q}"),
-            }
+            // a word past the table: the store errs, and so does the added read
+            crate::interp::assert_same_run(&p, &args, &q, &args, &format!("{w:?}"));
         }
     }
 

@@ -335,15 +335,7 @@ mod tests {
             let args = [a, idx, n];
             let mut targs = args.to_vec();
             targs.push(table);
-            match (crate::run(&p, &args), crate::run(&q, &targs)) {
-                (Ok(w), Ok(g)) => assert_eq!(w.0, g.0, "case {case}: {q}"),
-                (Err(w), Err(g)) => assert_eq!(
-                    std::mem::discriminant(&w),
-                    std::mem::discriminant(&g),
-                    "case {case}: {w} against {g}"
-                ),
-                (w, g) => panic!("case {case}: {w:?} against {g:?} in {q}"),
-            }
+            crate::interp::assert_same_run(&p, &args, &q, &targs, &format!("case {case}"));
         }
     }
 
