@@ -118,7 +118,8 @@ fn the_point_loops_keep_their_statistics() {
     // points with a valid label, and the count of invalid labels; and, split off the
     // loops over classes that fusion made, the Dirichlet's `Σ_k as[k]` and `Π_k Γ(as[k])`
     // (no label reaches them: computed once); and the prior's `prob2real(as[k])`, which
-    // the loop over classes takes at every update, as a table built once
+    // the loop over classes takes at every update, and its suffix sums, which the
+    // general form's stick-breaking factors sum per class, as tables built once
     assert_eq!(
         kept(&gmm.inc),
         [
@@ -129,6 +130,7 @@ fn the_point_loops_keep_their_statistics() {
             ("sum_8".to_string(), StatKind::Constant(AssignOp::Add)),
             ("prod_5".to_string(), StatKind::Constant(AssignOp::Mul)),
             ("prob2real of as".to_string(), StatKind::Table),
+            ("suffix sums of as".to_string(), StatKind::Table),
         ]
     );
     // the Poisson mixture's product of the x[i]! reads no label: computed once

@@ -37,8 +37,9 @@
 //!
 //! The update's copies of the statistics are then read where they are used
 //! (`crate::forward`), a list of a point's nonzero counts is built as they are counted
-//! (`crate::touched`), and `prob2real` of a data array the update converts in its loops
-//! is a table `init` builds once (`tables.rs`).
+//! (`crate::touched`), and `prob2real` of a data array the update converts in its loops,
+//! or the suffix sums of one it accumulates, is a table `init` builds once (`tables.rs`,
+//! `suffix.rs`).
 //!
 //! Exactness: every derived program is checked by the IR's verifier, and what cannot be
 //! shown to have the shape above keeps its loop (reported with the reason, in
@@ -62,6 +63,7 @@ mod fission;
 mod grouped;
 mod keyed;
 mod reset;
+mod suffix;
 mod sweep;
 mod tables;
 
@@ -107,8 +109,10 @@ pub enum StatKind {
     /// Half of an index of the data built once by `init`: where each point's members
     /// are (`grouped.rs`), never changed after.
     Index,
-    /// `prob2real` of every element of a data array, built once by `init` and read by
-    /// the update where it converted the array's elements (`tables.rs`).
+    /// A table of the data built once by `init` and read by the update: `prob2real` of
+    /// every element of a data array where the update converted its elements
+    /// (`tables.rs`), or an array's suffix sums where the update accumulated them
+    /// (`suffix.rs`).
     Table,
 }
 
@@ -178,6 +182,16 @@ impl fmt::Display for NotIncremental {
 /// Where a statement sits: the index in each enclosing block, and for each enclosing
 /// `if` the branch (`true` for `then`).
 type Path = Vec<(usize, Option<bool>)>;
+
+/// A table of the data that `init` builds once (`tables.rs`, `suffix.rs`): its
+/// parameter, element type, length, the statements that fill it, and how it is reported.
+struct DataTable {
+    param: String,
+    elem: Type,
+    len: Expr,
+    fill: Vec<Stmt>,
+    of: String,
+}
 
 /// A loop found to keep its statistics.
 struct Kept {
@@ -1336,36 +1350,61 @@ impl Builder<'_> {
             .collect();
         let (update, tables) = tables::element_tables(&update, &data, self.names);
         // a memoised conversion the tables made a read is read where it is used
-        let mut update = eliminate(&update.with_body(undo_cheap(&update.body))).program;
+        let update = eliminate(&update.with_body(undo_cheap(&update.body))).program;
+        // and suffix sums of the data the update accumulates in its loops (`suffix.rs`)
+        let (update, suffixes) = suffix::suffix_tables(&update, &data, self.names);
+        let mut update = eliminate(&update).program;
+        let mut made: Vec<DataTable> = Vec::new();
+        for t in tables {
+            let k = fresh(self.names, "k");
+            let element = Expr::index(Expr::var(&t.array), Expr::var(&k));
+            made.push(DataTable {
+                fill: vec![Stmt::for_(
+                    &k,
+                    Expr::nat(0),
+                    Expr::size(Expr::var(&t.array)),
+                    vec![Stmt::store(
+                        &t.param,
+                        Expr::var(&k),
+                        AssignOp::Set,
+                        Expr::convert(Coercion::Prob2Real, element),
+                    )],
+                )],
+                len: Expr::size(Expr::var(&t.array)),
+                of: format!("prob2real of {}", t.array),
+                elem: Type::Real,
+                param: t.param,
+            });
+        }
+        for t in suffixes {
+            let (step, c) = (fresh(self.names, "step"), fresh(self.names, "c"));
+            made.push(DataTable {
+                fill: suffix::fill(&t.param, &t.array, &step, &c),
+                len: Expr::prim(
+                    Prim::Add,
+                    vec![Expr::size(Expr::var(&t.array)), Expr::nat(1)],
+                ),
+                of: format!("suffix sums of {}", t.array),
+                elem: Type::Prob,
+                param: t.param,
+            });
+        }
         let (mut init, mut add, mut remove, mut sizes, mut stats) =
             (init, add, remove, sizes, stats);
-        for t in tables {
-            let ty = Type::array(Type::Real);
+        for t in made {
+            let ty = Type::array(t.elem.clone());
             for q in [&mut update, &mut init, &mut add, &mut remove, &mut sizes] {
                 q.params.push((t.param.clone(), ty.clone()));
             }
             for q in [&mut init, &mut add, &mut remove] {
                 q.inout.push(t.param.clone());
             }
-            let k = fresh(self.names, "k");
-            let element = Expr::index(Expr::var(&t.array), Expr::var(&k));
-            init.body.push(Stmt::for_(
-                &k,
-                Expr::nat(0),
-                Expr::size(Expr::var(&t.array)),
-                vec![Stmt::store(
-                    &t.param,
-                    Expr::var(&k),
-                    AssignOp::Set,
-                    Expr::Convert(Coercion::Prob2Real, Box::new(element)),
-                )],
-            ));
-            let len = Expr::size(Expr::var(&t.array));
-            sizes.result = Expr::Pair(Box::new(sizes.result.clone()), Box::new(len));
+            init.body.extend(t.fill);
+            sizes.result = Expr::Pair(Box::new(sizes.result.clone()), Box::new(t.len));
             stats.push(Statistic {
                 param: t.param,
-                of: format!("prob2real of {}", t.array),
-                elem: Type::Real,
+                of: t.of,
+                elem: t.elem,
                 scalar: false,
                 kind: StatKind::Table,
                 nonnegative: false,
