@@ -40,7 +40,7 @@ use crate::logs::merge_logs;
 use crate::lower::{lower, LowerError};
 use crate::memo::memoise;
 use crate::ranges::{decide_ranges, shift_literals};
-use crate::ratios::close_ratios;
+use crate::ratios::{close_ratios, shift_betas};
 use crate::share::share_tables;
 use crate::sparse::sparsify;
 use slic_algebra::{verify, Store, TermId};
@@ -129,7 +129,8 @@ fn summarized_from(
         // ratios at the point they leave closed
         let r = decide_ranges(store, s.term);
         let q = close_ratios(store, r.term);
-        (q.term, s.histograms, s.sums_replaced)
+        let b = shift_betas(store, q.term);
+        (b, s.histograms, s.sums_replaced)
     } else {
         (shared.term, 0, 0)
     };

@@ -84,6 +84,22 @@ const SHAPES: &[&str] = &[
     WORD_GAMMAS_BY_DOC,
     // and a prior that is 0 or positive
     WORD_GAMMAS_BY_DOC_SQUARED,
+    // stick-breaking beta functions of a class's counts, one argument shifted by 1 on
+    // either side of the proposal (`ratios::shift_betas`), at 0 where the count is 0
+    "array l of K: product k from 0 to K: \
+         if l == k: \
+             betaFunc(nat2prob(summate j from 0 to size(z): \
+                                   if k == (if j == u: l else: z[j]): 1 else: 0), \
+                      real2prob(t[k] ^ 2) + 1) \
+         else: \
+             if k < l: \
+                 betaFunc(nat2prob(summate j from 0 to size(z): \
+                                       if k == (if j == u: l else: z[j]): 1 else: 0) + 1, \
+                          real2prob(t[k] ^ 2)) \
+             else: \
+                 betaFunc(nat2prob(summate j from 0 to size(z): \
+                                       if k == (if j == u: l else: z[j]): 1 else: 0), \
+                          real2prob(t[k] ^ 2))",
     // a sum over classes but the proposal's of logs that are -∞ at a count of 0: the sum
     // over all classes less the proposal's term only where that term is finite (over the
     // classes of `z`: the sum over all reads every class, see `a_sum_less_..`)
@@ -337,6 +353,52 @@ fn the_gamma_quotient_over_the_words_is_closed() {
     // the product over all of them would take `Γ` where the original does not (and fail
     // where that is negative)
     assert_eq!(quotients_closed(WORD_GAMMAS_BY_DOC), 0);
+}
+
+/// A beta function of an argument plus one is written through the unshifted one, so the
+/// three forms of a stick-breaking factor read one beta function (`shift_betas`).
+#[test]
+fn beta_functions_of_shifted_arguments_read_the_unshifted_one() {
+    let src = program(
+        "array l of K: betaFunc(nat2prob(l) + 1, real2prob(t[0] ^ 2)) \
+             * betaFunc(nat2prob(l), real2prob(t[0] ^ 2) + 1) \
+             * betaFunc(nat2prob(l), real2prob(t[0] ^ 2))",
+    );
+    let mut store = Store::new();
+    let input = front::load(&mut store, &src).expect("elaborates");
+    let out = slic_codegen::ratios::shift_betas(&mut store, input);
+    use slic_algebra::{Node, Prim};
+    let plus_one = |a: TermId| {
+        matches!(store.node(a), Node::Prim(Prim::Add, xs)
+            if xs.iter().any(|&x| matches!(store.node(x), Node::Lit(v) if v.is_one())))
+    };
+    let shifted = store
+        .subterms(out)
+        .filter(|&x| {
+            matches!(store.node(x), Node::Prim(Prim::BetaFunc, args)
+                if args.iter().any(|&a| plus_one(a)))
+        })
+        .count();
+    let all = store
+        .subterms(out)
+        .filter(|&x| matches!(store.node(x), Node::Prim(Prim::BetaFunc, _)))
+        .count();
+    // the shifted ones kept only where the unshifted argument is 0 (two), and the one
+    // unshifted beta function the three read
+    assert_eq!((shifted, all), (2, 3), "{}", print::print_term(&store, out));
+    for args in [
+        "[[0, 1], [0.5, -1.25], [0, 1], 3, 0]",
+        "[[], [0.0], [], 2, 0]",
+        "[[2], [1.75, 0.25], [0], 1, 0]",
+    ] {
+        let want = run(&store, input, args);
+        let got = run(&store, out, args);
+        match (&want, &got) {
+            (Ok(x), Ok(y)) => assert!(close(x, y), "{args}: {x:?} against {y:?}"),
+            (Err(_), Err(_)) => {}
+            _ => panic!("{args}: {want:?} against {got:?}"),
+        }
+    }
 }
 
 /// At a pole of Γ neither the point split's quotient nor the words' closure divides: the
