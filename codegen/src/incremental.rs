@@ -53,7 +53,7 @@ use slic_algebra::{Coercion, Prim, Type};
 
 use crate::dce::eliminate;
 use crate::forward::forward_copies;
-use crate::ir::walk::{cannot_fail, map_exprs, reads, rewrite_leaves, visit_leaves, Effects};
+use crate::ir::walk::{can_fail, map_exprs, reads, rewrite_leaves, visit_leaves, Effects};
 use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
 use crate::memo::undo_cheap;
 use crate::touched::list_where_written;
@@ -1047,7 +1047,7 @@ fn fold_into(block: &[Stmt], env: &mut Env, out: &mut Vec<Stmt>) {
                         _ => env.remove(&x),
                     }
                 }
-                if t.is_empty() && o.is_empty() && cannot_fail(&c) {
+                if t.is_empty() && o.is_empty() && !can_fail(&c) {
                     continue;
                 }
                 out.push(Stmt::If {

@@ -16,6 +16,7 @@
 //! (`lebesgue`, `integrate`, `observe`, arrays of arrays, ...) are a [`LowerError`] that
 //! names them in the user's words; this module never panics on a well-typed term.
 
+use crate::ir::walk::can_fail;
 use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
 use slic_algebra::{Coercion, Dist, Node, Pattern, Prim, Rational, Store, TermId, Type, VarId};
 use std::collections::HashSet;
@@ -179,43 +180,6 @@ fn literal(r: &Rational, t: &Type) -> Result<Expr> {
         Type::Prob => Expr::Lit(Lit::Prob(r.to_f64().ln())),
         other => return internal(format!("a numeric literal of type {other}")),
     })
-}
-
-/// Whether evaluating `e` can fail at run time (an array read, an unsafe coercion,
-/// integer arithmetic that may overflow, a primitive with a partial domain): such an
-/// operand of `&&`/`||` is lowered under an `if`. Conservative: `true` when unsure.
-fn can_fail(e: &Expr) -> bool {
-    match e {
-        Expr::Lit(_) | Expr::Var(_) => false,
-        Expr::Index(..) => true,
-        Expr::Convert(c, x) => !c.is_safe() || *c == Coercion::Nat2Int || can_fail(x),
-        Expr::Pair(a, b) => can_fail(a) || can_fail(b),
-        Expr::Prim(p, args) => {
-            let total = matches!(
-                p,
-                Prim::Lt
-                    | Prim::Le
-                    | Prim::Eq
-                    | Prim::Ne
-                    | Prim::And
-                    | Prim::Or
-                    | Prim::Not
-                    | Prim::Xor
-                    | Prim::Iff
-                    | Prim::Impl
-                    | Prim::Nand
-                    | Prim::Nor
-                    | Prim::Size
-                    | Prim::Exp
-                    | Prim::Log
-                    | Prim::Sqrt
-                    | Prim::Pi
-                    | Prim::Infinity
-                    | Prim::Erf
-            ) || p.is_trig();
-            !total || args.iter().any(can_fail)
-        }
-    }
 }
 
 /// Lowers a program: the `fn` chain at the top becomes the parameters, the body the

@@ -34,9 +34,7 @@ use std::collections::{HashMap, HashSet};
 
 use slic_algebra::{Prim, Type};
 
-use crate::ir::walk::{
-    cannot_fail, fresh_name, map_exprs, reads, substitute, visit_decls, Effects,
-};
+use crate::ir::walk::{can_fail, fresh_name, map_exprs, reads, substitute, visit_decls, Effects};
 use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
 
 /// What [`memoise`] did.
@@ -427,7 +425,7 @@ impl Memo {
         let fixed = r
             .iter()
             .all(|x| !varying.contains(x) || key.fixed.contains(x));
-        if fixed && costly(&e) && cannot_fail(&e) {
+        if fixed && costly(&e) && !can_fail(&e) {
             let x = fresh_name(&mut self.taken, "part");
             parts.push((x.clone(), e));
             return Expr::var(&x);

@@ -22,7 +22,7 @@ use std::collections::{HashMap, HashSet};
 
 use slic_algebra::{Coercion, Prim, Type};
 
-use crate::ir::walk::{each_block_mut, map_exprs, visit_decls};
+use crate::ir::walk::{count_reads, each_block_mut, map_exprs, visit_decls};
 use crate::ir::{Expr, Lit, Program, Stmt};
 
 /// `p` with the single-use `prob` terms of sums written into them (see the module
@@ -51,7 +51,7 @@ pub(crate) fn inline_sum_terms(p: &Program) -> Program {
     }
     kinds.collect(&p.body);
     let mut uses: HashMap<String, usize> = HashMap::new();
-    let mut tally = |e: &Expr| reads_counted(e, &mut uses);
+    let mut tally = |e: &Expr| count_reads(e, &mut uses);
     tally(&p.result);
     for s in &p.body {
         let mut s = s.clone();
@@ -111,20 +111,6 @@ impl Kinds {
             Expr::Prim(Prim::Mul | Prim::Add, args) => args.iter().all(|a| self.movable(a)),
             _ => false,
         }
-    }
-}
-
-/// Every read of a name in `e` counted into `uses`.
-fn reads_counted(e: &Expr, uses: &mut HashMap<String, usize>) {
-    match e {
-        Expr::Var(x) => *uses.entry(x.clone()).or_default() += 1,
-        Expr::Lit(_) => {}
-        Expr::Prim(_, args) => args.iter().for_each(|a| reads_counted(a, uses)),
-        Expr::Index(a, i) | Expr::Pair(a, i) => {
-            reads_counted(a, uses);
-            reads_counted(i, uses);
-        }
-        Expr::Convert(_, x) => reads_counted(x, uses),
     }
 }
 

@@ -27,7 +27,7 @@ use std::collections::{HashMap, HashSet};
 use slic_algebra::{Coercion, Type};
 
 use crate::dce::eliminate;
-use crate::ir::walk::{fresh_name, map_exprs, tally, visit_decls, Effects};
+use crate::ir::walk::{decl_counts, fresh_name, map_exprs, tally, Effects};
 use crate::ir::{AssignOp, Expr, Program, Stmt};
 
 /// `p` with the repeated `prob2real` reads of its `prob` arrays read from tables (see the
@@ -47,13 +47,10 @@ pub(crate) fn linear_tables(p: &Program) -> Program {
     if arrays.is_empty() {
         return p.clone();
     }
-    let mut count: HashMap<String, usize> = HashMap::new();
+    let mut count = decl_counts(&p.body);
     for (x, _) in &p.params {
         *count.entry(x.clone()).or_default() += 1;
     }
-    visit_decls(&p.body, &mut |x| {
-        *count.entry(x.to_string()).or_default() += 1
-    });
     // the candidate reads: `x` bound to `a[i]`
     let mut found: Vec<(String, String)> = Vec::new();
     candidates(&p.body, &mut Vec::new(), &arrays, &count, &mut found);
@@ -136,13 +133,10 @@ pub(crate) fn linear_tables(p: &Program) -> Program {
 /// `p` with each `prob2real(x)` a loop repeats, `x` a `prob` name declared outside it,
 /// read from `x_real`, a `let` beside `x`'s (see the module documentation).
 pub(crate) fn invariant_conversions(p: &Program) -> Program {
-    let mut count: HashMap<String, usize> = HashMap::new();
+    let mut count = decl_counts(&p.body);
     for (x, _) in &p.params {
         *count.entry(x.clone()).or_default() += 1;
     }
-    visit_decls(&p.body, &mut |x| {
-        *count.entry(x.to_string()).or_default() += 1
-    });
     // the loop depth of each prob name declared once, and the deepest read through
     // prob2real of each name
     let mut declared: HashMap<String, usize> = p

@@ -65,8 +65,7 @@ impl Lists {
                 _ => None,
             })
             .collect();
-        let mut decls: HashMap<String, usize> = HashMap::new();
-        crate::ir::walk::visit_decls(body, &mut |x| *decls.entry(x.to_string()).or_default() += 1);
+        let decls = crate::ir::walk::decl_counts(body);
         let once = |x: &str| decls.get(x) == Some(&1);
         let mut counts = HashMap::new();
         for ((list, n), uses) in &found.appends {

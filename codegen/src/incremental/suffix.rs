@@ -27,15 +27,9 @@ use std::collections::{HashMap, HashSet};
 
 use slic_algebra::{Coercion, Prim, Type};
 
-use crate::ir::walk::{for_each_expr, reads, visit_decls, visit_leaves};
+use super::tables::Table;
+use crate::ir::walk::{count_reads, decl_counts, for_each_expr, reads, Effects};
 use crate::ir::{AssignOp, Expr, Program, Stmt};
-
-/// One table: parameter `param` holds the suffix sums of `array`.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) struct Suffix {
-    pub param: String,
-    pub array: String,
-}
 
 /// `update` reading suffix sums of the arrays in `data` where its loops accumulate them
 /// (see the module documentation), and the tables it reads, named fresh from `names`.
@@ -43,21 +37,13 @@ pub(super) fn suffix_tables(
     update: &Program,
     data: &[String],
     names: &mut HashSet<String>,
-) -> (Program, Vec<Suffix>) {
-    let mut decls: HashMap<String, usize> = HashMap::new();
-    visit_decls(&update.body, &mut |x| {
-        *decls.entry(x.to_string()).or_default() += 1
-    });
+) -> (Program, Vec<Table>) {
+    let decls = decl_counts(&update.body);
     let mut uses: HashMap<String, usize> = HashMap::new();
-    visit_leaves(&update.body, &mut |s| {
-        for_each_expr(s, &mut |e| count_reads(e, &mut uses))
-    });
-    let mut bounds = Vec::new();
-    collect_bounds(&update.body, &mut bounds);
-    bounds.push(update.result.clone());
-    for e in &bounds {
-        count_reads(e, &mut uses);
+    for s in &update.body {
+        for_each_expr(s, &mut |e| count_reads(e, &mut uses));
     }
+    count_reads(&update.result, &mut uses);
     let mut cx = Cx {
         data,
         decls: &decls,
@@ -66,10 +52,10 @@ pub(super) fn suffix_tables(
         names,
     };
     let body = cx.block(&update.body);
-    let mut tables: Vec<Suffix> = cx
+    let mut tables: Vec<Table> = cx
         .tables
         .into_iter()
-        .map(|(array, param)| Suffix { param, array })
+        .map(|(array, param)| Table { param, array })
         .collect();
     tables.sort_by(|a, b| a.param.cmp(&b.param));
     (update.with_body(body), tables)
@@ -111,44 +97,6 @@ pub(super) fn fill(t: &str, a: &str, step: &str, c_name: &str) -> Vec<Stmt> {
             ],
         ),
     ]
-}
-
-/// Counts every read of a name in `e`.
-fn count_reads(e: &Expr, out: &mut HashMap<String, usize>) {
-    match e {
-        Expr::Var(x) => *out.entry(x.clone()).or_default() += 1,
-        Expr::Lit(_) => {}
-        Expr::Prim(_, args) => args.iter().for_each(|a| count_reads(a, out)),
-        Expr::Index(a, i) | Expr::Pair(a, i) => {
-            count_reads(a, out);
-            count_reads(i, out);
-        }
-        Expr::Convert(_, x) => count_reads(x, out),
-    }
-}
-
-/// The bounds of every loop and the tests of every branch of `body` (the expressions
-/// `visit_leaves` does not reach).
-fn collect_bounds(body: &[Stmt], out: &mut Vec<Expr>) {
-    for s in body {
-        match s {
-            Stmt::For { lo, hi, body, .. } => {
-                out.push(lo.clone());
-                out.push(hi.clone());
-                collect_bounds(body, out);
-            }
-            Stmt::If {
-                cond,
-                then,
-                otherwise,
-            } => {
-                out.push(cond.clone());
-                collect_bounds(then, out);
-                collect_bounds(otherwise, out);
-            }
-            _ => {}
-        }
-    }
 }
 
 struct Cx<'a> {
@@ -260,36 +208,17 @@ impl Cx<'_> {
         None
     }
 
-    /// Is `acc` a `prob` declared once that `body` writes only at `add_at` and reads
-    /// nowhere (the bounds of its loops included)?
+    /// Is `acc` declared once, and does `body` write it only at `add_at` and read it
+    /// nowhere (the bounds and tests of its loops and branches included)? (A `prob`: it
+    /// is added a `prob`, and the verifier checks the types.)
     fn accumulates_only(&self, body: &[Stmt], add_at: usize, acc: &str) -> bool {
-        if self.decls.get(acc) != Some(&1) {
-            return false;
-        }
-        let mut ok = true;
-        for (k, s) in body.iter().enumerate() {
-            let one = std::slice::from_ref(s);
-            visit_leaves(one, &mut |t| {
-                let e = crate::ir::walk::Effects::of(std::slice::from_ref(t));
-                if k != add_at && e.writes.contains(acc) {
-                    ok = false;
-                }
+        self.decls.get(acc) == Some(&1)
+            && body.iter().enumerate().all(|(k, s)| {
                 let mut r = HashSet::new();
-                for_each_expr(t, &mut |x| reads(x, &mut r));
-                if r.contains(acc) {
-                    ok = false;
-                }
-            });
-            let mut bounds = Vec::new();
-            collect_bounds(one, &mut bounds);
-            for b in bounds {
-                let mut r = HashSet::new();
-                reads(&b, &mut r);
-                ok &= !r.contains(acc);
-            }
-        }
-        // (a `prob`: it is added a `prob`, and the verifier checks the types)
-        ok
+                for_each_expr(s, &mut |x| reads(x, &mut r));
+                let writes = Effects::of(std::slice::from_ref(s)).writes;
+                !r.contains(acc) && (k == add_at || !writes.contains(acc))
+            })
     }
 }
 
@@ -332,7 +261,7 @@ mod tests {
         }
     }
 
-    fn rewrite(p: &Program) -> (Program, Vec<Suffix>) {
+    fn rewrite(p: &Program) -> (Program, Vec<Table>) {
         let mut names: HashSet<String> = ["a", "b", "lo", "acc", "n", "c", "x"]
             .iter()
             .map(|x| x.to_string())
@@ -406,31 +335,19 @@ mod tests {
 
     #[test]
     fn a_sum_read_in_its_loop_or_its_term_read_twice_stays() {
-        // the accumulator read inside the loop
-        let reads_acc = vec![Stmt::assign(
-            "n",
-            AssignOp::Add,
-            Expr::convert(
-                Coercion::Int2Nat,
+        // `n += int2nat(real2int(prob2real(x)))`: the accumulator read inside the loop,
+        // or the term read again
+        let reading = |x: &str| {
+            vec![Stmt::assign(
+                "n",
+                AssignOp::Add,
                 Expr::convert(
-                    Coercion::Real2Int,
-                    Expr::convert(Coercion::Prob2Real, v("acc")),
+                    Coercion::Int2Nat,
+                    Expr::convert(Coercion::Real2Int, Expr::convert(Coercion::Prob2Real, v(x))),
                 ),
-            ),
-        )];
-        // the term read again
-        let reads_x = vec![Stmt::assign(
-            "n",
-            AssignOp::Add,
-            Expr::convert(
-                Coercion::Int2Nat,
-                Expr::convert(
-                    Coercion::Real2Int,
-                    Expr::convert(Coercion::Prob2Real, v("x")),
-                ),
-            ),
-        )];
-        for extra in [reads_acc, reads_x] {
+            )]
+        };
+        for extra in [reading("acc"), reading("x")] {
             let p = program(Expr::size(v("a")), extra);
             let (q, tables) = rewrite(&p);
             assert!(tables.is_empty(), "{q}");

@@ -23,10 +23,11 @@ use std::collections::{HashMap, HashSet};
 
 use slic_algebra::{Coercion, Type};
 
-use crate::ir::walk::{for_each_expr, map_exprs, tally, visit_decls};
+use crate::ir::walk::{decl_counts, for_each_expr, map_exprs, tally};
 use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
 
-/// One table: parameter `param` holds `prob2real` of every element of `array`.
+/// One table of the data: parameter `param` holds what `init` computes from `array`
+/// (here `prob2real` of every element; `suffix.rs`'s suffix sums).
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct Table {
     pub param: String,
@@ -41,10 +42,7 @@ pub(super) fn element_tables(
     data: &[String],
     names: &mut HashSet<String>,
 ) -> (Program, Vec<Table>) {
-    let mut decls: HashMap<String, usize> = HashMap::new();
-    visit_decls(&update.body, &mut |x| {
-        *decls.entry(x.to_string()).or_default() += 1
-    });
+    let decls = decl_counts(&update.body);
     let mut body = update.body.clone();
     let mut tables = Vec::new();
     for a in data {

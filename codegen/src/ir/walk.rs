@@ -1,9 +1,10 @@
 //! Walks over loop-IR statements and expressions shared by the passes that rewrite
 //! programs (fusion, incremental statistics, precompute, the sweep): what a block reads,
 //! writes and declares ([`Effects`], and resolved by scope where names are shadowed,
-//! [`Effects::scoped`]), the names an expression reads, renaming a variable, rewriting
-//! every expression of a statement in place, and visiting declarations and blocks. Data
-//! in, data out: no pass's policy lives here.
+//! [`Effects::scoped`]), the names an expression reads (and how often), how often each
+//! name is declared, whether an expression can fail ([`can_fail`], the one such test of
+//! the loop IR), renaming a variable, rewriting every expression of a statement in place,
+//! and visiting declarations and blocks. Data in, data out: no pass's policy lives here.
 
 use super::{Expr, Stmt};
 use slic_algebra::Coercion;
@@ -210,27 +211,43 @@ pub(crate) fn substitute(e: &Expr, map: &HashMap<String, Expr>) -> Expr {
     }
 }
 
-/// Can evaluating `e` never fail? Names and literals; comparisons and logic; the
-/// conversions to reals and from naturals (`nat2prob` is a logarithm of a count, 0
-/// included); `exp`.
-pub(crate) fn cannot_fail(e: &Expr) -> bool {
-    use slic_algebra::Coercion::{Nat2Prob, Nat2Real, Prob2Real};
+/// Whether evaluating `e` can fail at run time (an array read, an unsafe coercion,
+/// integer arithmetic that may overflow, a primitive with a partial domain): such an
+/// operand of `&&`/`||` is lowered under an `if`, and only what cannot fail is
+/// memoised or folded into a test (`memo`, `incremental`). Conservative: `true` when
+/// unsure.
+pub(crate) fn can_fail(e: &Expr) -> bool {
     use slic_algebra::Prim;
     match e {
-        Expr::Var(_) | Expr::Lit(_) => true,
-        Expr::Prim(
-            Prim::Lt
-            | Prim::Le
-            | Prim::Eq
-            | Prim::Ne
-            | Prim::And
-            | Prim::Or
-            | Prim::Not
-            | Prim::Exp,
-            args,
-        ) => args.iter().all(cannot_fail),
-        Expr::Convert(Prob2Real | Nat2Prob | Nat2Real, x) => cannot_fail(x),
-        _ => false,
+        Expr::Lit(_) | Expr::Var(_) => false,
+        Expr::Index(..) => true,
+        Expr::Convert(c, x) => !c.is_safe() || *c == slic_algebra::Coercion::Nat2Int || can_fail(x),
+        Expr::Pair(a, b) => can_fail(a) || can_fail(b),
+        Expr::Prim(p, args) => {
+            let total = matches!(
+                p,
+                Prim::Lt
+                    | Prim::Le
+                    | Prim::Eq
+                    | Prim::Ne
+                    | Prim::And
+                    | Prim::Or
+                    | Prim::Not
+                    | Prim::Xor
+                    | Prim::Iff
+                    | Prim::Impl
+                    | Prim::Nand
+                    | Prim::Nor
+                    | Prim::Size
+                    | Prim::Exp
+                    | Prim::Log
+                    | Prim::Sqrt
+                    | Prim::Pi
+                    | Prim::Infinity
+                    | Prim::Erf
+            ) || p.is_trig();
+            !total || args.iter().any(can_fail)
+        }
     }
 }
 
@@ -517,4 +534,25 @@ pub(crate) fn tally(
             tally(i, all, converted);
         }
     }
+}
+
+/// Counts, per name, its reads in `e` into `uses`.
+pub(crate) fn count_reads(e: &Expr, uses: &mut HashMap<String, usize>) {
+    match e {
+        Expr::Var(x) => *uses.entry(x.clone()).or_default() += 1,
+        Expr::Lit(_) => {}
+        Expr::Prim(_, args) => args.iter().for_each(|a| count_reads(a, uses)),
+        Expr::Index(a, i) | Expr::Pair(a, i) => {
+            count_reads(a, uses);
+            count_reads(i, uses);
+        }
+        Expr::Convert(_, x) => count_reads(x, uses),
+    }
+}
+
+/// How many times each name is declared in `body`.
+pub(crate) fn decl_counts(body: &[Stmt]) -> HashMap<String, usize> {
+    let mut out: HashMap<String, usize> = HashMap::new();
+    visit_decls(body, &mut |x| *out.entry(x.to_string()).or_default() += 1);
+    out
 }
