@@ -25,6 +25,7 @@ mod linear;
 mod monomial;
 mod safe;
 pub(crate) use safe::NARROW_MIN_LEN;
+mod products;
 mod tables;
 
 use crate::ir::Program;
@@ -156,6 +157,7 @@ pub(crate) fn emit_with(
     let p = &crate::peel::peel_loops(p);
     let p = &tables::invariant_conversions(&tables::linear_tables(p));
     let p = &inline::inline_sum_terms(&monomial::gather_monomials(p));
+    let p = &products::linear_products(p);
     let mut b = Builder::new(fixed, narrow);
     let kernel = b.kernel(p)?;
     let leaves = kernel.result.iter().map(|l| (l.kind, l.ty)).collect();
