@@ -19,6 +19,11 @@
 //! if have_s[k] == 1 { s = memo_s[k] } else { for c ... { s += ... }; memo_s[k] = s; have_s[k] = 1 }
 //! ```
 //!
+//! A `let` is costly when it computes a transcendental (a logarithm, an exponential, a
+//! gamma function, a conversion into or out of log space) or, at `prob` type, adds: a
+//! log-sum-exp. The stick-breaking factor's `S_k + A_k` is read for every class below the
+//! proposed one, `O(K²)` log-sum-exps an update until it is memoised.
+//!
 //! Two such computations of one form (the same code once `k`'s own `let`s are replaced
 //! by their values and their own names by position: the stick-breaking factor's three
 //! branches each sum the same suffix) share their tables.
@@ -206,7 +211,7 @@ impl Memo {
                     key.fixed.insert(name.clone());
                     key.canon
                         .insert(name.clone(), substitute(&value, &key.canon));
-                    if costly(&value) {
+                    if costly_at(&ty, &value) {
                         // the whole value, a function of `k`: computed once per `k`
                         let memo = self.memoised(&name, ty, value, &mut key, tables);
                         block.splice(k..=k, memo);
@@ -451,6 +456,16 @@ impl Memo {
 /// computes at that key (see the module documentation), and `e` is evaluated where the
 /// first use evaluated it before; the tables left unread go with dead code.
 pub(crate) fn undo_cheap(body: &[Stmt]) -> Vec<Stmt> {
+    let mut types = HashMap::new();
+    crate::ir::walk::visit_leaves(body, &mut |s| {
+        if let Stmt::Var { name, ty, .. } = s {
+            types.insert(name.clone(), ty.clone());
+        }
+    });
+    undo_cheap_in(body, &types)
+}
+
+fn undo_cheap_in(body: &[Stmt], types: &HashMap<String, Type>) -> Vec<Stmt> {
     body.iter()
         .map(|s| match s {
             Stmt::If {
@@ -458,18 +473,20 @@ pub(crate) fn undo_cheap(body: &[Stmt]) -> Vec<Stmt> {
                 then,
                 otherwise,
             } => match memo_read(cond, then, otherwise) {
-                Some((x, e)) if !costly(e) => Stmt::assign(x, AssignOp::Set, e.clone()),
+                Some((x, e)) if !types.get(x).is_some_and(|t| costly_at(t, e)) => {
+                    Stmt::assign(x, AssignOp::Set, e.clone())
+                }
                 _ => Stmt::If {
                     cond: cond.clone(),
-                    then: undo_cheap(then),
-                    otherwise: undo_cheap(otherwise),
+                    then: undo_cheap_in(then, types),
+                    otherwise: undo_cheap_in(otherwise, types),
                 },
             },
             Stmt::For { var, lo, hi, body } => Stmt::For {
                 var: var.clone(),
                 lo: lo.clone(),
                 hi: hi.clone(),
-                body: undo_cheap(body),
+                body: undo_cheap_in(body, types),
             },
             s => s.clone(),
         })
@@ -518,6 +535,24 @@ fn memo_read<'a>(
     let same_key = key == key1 && **key == *key2 && **key == *key3;
     let same_tables = **memo == Expr::var(memo2) && **have == Expr::var(have2);
     (same_key && same_tables && x == x2 && x == x3).then_some((x.as_str(), e))
+}
+
+/// Does `e`, of type `ty`, compute a transcendental ([`costly`]) or add probabilities (a
+/// log-sum-exp: an `exp` and a `log1p` in the kernels)? The stick-breaking factor's
+/// `S_k + A_k`, read for every class below the proposed one, is such a sum.
+fn costly_at(ty: &Type, e: &Expr) -> bool {
+    costly(e) || (*ty == Type::Prob && adds_probs(e))
+}
+
+/// Whether the `prob` expression `e` adds (its arithmetic stays in `prob` down to the
+/// sum: sums, products, reciprocals and powers keep their operands' type).
+fn adds_probs(e: &Expr) -> bool {
+    match e {
+        Expr::Prim(Prim::Add, _) => true,
+        Expr::Prim(Prim::Mul | Prim::Recip, args) => args.iter().any(adds_probs),
+        Expr::Prim(Prim::Pow, args) => args.first().is_some_and(adds_probs),
+        _ => false,
+    }
 }
 
 /// Does `e` compute a transcendental (a logarithm, an exponential, a gamma function)?
@@ -767,6 +802,53 @@ mod tests {
                     (w, g) => panic!("{other} case {case}: {w:?} against {g:?} in {q}"),
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_sum_of_probabilities_of_the_key_is_computed_once_per_key() {
+        // `let x: prob = a[k] + a[0]` (a log-sum-exp, no transcendental written out) and
+        // `let y: real = x_real + 1`, beside the nat sum `let m = k + 1`, which stays
+        let plus = |a: Expr, b: Expr| Expr::prim(Prim::Add, vec![a, b]);
+        let k_body = vec![
+            Stmt::let_(
+                "x",
+                Type::Prob,
+                plus(
+                    Expr::index(v("a"), v("k")),
+                    Expr::index(v("a"), Expr::nat(0)),
+                ),
+            ),
+            Stmt::let_("m", Type::Nat, plus(v("k"), Expr::nat(1))),
+            Stmt::assign(
+                "total",
+                AssignOp::Mul,
+                Expr::prim(
+                    Prim::Mul,
+                    vec![
+                        v("x"),
+                        Expr::convert(slic_algebra::Coercion::Nat2Prob, v("m")),
+                    ],
+                ),
+            ),
+        ];
+        let p = nested(Type::Nat, k_body);
+        let m = memoise(&p);
+        let q = m.program;
+        assert_eq!(crate::verify::verify(&q), Ok(()), "{q}");
+        let text = q.to_string();
+        assert!(text.contains("memo_x[k] = x"), "{text}");
+        assert!(!text.contains("memo_m"), "{text}");
+        // kept by `undo_cheap`: the sum still costs a log-sum-exp
+        assert_eq!(undo_cheap(&q.body), q.body);
+        let mut rng = crate::sampler::Rng::seed_from_u64(9);
+        for case in 0..20 {
+            let len = (rng.uniform() * 4.0) as usize;
+            let a = Val::array((0..len).map(|_| Val::prob(rng.uniform())).collect());
+            let b = Val::array(Vec::new());
+            let n = (rng.uniform() * 5.0) as u64;
+            let args = [a, b, Val::Nat(n)];
+            crate::interp::assert_same_run(&p, &args, &q, &args, &format!("case {case}"));
         }
     }
 
