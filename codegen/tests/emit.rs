@@ -1540,3 +1540,77 @@ fn specialised_sizes_prove_reads_in_bounds_only_when_they_are() {
         }
     }
 }
+
+/// A loop reading a large table at an index read from another array requests the read
+/// ahead (`emit/prefetch.rs`), in both targets, and keeps its meaning: the same value as
+/// the interpreter, and the same error where the source holds an index past the table
+/// (the prefetch tests it against the table's length and requests nothing there).
+#[test]
+fn a_large_table_read_through_another_array_is_prefetched_and_keeps_its_meaning() {
+    // fn ks: array(nat), stat: array(nat), i: nat:
+    //   var acc = 0; for t in 0..size(ks) { let k = ks[t]; acc += stat[i * 1000 + k] }
+    let body = vec![
+        Stmt::var("acc", Type::Nat, Some(Expr::nat(0))),
+        Stmt::for_(
+            "t",
+            Expr::nat(0),
+            Expr::size(v("ks")),
+            vec![
+                Stmt::let_("k", Type::Nat, Expr::index(v("ks"), v("t"))),
+                Stmt::assign(
+                    "acc",
+                    AssignOp::Add,
+                    Expr::index(
+                        v("stat"),
+                        prim(
+                            Prim::Add,
+                            vec![prim(Prim::Mul, vec![v("i"), Expr::nat(1000)]), v("k")],
+                        ),
+                    ),
+                ),
+            ],
+        ),
+    ];
+    let p = Program {
+        params: vec![
+            ("ks".into(), Type::array(Type::Nat)),
+            ("stat".into(), Type::array(Type::Nat)),
+            ("i".into(), Type::Nat),
+        ],
+        body,
+        result: v("acc"),
+        measure: false,
+        inout: Vec::new(),
+    };
+    let len = 1usize << 17;
+    let stat = Val::array((0..len as u64).map(|x| Val::Nat(x % 7)).collect());
+    let spine: Vec<u64> = (0..40).map(|x| (x * 37) % 1000).collect();
+    let mut past = spine.clone();
+    past[25] = len as u64; // `stat[i * 1000 + k]` past the end at `t = 25`, `i = 0`
+                           // the table's length baked in, the rest read at run time
+    let spec = Specialise {
+        fixed: vec![false, true, false],
+        narrow: Vec::new(),
+    };
+    for t in TARGETS {
+        for (ks, i) in [(spine.clone(), 3u64), (past.clone(), 0), (vec![5, 6], 1)] {
+            let args = vec![nats(&ks), stat.clone(), Val::Nat(i)];
+            let k = Compiled::build(&p, t, &spec, Some(&args), &opts()).expect("builds");
+            let prefetch = match t {
+                Target::C => "__builtin_prefetch(&",
+                Target::Rust => "slic_prefetch(&",
+            };
+            assert!(kernel_part(k.source()).contains(prefetch), "{t:?}");
+            match (run(&p, &args), k.run(&args)) {
+                (Ok((a, _)), Ok(b)) => assert!(close(&a, &b), "{t:?}: {a:?} vs {b:?}"),
+                (Err(a), Err(KernelError::Run(b))) => assert!(same_kind(&a, &b), "{a} vs {b}"),
+                (a, b) => panic!("{t:?}: interp {a:?}, kernel {b:?}"),
+            }
+        }
+        // a table below the size worth prefetching is read as it was
+        let small = Val::array((0..1000u64).map(Val::Nat).collect());
+        let args = vec![nats(&[1, 2, 3]), small, Val::Nat(0)];
+        let k = Compiled::build(&p, t, &spec, Some(&args), &opts()).expect("builds");
+        assert!(!kernel_part(k.source()).contains("prefetch(&"), "{t:?}");
+    }
+}

@@ -12,8 +12,10 @@
 use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
 use serde::Serialize;
 use slic_algebra::{Coercion, Dist, Prim, Type};
+use std::collections::HashSet;
 
 use super::linear::{self, Lin};
+use super::prefetch;
 use super::safe::{self, Safe};
 use super::{EmitError, Site, SiteKind};
 
@@ -206,6 +208,17 @@ pub(crate) enum SNode {
         check: bool,
     },
     Reject,
+    /// A hint with no effect on any value: `arr[idx]` requested from memory, where `var +
+    /// dist` is below `hi` and `src`'s length (`idx` reads `src[var + dist]`) and `idx`
+    /// below `arr`'s length (`prefetch.rs`).
+    Prefetch {
+        arr: String,
+        src: String,
+        var: String,
+        hi: String,
+        dist: u64,
+        idx: ENode,
+    },
     /// A comment line (safe text).
     Note {
         text: String,
@@ -281,6 +294,9 @@ pub(crate) struct Builder<'a> {
     /// while a store's value is built: its array, its index, and its element at the index
     /// the store checked
     stored: Option<(String, Expr, ENode)>,
+    /// array parameters whose baked-in length makes their reads worth requesting ahead
+    /// (`prefetch.rs`)
+    large: HashSet<String>,
 }
 
 /// A specialised parameter's baked-in value.
@@ -340,6 +356,7 @@ impl<'a> Builder<'a> {
             safe: Safe::default(),
             lin: linear::Scope::default(),
             stored: None,
+            large: HashSet::new(),
         }
     }
 
@@ -396,6 +413,11 @@ impl<'a> Builder<'a> {
                     )))
                 }
             };
+            if let (Some(FixedVal::Len(n)), "array") = (&fixed, kind) {
+                if *n >= prefetch::MIN_LEN {
+                    self.large.insert(name.clone());
+                }
+            }
             let c = self.declare(name, ty.clone());
             let narrow = kind == "array"
                 && *elem == Type::Nat
@@ -448,6 +470,83 @@ impl<'a> Builder<'a> {
             measure: p.measure,
             specialised: self.fixed.iter().any(Option::is_some),
             ir_lines: p.to_string().lines().map(safe_note).collect(),
+        })
+    }
+
+    /// The prefetches that start the body of a loop over `var` (C name `c`, its end
+    /// `hi`): [`prefetch::plan`]'s reads whose index reads natural scalars only.
+    fn prefetches(
+        &mut self,
+        var: &str,
+        body: &[Stmt],
+        c: &str,
+        hi: &str,
+    ) -> Result<Vec<SNode>, EmitError> {
+        if self.large.is_empty() {
+            return Ok(Vec::new());
+        }
+        let large = self.large.clone();
+        let mut out = Vec::new();
+        for a in prefetch::plan(var, body, &|x| large.contains(x)) {
+            let nats = prefetch::names(&a.index)
+                .iter()
+                .all(|x| self.lookup(x).is_ok_and(|b| b.ty == Type::Nat));
+            let source = self.lookup(&a.source)?.clone();
+            let table = self.lookup(&a.table)?.clone();
+            if !nats || source.ty.array_of() != Some(&Type::Nat) || table.ty.array_of().is_none() {
+                continue;
+            }
+            let idx = self.ahead_index(&a.index, &source, c)?;
+            out.push(SNode::Prefetch {
+                arr: table.c,
+                src: source.c,
+                var: c.to_string(),
+                hi: hi.to_string(),
+                dist: prefetch::DISTANCE,
+                idx,
+            });
+        }
+        Ok(out)
+    }
+
+    /// A prefetch's index as an expression: `source[c + D]` for [`prefetch::AHEAD`]
+    /// (unchecked: the template tests `c + D` against `source`'s length first), names and
+    /// natural literals as they are, `+` and `*` unchecked (an index that overflows fails
+    /// the template's test against the table's length, or requests another element).
+    fn ahead_index(&self, e: &Expr, source: &Bound, c: &str) -> Result<ENode, EmitError> {
+        let nat = |n: u64| ENode::Lit {
+            ty: "nat",
+            num: Num {
+                text: n.to_string(),
+                class: "finite",
+            },
+        };
+        Ok(match e {
+            Expr::Var(x) if x == prefetch::AHEAD => ENode::Get {
+                arr: source.c.clone(),
+                ety: source.stored(&Type::Nat)?,
+                idx: Box::new(ENode::Op {
+                    op: "add",
+                    args: vec![
+                        ENode::Var {
+                            name: c.to_string(),
+                        },
+                        nat(prefetch::DISTANCE),
+                    ],
+                }),
+            },
+            Expr::Var(x) => ENode::Var {
+                name: self.lookup(x)?.c.clone(),
+            },
+            Expr::Lit(Lit::Nat(n)) => nat(*n),
+            Expr::Prim(p @ (Prim::Add | Prim::Mul), args) => ENode::Op {
+                op: if *p == Prim::Add { "add" } else { "mul" },
+                args: args
+                    .iter()
+                    .map(|a| self.ahead_index(a, source, c))
+                    .collect::<Result<_, _>>()?,
+            },
+            _ => return Err(bug("a prefetch index outside its grammar")),
         })
     }
 
@@ -710,7 +809,13 @@ impl<'a> Builder<'a> {
                 self.scopes.push(Vec::new());
                 self.lin.loop_depth += 1;
                 let c = self.declare(var, ty.clone());
-                let inner = self.block(body, tails);
+                let inner = self.block(body, tails).and_then(|mut inner| {
+                    if ty == Type::Nat {
+                        let ahead = self.prefetches(var, body, &c, &hi_name)?;
+                        inner.splice(0..0, ahead);
+                    }
+                    Ok(inner)
+                });
                 self.lin.loop_depth -= 1;
                 self.scopes.pop();
                 out.push(SNode::For {

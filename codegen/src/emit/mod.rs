@@ -25,6 +25,7 @@ mod linear;
 mod monomial;
 mod safe;
 pub(crate) use safe::NARROW_MIN_LEN;
+mod prefetch;
 mod products;
 mod tables;
 
