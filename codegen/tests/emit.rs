@@ -1614,3 +1614,72 @@ fn a_large_table_read_through_another_array_is_prefetched_and_keeps_its_meaning(
         assert!(!kernel_part(k.source()).contains("prefetch(&"), "{t:?}");
     }
 }
+
+/// A loop's slow branch (a gamma function beside a branch without one) is emitted as a
+/// function of its own (`emit/cold.rs`), in both targets, and keeps its meaning: the same
+/// value as the interpreter through either branch, and the same error where the outlined
+/// branch fails (a gamma function negative at a `prob`).
+#[test]
+fn a_slow_branch_in_a_loop_is_outlined_and_keeps_its_meaning() {
+    // fn xs: array(real): var acc: prob = 1; var n: nat = 0
+    //   for t in 0..size(xs) { let x = xs[t]
+    //     if x < 5 { acc *= real2prob(x * x) } else { let g = gammaFunc(x - 10); acc *= g } }
+    //   return acc
+    let x = || v("x");
+    let body = vec![
+        Stmt::var("acc", Type::Prob, Some(Expr::prob(1.0))),
+        Stmt::for_(
+            "t",
+            Expr::nat(0),
+            Expr::size(v("xs")),
+            vec![
+                Stmt::let_("x", Type::Real, Expr::index(v("xs"), v("t"))),
+                Stmt::if_(
+                    prim(Prim::Lt, vec![x(), Expr::real(5.0)]),
+                    vec![Stmt::assign(
+                        "acc",
+                        AssignOp::Mul,
+                        Expr::convert(Coercion::Real2Prob, prim(Prim::Mul, vec![x(), x()])),
+                    )],
+                    vec![
+                        Stmt::let_(
+                            "g",
+                            Type::Prob,
+                            prim(
+                                Prim::GammaFunc,
+                                vec![prim(Prim::Add, vec![x(), Expr::real(-10.0)])],
+                            ),
+                        ),
+                        Stmt::assign("acc", AssignOp::Mul, v("g")),
+                    ],
+                ),
+            ],
+        ),
+    ];
+    let p = Program {
+        params: vec![("xs".into(), Type::array(Type::Real))],
+        body,
+        result: v("acc"),
+        measure: false,
+        inout: Vec::new(),
+    };
+    for t in TARGETS {
+        let k = build(&p, t);
+        assert!(kernel_part(k.source()).contains("t_cold_"), "{t:?}");
+        for xs in [
+            vec![1.0, 2.0, 3.0],
+            vec![1.5, 12.0, 2.0, 15.5],
+            vec![2.0, 9.5, 3.0], // Γ(-0.5) < 0: an error at a prob
+            vec![],
+        ] {
+            let args = vec![reals(&xs)];
+            match (run(&p, &args), k.run(&args)) {
+                (Ok((a, _)), Ok(b)) => assert!(close(&a, &b), "{t:?} {xs:?}: {a:?} vs {b:?}"),
+                (Err(a), Err(KernelError::Run(b))) => {
+                    assert!(same_kind(&a, &b), "{t:?} {xs:?}: {a} vs {b}")
+                }
+                (a, b) => panic!("{t:?} {xs:?}: interp {a:?}, kernel {b:?}"),
+            }
+        }
+    }
+}

@@ -14,6 +14,7 @@ use serde::Serialize;
 use slic_algebra::{Coercion, Dist, Prim, Type};
 use std::collections::HashSet;
 
+use super::cold;
 use super::linear::{self, Lin};
 use super::prefetch;
 use super::safe::{self, Safe};
@@ -219,6 +220,15 @@ pub(crate) enum SNode {
         dist: u64,
         idx: ENode,
     },
+    /// A call of an outlined slow branch (`cold.rs`): `f(K, &out, result, args...)`,
+    /// returning its code where it fails, else `result = out`.
+    Cold {
+        f: String,
+        result: String,
+        ty: &'static str,
+        args: Vec<String>,
+        out: String,
+    },
     /// A comment line (safe text).
     Note {
         text: String,
@@ -242,9 +252,30 @@ pub(crate) struct Param {
     pub inout: bool,
 }
 
+/// A loop's slow branch emitted as a function of its own (`cold.rs`): it takes the
+/// control block, `result`'s current value and `params`, runs `body`, and hands `result`
+/// back through a pointer.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct Outlined {
+    pub name: String,
+    pub result: String,
+    pub result_ty: &'static str,
+    pub params: Vec<ColdParam>,
+    pub body: Vec<SNode>,
+}
+
+/// A scalar an outlined branch reads, under its kernel name.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct ColdParam {
+    pub name: String,
+    pub ty: &'static str,
+}
+
 /// The whole kernel's context.
 #[derive(Clone, Debug, Serialize)]
 pub(crate) struct Kernel {
+    /// the loops' slow branches, emitted before the body (`cold.rs`)
+    pub cold: Vec<Outlined>,
     pub params: Vec<Param>,
     pub body: Vec<SNode>,
     pub result: Vec<Leaf>,
@@ -297,6 +328,8 @@ pub(crate) struct Builder<'a> {
     /// array parameters whose baked-in length makes their reads worth requesting ahead
     /// (`prefetch.rs`)
     large: HashSet<String>,
+    /// the slow branches emitted as functions so far (`cold.rs`)
+    outlined: Vec<Outlined>,
 }
 
 /// A specialised parameter's baked-in value.
@@ -357,6 +390,7 @@ impl<'a> Builder<'a> {
             lin: linear::Scope::default(),
             stored: None,
             large: HashSet::new(),
+            outlined: Vec::new(),
         }
     }
 
@@ -470,7 +504,52 @@ impl<'a> Builder<'a> {
             measure: p.measure,
             specialised: self.fixed.iter().any(Option::is_some),
             ir_lines: p.to_string().lines().map(safe_note).collect(),
+            cold: std::mem::take(&mut self.outlined),
         })
+    }
+
+    /// `body`, a loop's slow branch as built, replaced by a call of a function that runs
+    /// it (`cold.rs`), where its plan's names are all scalars in scope; else left as it is.
+    fn outline(&mut self, body: &mut Vec<SNode>) {
+        let Some(plan) = cold::plan(body) else {
+            return;
+        };
+        let ty_of = |c: &str| {
+            self.scopes
+                .iter()
+                .rev()
+                .flat_map(|s| s.iter().rev())
+                .find(|b| b.c == c)
+                .and_then(|b| scalar_name(&b.ty))
+        };
+        let Some(result_ty) = ty_of(&plan.result) else {
+            return;
+        };
+        let mut params = Vec::new();
+        for x in &plan.reads {
+            match ty_of(x) {
+                Some(ty) => params.push(ColdParam {
+                    name: x.clone(),
+                    ty,
+                }),
+                None => return,
+            }
+        }
+        let name = self.temp("cold");
+        let call = SNode::Cold {
+            f: name.clone(),
+            result: plan.result.clone(),
+            ty: result_ty,
+            args: plan.reads.clone(),
+            out: self.temp("out"),
+        };
+        self.outlined.push(Outlined {
+            name,
+            result: plan.result,
+            result_ty,
+            params,
+            body: std::mem::replace(body, vec![call]),
+        });
     }
 
     /// The prefetches that start the body of a loop over `var` (C name `c`, its end
@@ -838,8 +917,16 @@ impl<'a> Builder<'a> {
                 let (c, _) = self.expr(cond, at)?;
                 let check = fallible(self);
                 let cname = self.temp("c");
-                let then = self.scoped(then, tails)?;
-                let otherwise = self.scoped(otherwise, tails)?;
+                let (ir_then, ir_otherwise) = (then, otherwise);
+                let mut then = self.scoped(ir_then, tails)?;
+                let mut otherwise = self.scoped(ir_otherwise, tails)?;
+                if self.lin.loop_depth > 0 {
+                    if cold::candidate(ir_otherwise, ir_then) {
+                        self.outline(&mut otherwise);
+                    } else if cold::candidate(ir_then, ir_otherwise) {
+                        self.outline(&mut then);
+                    }
+                }
                 out.push(SNode::If {
                     cond: c,
                     cname,

@@ -19,6 +19,7 @@
 //!
 //! This module never spawns a compiler and never runs code.
 
+mod cold;
 mod context;
 mod inline;
 mod linear;
