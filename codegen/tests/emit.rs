@@ -1615,10 +1615,11 @@ fn a_large_table_read_through_another_array_is_prefetched_and_keeps_its_meaning(
     }
 }
 
-/// A loop's slow branch (a gamma function beside a branch without one) is emitted as a
-/// function of its own (`emit/cold.rs`), in both targets, and keeps its meaning: the same
-/// value as the interpreter through either branch, and the same error where the outlined
-/// branch fails (a gamma function negative at a `prob`).
+/// A loop's slow branch (a gamma function beside a branch without one, and the rare
+/// branches of `emit/products.rs`) is emitted as a function of its own (`emit/cold.rs`),
+/// in both targets, and keeps its meaning: the same value as the interpreter through every
+/// branch, and the same error where the outlined branch fails (a gamma function negative
+/// at a `prob`).
 #[test]
 fn a_slow_branch_in_a_loop_is_outlined_and_keeps_its_meaning() {
     // fn xs: array(real): var acc: prob = 1; var n: nat = 0
@@ -1665,12 +1666,21 @@ fn a_slow_branch_in_a_loop_is_outlined_and_keeps_its_meaning() {
     };
     for t in TARGETS {
         let k = build(&p, t);
-        assert!(kernel_part(k.source()).contains("t_cold_"), "{t:?}");
+        // the gamma branch, the factor out of range and the fold
+        assert_eq!(
+            kernel_part(k.source()).matches("t_cold_").count(),
+            6,
+            "{t:?}"
+        );
         for xs in [
             vec![1.0, 2.0, 3.0],
             vec![1.5, 12.0, 2.0, 15.5],
             vec![2.0, 9.5, 3.0], // Γ(-0.5) < 0: an error at a prob
             vec![],
+            // a factor past the range `products.rs` multiplies as reals (its `log` taken
+            // in an outlined branch), and a product that leaves it many times (folded)
+            vec![-1e200, 2.0],
+            vec![4.9; 300],
         ] {
             let args = vec![reals(&xs)];
             match (run(&p, &args), k.run(&args)) {

@@ -17,6 +17,7 @@ use std::collections::HashSet;
 use super::cold;
 use super::linear::{self, Lin};
 use super::prefetch;
+use super::products;
 use super::safe::{self, Safe};
 use super::{EmitError, Site, SiteKind};
 
@@ -921,9 +922,10 @@ impl<'a> Builder<'a> {
                 let mut then = self.scoped(ir_then, tails)?;
                 let mut otherwise = self.scoped(ir_otherwise, tails)?;
                 if self.lin.loop_depth > 0 {
-                    if cold::candidate(ir_otherwise, ir_then) {
+                    let rare = products::rare_branch(cond);
+                    if rare == Some(false) || cold::candidate(ir_otherwise, ir_then) {
                         self.outline(&mut otherwise);
-                    } else if cold::candidate(ir_then, ir_otherwise) {
+                    } else if rare == Some(true) || cold::candidate(ir_then, ir_otherwise) {
                         self.outline(&mut then);
                     }
                 }

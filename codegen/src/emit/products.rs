@@ -17,7 +17,10 @@
 //! }
 //! ```
 //!
-//! with `var lin: real = 1.0` before the loop and `P *= real2prob(lin)` after it.
+//! with `var lin: real = 1.0` before the loop and `P *= real2prob(lin)` after it (the
+//! fold is written as two tests of `lin`'s range, one folding and one resetting, so that
+//! each rare branch assigns one name and `cold.rs` can emit it out of the loop's way:
+//! [`rare_branch`]).
 //! - **The value.** `lin` is the product of the factors it took since it was last folded
 //!   into `P`, so `P`'s final value is the product of the same factors, in another order
 //!   and grouping: only rounding differs (a relative error of an ulp per factor, against an
@@ -39,7 +42,7 @@ use std::collections::{HashMap, HashSet};
 use slic_algebra::{Coercion, Prim, Type};
 
 use crate::ir::walk::{count_reads, for_each_expr, fresh_name, visit_decls, Effects};
-use crate::ir::{AssignOp, Expr, Program, Stmt};
+use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
 
 /// The bounds of the factors and the running product multiplied as reals: `2^-300` and
 /// `2^300`, so that a product of two stays within `[2^-600, 2^600]`.
@@ -351,17 +354,26 @@ fn linear_sites(block: &mut Vec<Stmt>, acc: &str, lin: &str, names: &mut Names) 
                 Expr::var(&t)
             }
         };
-        let fold = Stmt::If {
-            cond: Expr::prim(Prim::Not, vec![in_range(Expr::var(lin))]),
-            then: vec![
-                Stmt::assign(acc, AssignOp::Mul, real2prob(Expr::var(lin))),
-                Stmt::assign(lin, AssignOp::Set, Expr::real(1.0)),
-            ],
-            otherwise: Vec::new(),
-        };
+        // the fold in two tests of one value (`acc` first, then `lin` reset), each branch
+        // assigning one name: `cold.rs` moves the first out of the loop's way
+        let out_of_range = || Expr::prim(Prim::Not, vec![in_range(Expr::var(lin))]);
+        let fold = [
+            Stmt::If {
+                cond: out_of_range(),
+                then: vec![Stmt::assign(acc, AssignOp::Mul, real2prob(Expr::var(lin)))],
+                otherwise: Vec::new(),
+            },
+            Stmt::If {
+                cond: out_of_range(),
+                then: vec![Stmt::assign(lin, AssignOp::Set, Expr::real(1.0))],
+                otherwise: Vec::new(),
+            },
+        ];
+        let mut then = vec![Stmt::assign(lin, AssignOp::Mul, r.clone())];
+        then.extend(fold);
         made.push(Stmt::If {
             cond: in_range(r.clone()),
-            then: vec![Stmt::assign(lin, AssignOp::Mul, r.clone()), fold],
+            then,
             otherwise: vec![Stmt::assign(acc, AssignOp::Mul, real2prob(r))],
         });
         let n = made.len();
@@ -369,6 +381,28 @@ fn linear_sites(block: &mut Vec<Stmt>, acc: &str, lin: &str, names: &mut Names) 
         k += n;
     }
     any
+}
+
+/// Which branch of a test this module writes is the rare one: `Some(false)` for the
+/// `else` of `in_range(x)` (a factor out of the range), `Some(true)` for the `then` of
+/// `not(in_range(x))` (the running product folded); `None` for any other test.
+/// `cold.rs` emits that branch out of the loop's way.
+pub(crate) fn rare_branch(cond: &Expr) -> Option<bool> {
+    let is_range = |e: &Expr| match e {
+        Expr::Prim(Prim::And, args) => match args.as_slice() {
+            [Expr::Prim(Prim::Le, a), Expr::Prim(Prim::Le, b)] => {
+                matches!(a.as_slice(), [Expr::Lit(Lit::Real(lo)), x] if *lo == LOW && b.first() == Some(x))
+                    && matches!(b.as_slice(), [_, Expr::Lit(Lit::Real(hi))] if *hi == HIGH)
+            }
+            _ => false,
+        },
+        _ => false,
+    };
+    match cond {
+        Expr::Prim(Prim::Not, args) if args.len() == 1 && is_range(&args[0]) => Some(true),
+        e if is_range(e) => Some(false),
+        _ => None,
+    }
 }
 
 /// `2^-300 <= x && x <= 2^300`
@@ -498,6 +532,31 @@ mod tests {
         let q = linear_products(&neg);
         assert_ne!(q, neg);
         assert_close(&neg, &q, &[2.0, -1.0, 3.0]);
+    }
+
+    #[test]
+    fn the_range_tests_name_their_rare_branch() {
+        let x = Expr::var("x");
+        assert_eq!(rare_branch(&in_range(x.clone())), Some(false));
+        let folded = Expr::prim(Prim::Not, vec![in_range(x.clone())]);
+        assert_eq!(rare_branch(&folded), Some(true));
+        // another bound, or two names, is another test
+        let other = Expr::prim(
+            Prim::And,
+            vec![
+                Expr::prim(Prim::Le, vec![Expr::real(1.0), x.clone()]),
+                Expr::prim(Prim::Le, vec![x.clone(), Expr::real(HIGH)]),
+            ],
+        );
+        assert_eq!(rare_branch(&other), None);
+        let two = Expr::prim(
+            Prim::And,
+            vec![
+                Expr::prim(Prim::Le, vec![Expr::real(LOW), x]),
+                Expr::prim(Prim::Le, vec![Expr::var("y"), Expr::real(HIGH)]),
+            ],
+        );
+        assert_eq!(rare_branch(&two), None);
     }
 
     #[test]
