@@ -493,6 +493,50 @@ fn undo_cheap_in(body: &[Stmt], types: &HashMap<String, Type>) -> Vec<Stmt> {
         .collect()
 }
 
+/// A memoised value (the form [`Memo::memoised`] writes): the name it sets, the value it
+/// computes where its key is new, its table of values and its table of flags.
+pub(crate) struct MemoSite<'a> {
+    pub name: &'a str,
+    pub value: &'a Expr,
+    pub memo: &'a str,
+    pub have: &'a str,
+}
+
+/// The memoised value `s` is, if it is one.
+pub(crate) fn memo_site(s: &Stmt) -> Option<MemoSite<'_>> {
+    let Stmt::If {
+        cond,
+        then,
+        otherwise,
+    } = s
+    else {
+        return None;
+    };
+    let (name, value) = memo_read(cond, then, otherwise)?;
+    let [Stmt::Assign {
+        value: Expr::Index(memo, _),
+        ..
+    }] = then.as_slice()
+    else {
+        return None;
+    };
+    let (Expr::Var(memo), Expr::Prim(Prim::Eq, args)) = (memo.as_ref(), cond) else {
+        return None;
+    };
+    let Some(Expr::Index(have, _)) = args.first() else {
+        return None;
+    };
+    let Expr::Var(have) = have.as_ref() else {
+        return None;
+    };
+    Some(MemoSite {
+        name,
+        value,
+        memo,
+        have,
+    })
+}
+
 /// The name and the computed value of a memoised read (the form [`Memo::memoised`]
 /// writes for a value).
 fn memo_read<'a>(

@@ -111,15 +111,21 @@ fn check(p: &Program, cases: &[Vec<Val>]) {
                     (w, g) => panic!("{t:?} {args:?}: interp {w:?}, kernel {g:?}"),
                 }
             } else {
-                match (run(p, args), k.run(args)) {
-                    (Ok((a, _)), Ok(b)) => assert!(close(&a, &b), "{t:?} {args:?}: {a:?} vs {b:?}"),
-                    (Err(a), Err(KernelError::Run(b))) => {
-                        assert!(same_kind(&a, &b), "{t:?} {args:?}: {a} vs {b}")
-                    }
-                    (a, b) => panic!("{t:?} {args:?}: interp {a:?}, kernel {b:?}"),
-                }
+                agrees(t, p, &k, args);
             }
         }
+    }
+}
+
+/// The kernel `k` of the program `p` (not a measure) on `args`: the interpreter's value,
+/// or an error of the interpreter's kind.
+fn agrees(t: Target, p: &Program, k: &Compiled, args: &[Val]) {
+    match (run(p, args), k.run(args)) {
+        (Ok((a, _)), Ok(b)) => assert!(close(&a, &b), "{t:?} {args:?}: {a:?} vs {b:?}"),
+        (Err(a), Err(KernelError::Run(b))) => {
+            assert!(same_kind(&a, &b), "{t:?} {args:?}: {a} vs {b}")
+        }
+        (a, b) => panic!("{t:?} {args:?}: interp {a:?}, kernel {b:?}"),
     }
 }
 
@@ -1532,11 +1538,7 @@ fn specialised_sizes_prove_reads_in_bounds_only_when_they_are() {
             let k = Compiled::build(&p, t, &spec, Some(&args), &opts()).expect("builds");
             let has_check = kernel_part(k.source()).contains(CHECKED_READ);
             assert_eq!(has_check, !unchecked, "{t:?} len {len} n {n}");
-            match (run(&p, &args), k.run(&args)) {
-                (Ok((a, _)), Ok(b)) => assert!(close(&a, &b), "{t:?}: {a:?} vs {b:?}"),
-                (Err(a), Err(KernelError::Run(b))) => assert!(same_kind(&a, &b), "{a} vs {b}"),
-                (a, b) => panic!("{t:?}: interp {a:?}, kernel {b:?}"),
-            }
+            agrees(t, &p, &k, &args);
         }
     }
 }
@@ -1601,11 +1603,7 @@ fn a_large_table_read_through_another_array_is_prefetched_and_keeps_its_meaning(
                 Target::Rust => "slic_prefetch(&",
             };
             assert!(kernel_part(k.source()).contains(prefetch), "{t:?}");
-            match (run(&p, &args), k.run(&args)) {
-                (Ok((a, _)), Ok(b)) => assert!(close(&a, &b), "{t:?}: {a:?} vs {b:?}"),
-                (Err(a), Err(KernelError::Run(b))) => assert!(same_kind(&a, &b), "{a} vs {b}"),
-                (a, b) => panic!("{t:?}: interp {a:?}, kernel {b:?}"),
-            }
+            agrees(t, &p, &k, &args);
         }
         // a table below the size worth prefetching is read as it was
         let small = Val::array((0..1000u64).map(Val::Nat).collect());
@@ -1682,14 +1680,7 @@ fn a_slow_branch_in_a_loop_is_outlined_and_keeps_its_meaning() {
             vec![-1e200, 2.0],
             vec![4.9; 300],
         ] {
-            let args = vec![reals(&xs)];
-            match (run(&p, &args), k.run(&args)) {
-                (Ok((a, _)), Ok(b)) => assert!(close(&a, &b), "{t:?} {xs:?}: {a:?} vs {b:?}"),
-                (Err(a), Err(KernelError::Run(b))) => {
-                    assert!(same_kind(&a, &b), "{t:?} {xs:?}: {a} vs {b}")
-                }
-                (a, b) => panic!("{t:?} {xs:?}: interp {a:?}, kernel {b:?}"),
-            }
+            agrees(t, &p, &k, &[reals(&xs)]);
         }
     }
 }
