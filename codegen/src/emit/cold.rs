@@ -25,7 +25,7 @@ use std::collections::HashSet;
 
 use slic_algebra::Prim;
 
-use super::context::{ENode, SNode};
+use super::nodes::{ENode, SNode};
 use crate::ir::{Expr, Stmt};
 
 /// Whether `branch`, beside `other`, is a slow path worth a function of its own: it
@@ -148,7 +148,7 @@ impl Walk {
 
 #[cfg(test)]
 mod tests {
-    use super::super::context::Num;
+    use super::super::nodes::Num;
     use super::*;
     use slic_algebra::Type;
 

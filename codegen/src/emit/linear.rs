@@ -36,7 +36,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::context::{float_num, ENode};
+use super::nodes::{float_num, ENode};
 
 /// The largest `|ln x|` of the one name a linear form reads through `exp` (see the module
 /// documentation; the preludes' `slic_lin_ok` tests it).

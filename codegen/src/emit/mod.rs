@@ -24,6 +24,7 @@ mod context;
 mod inline;
 mod linear;
 mod monomial;
+mod nodes;
 mod safe;
 pub(crate) use safe::NARROW_MIN_LEN;
 mod prefetch;

@@ -61,7 +61,7 @@
 //! It writes no target text and never changes the program; a program it cannot read
 //! (names out of scope: never after `verify`) only loses proofs.
 
-use super::context::FixedVal;
+use super::nodes::FixedVal;
 use crate::ir::{AssignOp, Expr, Lit, Program, Stmt};
 use slic_algebra::{Coercion, Prim, Type};
 use std::collections::{HashMap, HashSet};
