@@ -467,28 +467,29 @@ pub(crate) fn undo_cheap(body: &[Stmt]) -> Vec<Stmt> {
 
 fn undo_cheap_in(body: &[Stmt], types: &HashMap<String, Type>) -> Vec<Stmt> {
     body.iter()
-        .map(|s| match s {
-            Stmt::If {
-                cond,
-                then,
-                otherwise,
-            } => match memo_read(cond, then, otherwise) {
-                Some((x, e)) if !types.get(x).is_some_and(|t| costly_at(t, e)) => {
-                    Stmt::assign(x, AssignOp::Set, e.clone())
-                }
-                _ => Stmt::If {
-                    cond: cond.clone(),
-                    then: undo_cheap_in(then, types),
-                    otherwise: undo_cheap_in(otherwise, types),
+        .map(|s| match (s, memo_site(s)) {
+            (_, Some(m)) if !types.get(m.name).is_some_and(|t| costly_at(t, m.value)) => {
+                Stmt::assign(m.name, AssignOp::Set, m.value.clone())
+            }
+            (
+                Stmt::If {
+                    cond,
+                    then,
+                    otherwise,
                 },
+                _,
+            ) => Stmt::If {
+                cond: cond.clone(),
+                then: undo_cheap_in(then, types),
+                otherwise: undo_cheap_in(otherwise, types),
             },
-            Stmt::For { var, lo, hi, body } => Stmt::For {
+            (Stmt::For { var, lo, hi, body }, _) => Stmt::For {
                 var: var.clone(),
                 lo: lo.clone(),
                 hi: hi.clone(),
                 body: undo_cheap_in(body, types),
             },
-            s => s.clone(),
+            (s, _) => s.clone(),
         })
         .collect()
 }
@@ -512,38 +513,6 @@ pub(crate) fn memo_site(s: &Stmt) -> Option<MemoSite<'_>> {
     else {
         return None;
     };
-    let (name, value) = memo_read(cond, then, otherwise)?;
-    let [Stmt::Assign {
-        value: Expr::Index(memo, _),
-        ..
-    }] = then.as_slice()
-    else {
-        return None;
-    };
-    let (Expr::Var(memo), Expr::Prim(Prim::Eq, args)) = (memo.as_ref(), cond) else {
-        return None;
-    };
-    let Some(Expr::Index(have, _)) = args.first() else {
-        return None;
-    };
-    let Expr::Var(have) = have.as_ref() else {
-        return None;
-    };
-    Some(MemoSite {
-        name,
-        value,
-        memo,
-        have,
-    })
-}
-
-/// The name and the computed value of a memoised read (the form [`Memo::memoised`]
-/// writes for a value).
-fn memo_read<'a>(
-    cond: &Expr,
-    then: &'a [Stmt],
-    otherwise: &'a [Stmt],
-) -> Option<(&'a str, &'a Expr)> {
     let Expr::Prim(Prim::Eq, args) = cond else {
         return None;
     };
@@ -554,7 +523,7 @@ fn memo_read<'a>(
         name: x,
         op: AssignOp::Set,
         value: Expr::Index(memo, key1),
-    }] = then
+    }] = then.as_slice()
     else {
         return None;
     };
@@ -572,13 +541,18 @@ fn memo_read<'a>(
         index: key3,
         op: AssignOp::Set,
         value: Expr::Lit(Lit::Nat(1)),
-    }] = otherwise
+    }] = otherwise.as_slice()
     else {
         return None;
     };
     let same_key = key == key1 && **key == *key2 && **key == *key3;
     let same_tables = **memo == Expr::var(memo2) && **have == Expr::var(have2);
-    (same_key && same_tables && x == x2 && x == x3).then_some((x.as_str(), e))
+    (same_key && same_tables && x == x2 && x == x3).then_some(MemoSite {
+        name: x,
+        value: e,
+        memo: memo2,
+        have: have2,
+    })
 }
 
 /// Does `e`, of type `ty`, compute a transcendental ([`costly`]) or add probabilities (a
