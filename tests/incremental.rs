@@ -226,21 +226,42 @@ fn naive_bayes_keeps_its_statistics_over_each_documents_tokens() {
         .stats
         .iter()
         .any(|s| s.kind == StatKind::Table && s.of == "prob2real of word_prior"));
-    // the sweep makes the document's histogram and its list of words once, and sets
-    // back to 0 only the words listed, not the whole vocabulary, after each update
-    let sweep = sweep_program(&c.inc, "z", "u").expect("a sweep");
-    let text = sweep.to_string();
-    let lines: Vec<&str> = text.lines().map(str::trim).collect();
-    let at = lines
+    // the document's histogram and its list of words are kept from one update to the
+    // next, and only the words listed are set back to 0, just before the draw; neither
+    // is filled whole, by the update or by the sweep
+    let listed: Vec<&str> = c
+        .inc
+        .stats
         .iter()
-        .position(|l| l.starts_with("for sweep_t"))
-        .expect("a reset by the list");
-    // `hist[ks[sweep_t]] = 0`: the table, then the list
-    let table = lines[at + 1].split('[').next().unwrap_or_default();
-    let list = lines[at + 2].split('[').next().unwrap_or_default();
-    assert!(lines[at + 1].ends_with("] = 0") && lines[at + 2].ends_with("] = 0"));
+        .filter(|s| s.kind == StatKind::Scratch && s.of.contains("zeros again before the draw"))
+        .map(|s| s.param.as_str())
+        .collect();
+    assert_eq!(listed.len(), 2, "{:?}", c.inc.stats);
+    let text = c.inc.update.to_string();
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    let draw = lines
+        .iter()
+        .position(|l| l.starts_with("draw "))
+        .expect("the draw");
+    // `for t in 0..n { hist[ks[t]] = 0; ks[t] = 0 }`: the table, then the list
+    assert!(lines[draw - 4].starts_with("for "), "{text}");
+    let table = lines[draw - 3].split('[').next().unwrap_or_default();
+    let list = lines[draw - 2].split('[').next().unwrap_or_default();
+    assert!(lines[draw - 3].ends_with("] = 0") && lines[draw - 2].ends_with("] = 0"));
+    let mut both = [table, list];
+    both.sort();
+    let mut want = [listed[0], listed[1]];
+    want.sort();
+    assert_eq!(both, want);
+    let sweep = sweep_program(&c.inc, "z", "u")
+        .expect("a sweep")
+        .to_string();
     for name in [table, list] {
-        assert!(!text.contains(&format!("{name}[sweep_c")), "{name}: {text}");
+        assert!(!text.contains(&format!("{name}[c")), "{name}: {text}");
+        assert!(
+            !sweep.contains(&format!("{name}[sweep_c")),
+            "{name}: {sweep}"
+        );
     }
     // the general program (not specialised) keeps that loop under a test the update
     // computes in a `var`: refused, with the reason, never guessed

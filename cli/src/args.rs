@@ -279,6 +279,11 @@ pub struct GibbsArgs {
     /// from the kept ones (slow: for testing, and for users who doubt them).
     #[arg(long, conflicts_with = "recompute")]
     pub check_incremental: bool,
+    /// With kept statistics and a compiled backend: run each update through the driver's
+    /// protocol (three kernel calls, the draw made by the driver) instead of a whole
+    /// sweep in one kernel call, to compare the two.
+    #[arg(long, conflicts_with = "recompute")]
+    pub per_update: bool,
     /// Independent chains to run in parallel, each with a seed drawn from --seed and its
     /// number (chain 0's is --seed itself); with more than one, the result lists every
     /// chain and the split-R-hat of accuracy (or labels changed) over the timed sweeps.

@@ -393,6 +393,11 @@ fn incremental_text(name: &str, p: &slic_codegen::Program, names: &str) -> Resul
     for l in &inc.loops {
         eprintln!("note: {l}");
     }
+    for s in &inc.stats {
+        if s.kind == slic_codegen::incremental::StatKind::Scratch {
+            eprintln!("note: kept from one update to the next: {}", s.of);
+        }
+    }
     let sweep = match slic_codegen::incremental::sweep_program(&inc, state, index) {
         Some(p) => format!("\n# sweep (compiled backends)\n{p}"),
         None => {

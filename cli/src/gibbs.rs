@@ -144,6 +144,11 @@ pub fn gibbs(a: &GibbsArgs) -> Result<(), Failure> {
                 }
             }
             .map_err(|e| kernel_failure(&name, e))?;
+            let built = if a.per_update {
+                built.without_sweep()
+            } else {
+                built
+            };
             let sibling = built.sibling();
             let kernel = |_| sibling.kernel();
             run_chains(&update, &data, truth, &config, a.chains, kernel, on_sweep)

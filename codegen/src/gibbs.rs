@@ -320,6 +320,15 @@ impl CompiledKernel {
         })
     }
 
+    /// The kernel with its updates made through the driver's protocol (three calls and
+    /// the driver's draw each) even where the statistics have a sweep kernel.
+    pub fn without_sweep(mut self) -> CompiledKernel {
+        if let Some(st) = &mut self.stats {
+            st.drop_sweep();
+        }
+        self
+    }
+
     /// What another chain needs to make a kernel over the same compiled libraries (the
     /// update's and, with incremental statistics, theirs): [`Sibling::kernel`].
     pub fn sibling(&self) -> Sibling {
@@ -415,12 +424,18 @@ impl UpdateKernel for CompiledKernel {
         let mut s = rng.state();
         let changed = match st.sweep(p, &mut s)? {
             Ok(Some(n)) => n,
-            Ok(None) => {
-                return Some(Err(UpdateError::Backend(
-                    "a point's update had no mass during the sweep".into(),
-                )))
+            failed => {
+                // the update stopped before its draw: its working tables start again
+                if let Err(e) = st.clear_scratch(p) {
+                    return Some(Err(backend(e)));
+                }
+                return Some(Err(match failed {
+                    Err(e) => backend(e),
+                    _ => {
+                        UpdateError::Backend("a point's update had no mass during the sweep".into())
+                    }
+                }));
             }
-            Err(e) => return Some(Err(backend(e))),
         };
         *rng = Rng::from_state(s);
         Some(match p.nats(state) {
@@ -430,6 +445,18 @@ impl UpdateKernel for CompiledKernel {
     }
 
     fn distribution(&mut self, u: usize) -> Result<Vec<(u64, f64)>, UpdateError> {
+        let out = self.weights(u);
+        if !matches!(&out, Ok(w) if !w.is_empty()) {
+            self.clear_scratch()?;
+        }
+        out
+    }
+}
+
+impl CompiledKernel {
+    /// The weights of the labels at `u`: point `u` removed from the statistics, then the
+    /// update's one call (or its enumeration).
+    fn weights(&mut self, u: usize) -> Result<Vec<(u64, f64)>, UpdateError> {
         let (index, max_paths) = (self.index, self.max_paths);
         self.prepared()?.set_nat(index, u as u64).map_err(backend)?;
         if let Some(st) = &self.stats {
@@ -464,6 +491,15 @@ impl UpdateKernel for CompiledKernel {
                 other => Err(UpdateError::NotALabel(format!("{other:?}"))),
             })
             .collect()
+    }
+
+    /// After an update that stopped before its draw: its working tables as the chain's
+    /// start made them ([`CompiledStats::clear_scratch`]).
+    fn clear_scratch(&mut self) -> Result<(), UpdateError> {
+        if let (Some(st), Some(p)) = (&self.stats, self.prepared.as_mut()) {
+            st.clear_scratch(p).map_err(backend)?;
+        }
+        Ok(())
     }
 }
 

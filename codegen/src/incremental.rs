@@ -63,6 +63,7 @@ mod fission;
 mod grouped;
 mod keyed;
 mod reset;
+mod scratch;
 mod suffix;
 mod sweep;
 mod tables;
@@ -114,6 +115,10 @@ pub enum StatKind {
     /// (`tables.rs`), or an array's suffix sums where the update accumulated them
     /// (`suffix.rs`).
     Table,
+    /// A working table of the update kept from one update to the next instead of
+    /// allocated at each (`scratch.rs`): the driver makes it once a chain, as a fresh
+    /// allocation is, and only the update writes it.
+    Scratch,
 }
 
 /// What became of one loop over the points.
@@ -1295,7 +1300,7 @@ impl Builder<'_> {
                         op
                     }
                     // never an accumulator's
-                    StatKind::Index | StatKind::Table => continue,
+                    StatKind::Index | StatKind::Table | StatKind::Scratch => continue,
                 };
                 if let Some(key) = &s.key {
                     with.push(self.read_row(s, key, acc, op));
@@ -1407,6 +1412,27 @@ impl Builder<'_> {
                 elem: t.elem,
                 scalar: false,
                 kind: StatKind::Table,
+                nonnegative: false,
+                key: None,
+                most: None,
+            });
+        }
+        // the update's working tables kept between updates (`scratch.rs`): parameters of
+        // every program, written by the update alone, sized by `sizes`
+        let moved = sweep::moved(&update, &[&add, &remove], self.state, self.index);
+        let (update, scratch) = scratch::keep(&update, &moved, self.names);
+        for t in scratch {
+            let ty = Type::array(t.elem.clone());
+            for q in [&mut init, &mut add, &mut remove, &mut sizes] {
+                q.params.push((t.param.clone(), ty.clone()));
+            }
+            sizes.result = Expr::Pair(Box::new(sizes.result.clone()), Box::new(t.len));
+            stats.push(Statistic {
+                param: t.param,
+                of: t.of,
+                elem: t.elem,
+                scalar: false,
+                kind: StatKind::Scratch,
                 nonnegative: false,
                 key: None,
                 most: None,
@@ -1662,7 +1688,9 @@ fn change(st: &Statistic, i: Expr, op: AssignOp, v: Expr, sign: Sign) -> Option<
     let s = &st.param;
     Some(match (sign, st.kind, &st.elem) {
         (Sign::Init, _, _) => Stmt::store(s, i, op, v),
-        (_, StatKind::Constant(_) | StatKind::Index | StatKind::Table, _) => return None,
+        (_, StatKind::Constant(_) | StatKind::Index | StatKind::Table | StatKind::Scratch, _) => {
+            return None
+        }
         (Sign::Add, StatKind::Moving, _) => Stmt::store(s, i, AssignOp::Add, v),
         (Sign::Remove, StatKind::Moving, Type::Nat) => {
             let old = Expr::convert(Coercion::Nat2Int, Expr::index(Expr::var(s), i.clone()));

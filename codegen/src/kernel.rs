@@ -303,6 +303,26 @@ impl Prepared {
         Ok(())
     }
 
+    /// Sets every element of array parameter `param` to what a fresh allocation holds
+    /// (zeros; `prob`'s 0, whose logarithm is stored).
+    pub fn clear(&mut self, param: usize) -> Result<(), KernelError> {
+        let ty = self.params.get(param).and_then(|p| p.1.array_of()).cloned();
+        let (Some(ty), Some(b)) = (ty, self.m.buffer_of.get(param).copied().flatten()) else {
+            return Err(self.wrong(param));
+        };
+        self.changeable(param, &Type::array(ty.clone()))?;
+        match self.m.buffers.get_mut(b) {
+            Some(Buffer::U64(xs)) => xs.fill(0),
+            Some(Buffer::U32(xs)) => xs.fill(0),
+            Some(Buffer::I64(xs)) => xs.fill(0),
+            Some(Buffer::F64(xs)) if ty == Type::Prob => xs.fill(f64::NEG_INFINITY),
+            Some(Buffer::F64(xs)) => xs.fill(0.0),
+            Some(Buffer::U8(xs)) => xs.fill(0),
+            None => return Err(self.wrong(param)),
+        }
+        Ok(())
+    }
+
     /// May parameter `param` of type `ty` change? A specialised scalar may not (its value
     /// is in the code); a specialised array's elements may (only its length is).
     fn changeable(&self, param: usize, ty: &Type) -> Result<(), KernelError> {

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use crate::compile::CompileOptions;
 use crate::emit::{Specialise, Target};
-use crate::incremental::{sweep_program, Incremental, Statistic};
+use crate::incremental::{sweep_program, Incremental, StatKind, Statistic};
 use crate::interp::{run, run_inout, Val};
 use crate::ir::Program;
 use crate::kernel::{Compiled, KernelError, Prepared};
@@ -65,7 +65,8 @@ fn leaves(v: &Val, out: &mut Vec<u64>) {
 /// statistic's largest element, or of 1): the first difference as an error.
 fn compare(stats: &[Statistic], kept: &[Val], fresh: &[Val]) -> Result<(), UpdateError> {
     for ((s, a), b) in stats.iter().zip(kept).zip(fresh) {
-        let (Val::Array(a), Val::Array(b)) = (a, b) else {
+        // the update's working tables are no statistics of the points
+        let (Val::Array(a), Val::Array(b), false) = (a, b, s.kind == StatKind::Scratch) else {
             continue;
         };
         // a class's sum of reals may cancel to near 0 while its terms and the other
@@ -174,6 +175,11 @@ impl CompiledStats {
         ))
     }
 
+    /// No sweep kernel: every update through the protocol.
+    pub(crate) fn drop_sweep(&mut self) {
+        self.sweep = None;
+    }
+
     /// Can these kernels run on `p` (the update kernel's prepared arguments)?
     pub(crate) fn accepts(&self, p: &Prepared) -> bool {
         self.init.accepts(p)
@@ -220,6 +226,18 @@ impl CompiledStats {
                 p.set_array(self.first + k, v).map_err(super::backend)?;
             }
             compare(&self.stats, &kept, &fresh)?;
+        }
+        Ok(())
+    }
+
+    /// Fills the update's working tables (`crate::incremental`'s `StatKind::Scratch`) as
+    /// the chain's start made them: after an update or a sweep that stopped before its
+    /// draw, which may have left one that a list resets with elements set.
+    pub(crate) fn clear_scratch(&self, p: &mut Prepared) -> Result<(), KernelError> {
+        for (k, s) in self.stats.iter().enumerate() {
+            if s.kind == StatKind::Scratch {
+                p.clear(self.first + k)?;
+            }
         }
         Ok(())
     }

@@ -100,6 +100,11 @@ impl Lists {
         }
     }
 
+    /// The list of the listed table `name`.
+    pub(super) fn list_of(&self, name: &str) -> Option<&str> {
+        self.tables.get(name).map(String::as_str)
+    }
+
     /// After the update: for each list in `kept`, `for t in 0..n { d[ks[t]] = 0 (each
     /// table d it lists, in kept); ks[t] = 0 }`, `t` named by `fresh`.
     pub(super) fn reset(

@@ -101,14 +101,7 @@ pub fn sweep_program(inc: &Incremental, state: &str, index: &str) -> Option<Prog
         })
         .collect();
     let lists = Lists::of(&up.body);
-    // the parameters a point changes: the state, the index, and what the protocol's
-    // programs write (the statistics; not the tables `init` builds from the data)
-    let mut moved: HashSet<String> = [state, index].iter().map(|x| x.to_string()).collect();
-    for p in [&inc.remove, &inc.add, up] {
-        moved.extend(crate::ir::walk::Effects::of(&p.body).writes);
-    }
-    moved.retain(|x| params.contains(x.as_str()));
-    let kept = kept_memos(&up.body, moved);
+    let kept = kept_memos(&up.body, moved(up, &[&inc.remove, &inc.add], state, index));
     let listed = |name: &str| lists.covers(name, &top) || kept.contains(name);
     let mut hoisted = Vec::new();
     let mut update_body = once(&up.body, &fixed, &twice, &listed, &mut hoisted, &mut fresh);
@@ -160,11 +153,28 @@ pub fn sweep_program(inc: &Incremental, state: &str, index: &str) -> Option<Prog
     Some(p)
 }
 
+/// The parameters of `update` a point changes: the state, the index, and what the
+/// protocol's programs (`update` and `others`) write: the statistics, not the tables
+/// `init` builds from the data.
+pub(super) fn moved(
+    update: &Program,
+    others: &[&Program],
+    state: &str,
+    index: &str,
+) -> HashSet<String> {
+    let mut moved: HashSet<String> = [state, index].iter().map(|x| x.to_string()).collect();
+    for p in others.iter().copied().chain([update]) {
+        moved.extend(crate::ir::walk::Effects::of(&p.body).writes);
+    }
+    moved.retain(|x| update.params.iter().any(|(p, _)| p == x));
+    moved
+}
+
 /// Does `body` draw once, a categorical outside every loop, with nothing that draws,
 /// weighs or rejects able to run after it? Then sampling the program draws the label
 /// from the distribution the driver would draw it from (the weights before it are the
 /// same for every label).
-fn one_last_draw(body: &[Stmt]) -> bool {
+pub(super) fn one_last_draw(body: &[Stmt]) -> bool {
     let mut count = 0;
     crate::ir::walk::visit_leaves(body, &mut |s| {
         count += usize::from(matches!(s, Stmt::Draw { .. }))
@@ -256,7 +266,7 @@ fn once(
 /// Is the array `a` of length `size` set whole before anything reads it, by the first
 /// statement of `rest` that mentions it: a loop `for i in 0..size` whose body sets `a[i]`
 /// (with `=`, outside any branch) and reads nothing of `a`?
-fn overwritten(rest: &[Stmt], a: &str, size: &Expr) -> bool {
+pub(super) fn overwritten(rest: &[Stmt], a: &str, size: &Expr) -> bool {
     let mentions = |s: &Stmt| {
         let e = crate::ir::walk::Effects::of(std::slice::from_ref(s));
         e.reads.contains(a) || e.writes.contains(a)
@@ -299,7 +309,7 @@ fn overwritten(rest: &[Stmt], a: &str, size: &Expr) -> bool {
 /// first update that needed it, which every later update's would give too (the same
 /// values read); a flag set in an earlier update skips a computation whose value would
 /// have been the one recalled, and whose errors, if any, would have stopped the first.
-fn kept_memos(body: &[Stmt], moved: HashSet<String>) -> HashSet<String> {
+pub(super) fn kept_memos(body: &[Stmt], moved: HashSet<String>) -> HashSet<String> {
     let mut variant = moved;
     loop {
         let before = variant.len();
@@ -448,7 +458,7 @@ fn draws(body: &[Stmt]) -> bool {
 }
 
 /// Does `e` read only the names in `params`?
-fn reads_only(e: &Expr, params: &HashSet<&str>) -> bool {
+pub(super) fn reads_only(e: &Expr, params: &HashSet<&str>) -> bool {
     let mut names = HashSet::new();
     reads(e, &mut names);
     names.iter().all(|x| params.contains(x.as_str()))
