@@ -98,6 +98,23 @@ pub struct Statistic {
     pub most: Option<u64>,
 }
 
+impl Statistic {
+    /// A table no point's part is summed into (built by `init`, or the update's own):
+    /// an array, unbounded, unkeyed.
+    fn table(param: String, of: String, elem: Type, kind: StatKind) -> Statistic {
+        Statistic {
+            param,
+            of,
+            elem,
+            scalar: false,
+            kind,
+            nonnegative: false,
+            key: None,
+            most: None,
+        }
+    }
+}
+
 /// How a statistic follows the chain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StatKind {
@@ -1406,16 +1423,7 @@ impl Builder<'_> {
             }
             init.body.extend(t.fill);
             sizes.result = Expr::Pair(Box::new(sizes.result.clone()), Box::new(t.len));
-            stats.push(Statistic {
-                param: t.param,
-                of: t.of,
-                elem: t.elem,
-                scalar: false,
-                kind: StatKind::Table,
-                nonnegative: false,
-                key: None,
-                most: None,
-            });
+            stats.push(Statistic::table(t.param, t.of, t.elem, StatKind::Table));
         }
         // the update's working tables kept between updates (`scratch.rs`): parameters of
         // every program, written by the update alone, sized by `sizes`
@@ -1427,16 +1435,7 @@ impl Builder<'_> {
                 q.params.push((t.param.clone(), ty.clone()));
             }
             sizes.result = Expr::Pair(Box::new(sizes.result.clone()), Box::new(t.len));
-            stats.push(Statistic {
-                param: t.param,
-                of: t.of,
-                elem: t.elem,
-                scalar: false,
-                kind: StatKind::Scratch,
-                nonnegative: false,
-                key: None,
-                most: None,
-            });
+            stats.push(Statistic::table(t.param, t.of, t.elem, StatKind::Scratch));
         }
         for q in [&update, &init, &add, &remove, &sizes] {
             if let Err(e) = verify(q) {
