@@ -61,6 +61,7 @@ use crate::verify::verify;
 
 mod fission;
 mod grouped;
+mod invariant;
 mod keyed;
 mod reset;
 mod scratch;
@@ -1427,7 +1428,7 @@ impl Builder<'_> {
         }
         // the update's working tables kept between updates (`scratch.rs`): parameters of
         // every program, written by the update alone, sized by `sizes`
-        let moved = sweep::moved(&update, &[&add, &remove], self.state, self.index);
+        let moved = invariant::moved(&update, &[&add, &remove], self.state, self.index);
         let (update, scratch) = scratch::keep(&update, &moved, self.names);
         for t in scratch {
             let ty = Type::array(t.elem.clone());

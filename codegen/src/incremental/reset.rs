@@ -1,6 +1,6 @@
-//! Scratch tables of a sweep reset by their lists (issue 13: kernel speed). A sweep makes
-//! the update's allocations once (`sweep.rs`) and refills them with zeros at every
-//! update, what a fresh allocation holds. For Naive Bayes that is the moved document's
+//! Working tables of an update reset by their lists (issue 13: kernel speed). The update's
+//! tables are kept from one update to the next (`scratch.rs`) and, by default, refilled
+//! with zeros at every update, what a fresh allocation holds. For Naive Bayes that is the moved document's
 //! word histogram and the list of its words (`crate::touched`): 2 x 50,000 elements
 //! written per update for a document of a hundred words, and the cache they pass through
 //! emptied of the tables the update reads.
@@ -17,8 +17,8 @@
 //!
 //! an element of `d` becomes nonzero only where it is listed, and stays listed: after the
 //! update only `d[ks[0..n]]` can be nonzero. [`Lists::reset`] sets those elements back to
-//! 0 after the update, so both hold zeros at the next update as a fresh allocation
-//! would, and [`Lists::covers`] tells `sweep.rs` which refills that makes unneeded.
+//! 0 once they are last read, so both hold zeros at the next update as a fresh allocation
+//! would, and [`Lists::covers`] tells `scratch.rs` which refills that makes unneeded.
 
 use std::collections::{HashMap, HashSet};
 

@@ -15,7 +15,7 @@
 //!
 //! - **set whole before it is read** (the weights): the first statement that mentions
 //!   it is a loop over its length setting every element from values that are not its own;
-//! - **memoised values of what no point changes** (`sweep.rs`'s `kept_memos`: Naive
+//! - **memoised values of what no point changes** (`invariant.rs`'s `kept_memos`: Naive
 //!   Bayes' `B(Σ_{j>k} α_j, α_k)`): a value found there is the one its expression gives
 //!   at that key in every update, since it reads nothing the protocol changes;
 //! - **zeros again by its list** (`reset.rs`: the document histogram and its list): where
@@ -36,8 +36,9 @@ use std::collections::{HashMap, HashSet};
 
 use slic_algebra::{Dist, Type};
 
+use super::invariant::kept_memos;
 use super::reset::Lists;
-use super::sweep::{kept_memos, overwritten, reads_only};
+use super::sweep::{overwritten, reads_only};
 use crate::ir::walk::{decl_counts, fresh_name, reads, rename_block, rename_expr, Effects};
 use crate::ir::{AssignOp, Expr, Program, Stmt};
 
